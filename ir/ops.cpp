@@ -1,0 +1,146 @@
+#include "ir/ops.h"
+
+#include <map>
+#include <string>
+
+namespace vkc::ir {
+namespace {
+
+using V = std::vector<int64_t>;
+AttrSpec req(std::string_view n, AttrKind k) { return {n, k, true, std::nullopt}; }
+AttrSpec opt(std::string_view n, AttrKind k) { return {n, k, false, std::nullopt}; }
+AttrSpec def(std::string_view n, Attribute d) {
+  AttrKind k = attr_kind(d);
+  return {n, k, false, std::move(d)};
+}
+
+// Attributes per op. Semantics are documented in docs/ops.md; shapes in the verifier.
+// Spatial attributes (strides, dilations, kernel) have one entry per spatial dim and default to all
+// ones when absent; pads have 2*S entries [begin_0..begin_S-1, end_0..end_S-1] (ONNX order) and
+// default to zeros. Layout strings use N (batch), C (input channels), F (output channels / filter
+// count) and the spatial letters W (1-D), H W (2-D), D H W (3-D), in any order.
+std::vector<AttrSpec> attrs_for(OpKind k) {
+  using K = AttrKind;
+  switch (k) {
+    case OpKind::Constant: return {req("value", K::Tensor)};
+    case OpKind::Conv:
+      return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
+              def("groups", int64_t(1)), opt("input_layout", K::String),
+              opt("filter_layout", K::String), opt("output_layout", K::String)};
+    case OpKind::ConvTranspose:
+      return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
+              opt("output_padding", K::Ints), opt("output_shape", K::Ints),
+              def("groups", int64_t(1)), opt("input_layout", K::String),
+              opt("filter_layout", K::String), opt("output_layout", K::String)};
+    case OpKind::Im2Col:
+      return {req("kernel", K::Ints), opt("strides", K::Ints), opt("dilations", K::Ints),
+              opt("pads", K::Ints), def("groups", int64_t(1)), opt("input_layout", K::String),
+              opt("filter_layout", K::String)};
+    case OpKind::MatMul:
+    case OpKind::BatchMatMul:
+      return {def("transpose_a", false), def("transpose_b", false)};
+    case OpKind::Gemm:
+      return {def("alpha", 1.0), def("beta", 1.0), def("transpose_a", false),
+              def("transpose_b", false)};
+    case OpKind::ExpandShape: return {req("reassociation", K::IntsList), req("shape", K::Ints)};
+    case OpKind::CollapseShape: return {req("reassociation", K::IntsList)};
+    case OpKind::Reshape: return {req("shape", K::Ints)};
+    case OpKind::Transpose: return {req("perm", K::Ints)};
+    case OpKind::Pad: return {req("pads", K::Ints), def("value", 0.0)};
+    case OpKind::Reverse: return {req("axes", K::Ints)};
+    case OpKind::Slice:
+      return {req("starts", K::Ints), req("ends", K::Ints), opt("axes", K::Ints),
+              opt("steps", K::Ints)};
+    case OpKind::Concat: return {req("axis", K::Int)};
+    case OpKind::Broadcast: return {req("shape", K::Ints)};
+    case OpKind::LeakyRelu: return {def("alpha", 0.01)};
+    case OpKind::Clip: return {opt("min", K::Float), opt("max", K::Float)};
+    case OpKind::Gelu: return {def("approximate", std::string("none"))};
+    case OpKind::Cast: return {req("to", K::String)};
+    case OpKind::Quantize: return {def("axis", int64_t(1)), def("to", std::string("i8"))};
+    case OpKind::Dequantize: return {def("axis", int64_t(1))};
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin: return {opt("axes", K::Ints), def("keepdims", true)};
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      return {def("axis", int64_t(0)), def("keepdims", true), def("select_last_index", false)};
+    case OpKind::Softmax:
+    case OpKind::LogSoftmax: return {def("axis", int64_t(-1))};
+    case OpKind::MaxPool:
+    case OpKind::AvgPool:
+      return {opt("kernel", K::Ints), opt("strides", K::Ints), opt("dilations", K::Ints),
+              opt("pads", K::Ints), def("ceil_mode", false), def("count_include_pad", false),
+              def("global", false), opt("layout", K::String)};
+    case OpKind::Sort: return {def("axis", int64_t(-1)), def("descending", false)};
+    case OpKind::TopK:
+      return {req("k", K::Int), def("axis", int64_t(-1)), def("largest", true),
+              def("sorted", true), def("index_type", std::string("i64"))};
+    default: return {};
+  }
+}
+
+std::vector<std::string_view> operand_names_for(OpKind k) {
+  switch (k) {
+    case OpKind::Conv:
+    case OpKind::ConvTranspose: return {"input", "filter", "bias"};
+    case OpKind::Im2Col: return {"input"};
+    case OpKind::MatMul:
+    case OpKind::BatchMatMul: return {"lhs", "rhs"};
+    case OpKind::Gemm: return {"a", "b", "c"};
+    case OpKind::Select: return {"condition", "true_value", "false_value"};
+    case OpKind::Quantize:
+    case OpKind::Dequantize: return {"input", "scale", "zero_point"};
+    case OpKind::Sort: return {"keys"};
+    default: return {};
+  }
+}
+
+std::vector<OpSchema> build_table() {
+  std::vector<OpSchema> table;
+#define OP(kind, name, cat, a, b, c, d)                                                        \
+  table.push_back(OpSchema{OpKind::kind, name, OpCategory::cat, a, b, c, d,                    \
+                           attrs_for(OpKind::kind), operand_names_for(OpKind::kind)});
+#include "ir/ops.def"
+#undef OP
+  return table;
+}
+
+const std::vector<OpSchema>& table() {
+  static const std::vector<OpSchema> t = build_table();
+  return t;
+}
+
+}  // namespace
+
+const OpSchema& op_schema(OpKind kind) { return table()[size_t(kind)]; }
+std::string_view op_name(OpKind kind) { return op_schema(kind).name; }
+
+std::optional<OpKind> parse_op_name(std::string_view name) {
+  static const std::map<std::string, OpKind, std::less<>> by_name = [] {
+    std::map<std::string, OpKind, std::less<>> m;
+    for (const OpSchema& s : table()) m.emplace(std::string(s.name), s.kind);
+    return m;
+  }();
+  auto it = by_name.find(name);
+  if (it == by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+const std::vector<OpKind>& all_op_kinds() {
+  static const std::vector<OpKind> kinds = [] {
+    std::vector<OpKind> v;
+    for (const OpSchema& s : table()) v.push_back(s.kind);
+    return v;
+  }();
+  return kinds;
+}
+
+bool is_elementwise(OpKind kind) {
+  OpCategory c = op_schema(kind).category;
+  return c == OpCategory::Unary || c == OpCategory::Binary || c == OpCategory::Ternary ||
+         c == OpCategory::Quant;
+}
+
+}  // namespace vkc::ir

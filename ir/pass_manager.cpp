@@ -1,0 +1,28 @@
+#include "ir/pass_manager.h"
+
+#include <iostream>
+
+#include "ir/text_format.h"
+#include "ir/verifier.h"
+#include "support/error.h"
+
+namespace vkc::ir {
+
+void PassManager::run(Graph& graph) const {
+  std::ostream& out = options_.print_stream ? *options_.print_stream : std::cerr;
+  for (const Pass& pass : passes_) {
+    pass.run(graph);
+    if (options_.verify_each) {
+      try {
+        verify_graph(graph);
+      } catch (const Error& e) {
+        throw Error(cat("pass '", pass.name, "' produced invalid IR: ", e.what()));
+      }
+    }
+    if (options_.print_after_all || options_.print_after.count(pass.name)) {
+      out << "// ----- IR after " << pass.name << " -----\n" << print_graph(graph);
+    }
+  }
+}
+
+}  // namespace vkc::ir

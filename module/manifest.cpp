@@ -1,0 +1,279 @@
+#include "module/manifest.h"
+
+#include <filesystem>
+#include <fstream>
+#include <cstring>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+#include "support/file_io.h"
+
+namespace vkc {
+
+using nlohmann::json;
+
+const char* tensor_role_name(TensorRole r) {
+  switch (r) {
+    case TensorRole::Input: return "input";
+    case TensorRole::Output: return "output";
+    case TensorRole::Constant: return "constant";
+    case TensorRole::Intermediate: return "intermediate";
+  }
+  return "?";
+}
+
+const TensorDesc* Manifest::find_tensor(const std::string& name) const {
+  for (const TensorDesc& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+const TensorDesc& Manifest::tensor(const std::string& name) const {
+  const TensorDesc* t = find_tensor(name);
+  check(t != nullptr, "module has no tensor named '", name, "'");
+  return *t;
+}
+
+const TensorDesc& Manifest::storage_of(const std::string& name) const {
+  const TensorDesc* t = &tensor(name);
+  for (size_t hops = 0; !t->view_of.empty(); ++hops) {
+    check(hops <= tensors.size(), "manifest: view cycle through tensor '", name, "'");
+    t = &tensor(t->view_of);
+  }
+  return *t;
+}
+
+std::string manifest_to_json(const Manifest& m) {
+  json j;
+  j["format_version"] = m.format_version;
+  j["target"] = m.target;
+  j["source"] = m.source;
+  j["arena_bytes"] = m.arena_bytes;
+  j["constants_bytes"] = m.constants_bytes;
+  j["constants_file"] = m.constants_file;
+  j["inputs"] = m.inputs;
+  j["outputs"] = m.outputs;
+  json tensors = json::array();
+  for (const TensorDesc& t : m.tensors) {
+    json jt{{"name", t.name},
+            {"dtype", std::string(dtype_name(t.dtype))},
+            {"shape", t.shape},
+            {"role", tensor_role_name(t.role)},
+            {"size_bytes", t.size_bytes()}};
+    if (!t.view_of.empty()) jt["view_of"] = t.view_of;
+    else if (t.role == TensorRole::Constant || t.role == TensorRole::Intermediate) jt["offset"] = t.offset;
+    tensors.push_back(jt);
+  }
+  j["tensors"] = tensors;
+  json dispatches = json::array();
+  for (const DispatchDesc& d : m.dispatches) {
+    json jb = json::array();
+    for (const BindingDesc& b : d.bindings)
+      jb.push_back({{"binding", b.binding}, {"tensor", b.tensor}, {"writes", b.writes}});
+    json js = json::array();
+    for (const SpecConstant& s : d.spec_constants) js.push_back({{"id", s.id}, {"value", s.value}});
+    dispatches.push_back({{"name", d.name},
+                          {"kernel", d.kernel},
+                          {"strategy", d.strategy},
+                          {"ops", d.ops},
+                          {"spv", d.spv},
+                          {"entry_point", d.entry_point},
+                          {"bindings", jb},
+                          {"push_constants", d.push_constants},
+                          {"spec_constants", js},
+                          {"workgroup_size", d.workgroup_size},
+                          {"workgroup_count", d.workgroup_count},
+                          {"workgroup_memory_bytes", d.workgroup_memory_bytes},
+                          {"tiles", d.tiles},
+                          {"flops", d.flops},
+                          {"bytes", d.bytes},
+                          {"notes", d.notes}});
+  }
+  j["dispatches"] = dispatches;
+  return j.dump(1) + "\n";
+}
+
+namespace {
+
+// Reads j[key] as T, with an error naming the JSON path on absence or wrong type.
+template <typename T>
+T field(const json& j, const char* key, const std::string& path, bool required = true,
+        T fallback = T{}) {
+  if (!j.is_object()) throw Error(cat(path, ": expected an object"));
+  auto it = j.find(key);
+  if (it == j.end()) {
+    if (required) throw Error(cat(path, ".", key, ": missing"));
+    return fallback;
+  }
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw Error(cat(path, ".", key, ": wrong type"));
+  }
+}
+
+// A file name that stays inside the module directory: no separators, no "..", not empty.
+void check_local_file(const std::string& name, const std::string& path) {
+  check(!name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+            name.find('\\') == std::string::npos && name.find('\0') == std::string::npos,
+        path, ": '", name, "' must be a plain file name inside the module directory");
+}
+
+}  // namespace
+
+Manifest manifest_from_json(const std::string& text, const std::string& what) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(cat(what, ": not valid JSON (byte ", e.byte, ")"));
+  }
+  Manifest m;
+  const std::string root = what;
+  m.format_version = field<int>(j, "format_version", root);
+  check(m.format_version == kModuleFormatVersion, what, ": format_version ", m.format_version,
+        " is not supported (this vkc reads version ", kModuleFormatVersion, ")");
+  try {
+    from_json(field<json>(j, "target", root), m.target);
+  } catch (const Error& e) {
+    throw Error(cat(what, ".target: ", e.what()));
+  }
+  m.source = field<std::string>(j, "source", root, false);
+  m.arena_bytes = field<uint64_t>(j, "arena_bytes", root);
+  m.constants_bytes = field<uint64_t>(j, "constants_bytes", root);
+  m.constants_file = field<std::string>(j, "constants_file", root);
+  check_local_file(m.constants_file, root + ".constants_file");
+  m.inputs = field<std::vector<std::string>>(j, "inputs", root);
+  m.outputs = field<std::vector<std::string>>(j, "outputs", root);
+
+  json tensors = field<json>(j, "tensors", root);
+  check(tensors.is_array(), root, ".tensors: expected an array");
+  std::set<std::string> names;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string p = cat(root, ".tensors[", i, "]");
+    const json& jt = tensors[i];
+    TensorDesc t;
+    t.name = field<std::string>(jt, "name", p);
+    check(names.insert(t.name).second, p, ": duplicate tensor name '", t.name, "'");
+    auto dt = parse_dtype(field<std::string>(jt, "dtype", p));
+    check(dt.has_value(), p, ".dtype: unknown element type");
+    t.dtype = *dt;
+    t.shape = field<Shape>(jt, "shape", p);
+    check(t.shape.size() <= 8, p, ".shape: rank ", t.shape.size(), " is above 8");
+    try {
+      shape_numel(t.shape);
+    } catch (const Error& e) {
+      throw Error(cat(p, ".shape: ", e.what()));
+    }
+    std::string role = field<std::string>(jt, "role", p);
+    if (role == "input") t.role = TensorRole::Input;
+    else if (role == "output") t.role = TensorRole::Output;
+    else if (role == "constant") t.role = TensorRole::Constant;
+    else if (role == "intermediate") t.role = TensorRole::Intermediate;
+    else throw Error(cat(p, ".role: unknown role '", role, "'"));
+    t.view_of = field<std::string>(jt, "view_of", p, false);
+    t.offset = field<uint64_t>(jt, "offset", p, false);
+    if (t.view_of.empty()) {
+      uint64_t limit = t.role == TensorRole::Constant ? m.constants_bytes
+                       : t.role == TensorRole::Intermediate ? m.arena_bytes
+                                                            : UINT64_MAX;
+      check(t.offset <= limit && t.size_bytes() <= limit - t.offset, p, ": bytes [", t.offset, ", ",
+            t.offset + t.size_bytes(), ") lie outside the ", tensor_role_name(t.role),
+            " storage of ", limit, " bytes");
+    }
+    m.tensors.push_back(std::move(t));
+  }
+  for (const TensorDesc& t : m.tensors) {
+    if (t.view_of.empty()) continue;
+    const TensorDesc& s = m.storage_of(t.name);  // throws on unknown names and cycles
+    check(s.size_bytes() >= t.size_bytes(), root, ": view '", t.name, "' is larger than '", s.name, "'");
+  }
+  for (const std::string& n : m.inputs)
+    check(m.find_tensor(n) && m.tensor(n).role == TensorRole::Input, root, ".inputs: '", n,
+          "' is not an input tensor");
+  for (const std::string& n : m.outputs) check(m.find_tensor(n), root, ".outputs: unknown tensor '", n, "'");
+
+  json dispatches = field<json>(j, "dispatches", root);
+  check(dispatches.is_array(), root, ".dispatches: expected an array");
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    std::string p = cat(root, ".dispatches[", i, "]");
+    const json& jd = dispatches[i];
+    DispatchDesc d;
+    d.name = field<std::string>(jd, "name", p);
+    d.kernel = field<std::string>(jd, "kernel", p, false);
+    d.strategy = field<std::string>(jd, "strategy", p, false);
+    d.ops = field<std::vector<std::string>>(jd, "ops", p, false);
+    d.spv = field<std::string>(jd, "spv", p);
+    check_local_file(d.spv, p + ".spv");
+    d.entry_point = field<std::string>(jd, "entry_point", p, false, std::string("main"));
+    json jb = field<json>(jd, "bindings", p);
+    check(jb.is_array(), p, ".bindings: expected an array");
+    for (size_t b = 0; b < jb.size(); ++b) {
+      std::string pb = cat(p, ".bindings[", b, "]");
+      BindingDesc bd;
+      bd.binding = field<uint32_t>(jb[b], "binding", pb);
+      bd.tensor = field<std::string>(jb[b], "tensor", pb);
+      bd.writes = field<bool>(jb[b], "writes", pb, false);
+      check(m.find_tensor(bd.tensor) != nullptr, pb, ".tensor: unknown tensor '", bd.tensor, "'");
+      d.bindings.push_back(bd);
+    }
+    d.push_constants = field<std::vector<uint32_t>>(jd, "push_constants", p, false);
+    json js = field<json>(jd, "spec_constants", p, false, json::array());
+    check(js.is_array(), p, ".spec_constants: expected an array");
+    for (size_t s = 0; s < js.size(); ++s) {
+      std::string ps = cat(p, ".spec_constants[", s, "]");
+      d.spec_constants.push_back({field<uint32_t>(js[s], "id", ps), field<uint32_t>(js[s], "value", ps)});
+    }
+    d.workgroup_size = field<std::array<uint32_t, 3>>(jd, "workgroup_size", p);
+    d.workgroup_count = field<std::array<uint32_t, 3>>(jd, "workgroup_count", p);
+    d.workgroup_memory_bytes = field<uint32_t>(jd, "workgroup_memory_bytes", p);
+    d.tiles = field<std::map<std::string, int64_t>>(jd, "tiles", p, false);
+    d.flops = field<double>(jd, "flops", p, false);
+    d.bytes = field<double>(jd, "bytes", p, false);
+    d.notes = field<std::string>(jd, "notes", p, false);
+    for (int a = 0; a < 3; ++a) {
+      check(d.workgroup_size[a] >= 1, p, ".workgroup_size[", a, "] must be at least 1");
+    }
+    m.dispatches.push_back(std::move(d));
+  }
+  return m;
+}
+
+void write_module_dir(const std::string& dir, const ModuleImage& module) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  check(!ec, "cannot create module directory '", dir, "': ", ec.message());
+  for (const auto& [name, words] : module.spirv) {
+    check_local_file(name, "spv");
+    write_file(dir + "/" + name, reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4);
+  }
+  write_file(dir + "/" + module.manifest.constants_file, module.constants.data(), module.constants.size());
+  std::string text = manifest_to_json(module.manifest);
+  write_file(dir + "/manifest.json", reinterpret_cast<const uint8_t*>(text.data()), text.size());
+}
+
+ModuleImage read_module_dir(const std::string& dir) {
+  ModuleImage image;
+  std::vector<uint8_t> text = read_file(dir + "/manifest.json");
+  image.manifest = manifest_from_json(std::string(text.begin(), text.end()), dir + "/manifest.json");
+  const Manifest& m = image.manifest;
+  image.constants = read_file(dir + "/" + m.constants_file);
+  check(image.constants.size() == m.constants_bytes, dir, "/", m.constants_file, ": ",
+        image.constants.size(), " bytes, the manifest says ", m.constants_bytes);
+  for (const DispatchDesc& d : m.dispatches) {
+    if (image.spirv.count(d.spv)) continue;
+    std::vector<uint8_t> bytes = read_file(dir + "/" + d.spv);
+    check(bytes.size() % 4 == 0 && bytes.size() >= 20, dir, "/", d.spv,
+          ": not a SPIR-V module (", bytes.size(), " bytes)");
+    std::vector<uint32_t> words(bytes.size() / 4);
+    std::memcpy(words.data(), bytes.data(), bytes.size());
+    check(words[0] == 0x07230203u, dir, "/", d.spv, ": not a SPIR-V module (bad magic number)");
+    image.spirv.emplace(d.spv, std::move(words));
+  }
+  return image;
+}
+
+}  // namespace vkc

@@ -1,0 +1,102 @@
+// The compiled-module format: what vk-compile writes and the runtime loads.
+//
+// A module directory holds manifest.json, one .spv per dispatch and constants.bin. The manifest is
+// the single description of the module: tensors and where their bytes live, the memory plan, and
+// each dispatch with its bindings, push/specialization constants, grid and workgroup memory.
+// docs/module-format.md documents every field.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "module/target_limits.h"
+#include "support/tensor.h"
+
+namespace vkc {
+
+inline constexpr int kModuleFormatVersion = 1;
+
+enum class TensorRole { Input, Output, Constant, Intermediate };
+const char* tensor_role_name(TensorRole r);
+
+// Where a tensor's bytes live at run time. Inputs and outputs each get their own buffer; constants
+// live at `offset` in the constants buffer; intermediates at `offset` in the arena. A view
+// (reshape) names the tensor whose bytes it shares in `view_of` and has no storage of its own.
+struct TensorDesc {
+  std::string name;
+  DType dtype = DType::f32;
+  Shape shape;
+  TensorRole role = TensorRole::Intermediate;
+  uint64_t offset = 0;      // constants/arena only
+  std::string view_of;      // non-empty for views
+  uint64_t size_bytes() const { return uint64_t(shape_numel(shape)) * dtype_size(dtype); }
+};
+
+struct BindingDesc {
+  uint32_t binding = 0;  // descriptor set 0
+  std::string tensor;
+  bool writes = false;
+};
+
+struct SpecConstant {
+  uint32_t id = 0;
+  uint32_t value = 0;  // 32-bit pattern (int, uint or float bits)
+};
+
+struct DispatchDesc {
+  std::string name;                  // unique, also the .spv file stem
+  std::string kernel;                // kernel template ("elementwise", "conv_direct", ...)
+  std::string strategy;              // planner's choice, for reports
+  std::vector<std::string> ops;      // IR ops fused into this dispatch (descriptions)
+  std::string spv;                   // file name inside the module directory
+  std::string entry_point = "main";
+  std::vector<BindingDesc> bindings;
+  std::vector<uint32_t> push_constants;  // 32-bit words, offset 0
+  std::vector<SpecConstant> spec_constants;
+  std::array<uint32_t, 3> workgroup_size{1, 1, 1};
+  std::array<uint32_t, 3> workgroup_count{1, 1, 1};
+  uint32_t workgroup_memory_bytes = 0;   // from the plan, checked against the SPIR-V
+  std::map<std::string, int64_t> tiles;  // planner parameters, for reports
+  double flops = 0;
+  double bytes = 0;                      // minimum bytes moved through device memory
+  std::string notes;                     // fusion decisions and fallbacks, for reports
+};
+
+struct Manifest {
+  int format_version = kModuleFormatVersion;
+  TargetLimits target;
+  std::string source;                // what it was compiled from (file name), informational
+  std::vector<TensorDesc> tensors;
+  std::vector<std::string> inputs;   // tensor names, in graph order
+  std::vector<std::string> outputs;
+  uint64_t arena_bytes = 0;
+  uint64_t constants_bytes = 0;
+  std::string constants_file = "constants.bin";
+  std::vector<DispatchDesc> dispatches;
+
+  const TensorDesc& tensor(const std::string& name) const;  // throws vkc::Error if absent
+  const TensorDesc* find_tensor(const std::string& name) const;
+  // Follows view_of links to the tensor that owns the storage.
+  const TensorDesc& storage_of(const std::string& name) const;
+};
+
+// JSON text <-> Manifest. Parsing validates structure and cross-references (bindings name known
+// tensors, views resolve without cycles, storage ranges lie inside the arena/constants, .spv names
+// stay inside the module directory) and throws vkc::Error with the JSON path on failure.
+std::string manifest_to_json(const Manifest& m);
+Manifest manifest_from_json(const std::string& text, const std::string& what = "manifest.json");
+
+// A module in memory: the manifest, each dispatch's SPIR-V words and the constants bytes.
+struct ModuleImage {
+  Manifest manifest;
+  std::map<std::string, std::vector<uint32_t>> spirv;  // by DispatchDesc::spv
+  std::vector<uint8_t> constants;
+};
+
+void write_module_dir(const std::string& dir, const ModuleImage& module);
+ModuleImage read_module_dir(const std::string& dir);
+
+}  // namespace vkc

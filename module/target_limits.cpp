@@ -1,0 +1,130 @@
+#include "module/target_limits.h"
+
+#include <nlohmann/json.hpp>
+
+#include "support/error.h"
+
+namespace vkc {
+
+std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
+  std::vector<std::string> out;
+  auto need = [&](const char* what, uint64_t have, uint64_t want) {
+    if (have < want) out.push_back(cat(what, " ", have, " < ", want));
+  };
+  need("maxComputeSharedMemorySize", d.max_compute_shared_memory_size, max_compute_shared_memory_size);
+  need("maxComputeWorkGroupInvocations", d.max_compute_work_group_invocations,
+       max_compute_work_group_invocations);
+  const char* axes[3] = {"maxComputeWorkGroupSize[0]", "maxComputeWorkGroupSize[1]",
+                         "maxComputeWorkGroupSize[2]"};
+  const char* counts[3] = {"maxComputeWorkGroupCount[0]", "maxComputeWorkGroupCount[1]",
+                           "maxComputeWorkGroupCount[2]"};
+  for (int i = 0; i < 3; ++i) {
+    need(axes[i], d.max_compute_work_group_size[i], max_compute_work_group_size[i]);
+    need(counts[i], d.max_compute_work_group_count[i], max_compute_work_group_count[i]);
+  }
+  need("maxStorageBufferRange", d.max_storage_buffer_range, max_storage_buffer_range);
+  need("maxPushConstantsSize", d.max_push_constants_size, max_push_constants_size);
+  need("maxPerStageDescriptorStorageBuffers", d.max_per_stage_descriptor_storage_buffers,
+       max_per_stage_descriptor_storage_buffers);
+  auto feature = [&](const char* what, bool have, bool want) {
+    if (want && !have) out.push_back(cat(what, " not supported"));
+  };
+  feature("shaderFloat16", d.shader_float16, shader_float16);
+  feature("shaderInt8", d.shader_int8, shader_int8);
+  feature("shaderInt64", d.shader_int64, shader_int64);
+  feature("storageBuffer16BitAccess", d.storage_buffer_16bit, storage_buffer_16bit);
+  feature("storageBuffer8BitAccess", d.storage_buffer_8bit, storage_buffer_8bit);
+  feature("subgroup arithmetic", d.subgroup_arithmetic, subgroup_arithmetic);
+  feature("subgroup shuffle", d.subgroup_shuffle, subgroup_shuffle);
+  feature("VK_NV_cooperative_matrix", d.cooperative_matrix_nv, cooperative_matrix_nv);
+  feature("VK_KHR_cooperative_matrix", d.cooperative_matrix_khr, cooperative_matrix_khr);
+  // A plan that relies on one subgroup size needs exactly that size.
+  if (subgroup_size != 0 && d.subgroup_size != 0 && d.subgroup_size != subgroup_size)
+    out.push_back(cat("subgroup size ", d.subgroup_size, " != ", subgroup_size));
+  return out;
+}
+
+void to_json(nlohmann::json& j, const TargetLimits& t) {
+  j = nlohmann::json{
+      {"name", t.name},
+      {"description", t.description},
+      {"vulkan_version", t.vulkan_version},
+      {"max_compute_shared_memory_size", t.max_compute_shared_memory_size},
+      {"max_compute_work_group_invocations", t.max_compute_work_group_invocations},
+      {"max_compute_work_group_size", t.max_compute_work_group_size},
+      {"max_compute_work_group_count", t.max_compute_work_group_count},
+      {"subgroup_size", t.subgroup_size},
+      {"min_subgroup_size", t.min_subgroup_size},
+      {"max_subgroup_size", t.max_subgroup_size},
+      {"max_storage_buffer_range", t.max_storage_buffer_range},
+      {"max_push_constants_size", t.max_push_constants_size},
+      {"min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment},
+      {"max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers},
+      {"shader_float16", t.shader_float16},
+      {"shader_int8", t.shader_int8},
+      {"shader_int64", t.shader_int64},
+      {"storage_buffer_16bit", t.storage_buffer_16bit},
+      {"storage_buffer_8bit", t.storage_buffer_8bit},
+      {"subgroup_arithmetic", t.subgroup_arithmetic},
+      {"subgroup_shuffle", t.subgroup_shuffle},
+      {"cooperative_matrix_nv", t.cooperative_matrix_nv},
+      {"cooperative_matrix_khr", t.cooperative_matrix_khr},
+  };
+}
+
+void from_json(const nlohmann::json& j, TargetLimits& t) {
+  // Every key is optional (absent keys keep the Vulkan-minimum defaults); unknown keys are errors
+  // so that a typo in a profile never silently falls back to a default.
+  static const char* known[] = {"name", "description", "vulkan_version", "aliases", "sources",
+                                "max_compute_shared_memory_size",
+                                "max_compute_work_group_invocations", "max_compute_work_group_size",
+                                "max_compute_work_group_count", "subgroup_size", "min_subgroup_size",
+                                "max_subgroup_size", "max_storage_buffer_range",
+                                "max_push_constants_size", "min_storage_buffer_offset_alignment",
+                                "max_per_stage_descriptor_storage_buffers", "shader_float16",
+                                "shader_int8", "shader_int64", "storage_buffer_16bit",
+                                "storage_buffer_8bit", "subgroup_arithmetic", "subgroup_shuffle",
+                                "cooperative_matrix_nv", "cooperative_matrix_khr"};
+  check(j.is_object(), "target limits must be a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool ok = false;
+    for (const char* k : known) ok |= it.key() == k;
+    check(ok, "unknown target-limit key '", it.key(), "'");
+  }
+  auto get = [&](const char* key, auto& field) {
+    if (j.contains(key)) {
+      try {
+        j.at(key).get_to(field);
+      } catch (const nlohmann::json::exception&) {
+        throw Error(cat("target-limit key '", key, "' has the wrong type"));
+      }
+    }
+  };
+  get("name", t.name);
+  get("description", t.description);
+  get("vulkan_version", t.vulkan_version);
+  get("max_compute_shared_memory_size", t.max_compute_shared_memory_size);
+  get("max_compute_work_group_invocations", t.max_compute_work_group_invocations);
+  get("max_compute_work_group_size", t.max_compute_work_group_size);
+  get("max_compute_work_group_count", t.max_compute_work_group_count);
+  get("subgroup_size", t.subgroup_size);
+  get("min_subgroup_size", t.min_subgroup_size);
+  get("max_subgroup_size", t.max_subgroup_size);
+  get("max_storage_buffer_range", t.max_storage_buffer_range);
+  get("max_push_constants_size", t.max_push_constants_size);
+  get("min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment);
+  get("max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers);
+  get("shader_float16", t.shader_float16);
+  get("shader_int8", t.shader_int8);
+  get("shader_int64", t.shader_int64);
+  get("storage_buffer_16bit", t.storage_buffer_16bit);
+  get("storage_buffer_8bit", t.storage_buffer_8bit);
+  get("subgroup_arithmetic", t.subgroup_arithmetic);
+  get("subgroup_shuffle", t.subgroup_shuffle);
+  get("cooperative_matrix_nv", t.cooperative_matrix_nv);
+  get("cooperative_matrix_khr", t.cooperative_matrix_khr);
+  check(t.vulkan_version == "1.1" || t.vulkan_version == "1.2" || t.vulkan_version == "1.3",
+        "target '", t.name, "': vulkan_version must be 1.1, 1.2 or 1.3, found ", t.vulkan_version);
+}
+
+}  // namespace vkc

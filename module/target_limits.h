@@ -1,0 +1,52 @@
+// The limits and features a kernel plan must respect.
+//
+// One structure serves both sides: codegen plans against a named profile (targets/*.json) or the
+// live device, and the runtime fills the same structure from vkGetPhysicalDevice* to check that a
+// module's recorded target fits the device it is about to run on.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace vkc {
+
+struct TargetLimits {
+  std::string name;                  // profile name ("nvidia", "lavapipe", "host", ...)
+  std::string description;           // device or class of devices it stands for
+  std::string vulkan_version = "1.2";  // SPIR-V target environment: "1.1", "1.2", "1.3"
+
+  uint32_t max_compute_shared_memory_size = 16384;
+  uint32_t max_compute_work_group_invocations = 128;
+  std::array<uint32_t, 3> max_compute_work_group_size{128, 128, 64};
+  std::array<uint32_t, 3> max_compute_work_group_count{65535, 65535, 65535};
+  uint32_t subgroup_size = 0;        // 0: unknown (kernels must not depend on it)
+  uint32_t min_subgroup_size = 0;
+  uint32_t max_subgroup_size = 0;
+  uint64_t max_storage_buffer_range = 134217728;  // 2^27, the Vulkan minimum
+  uint32_t max_push_constants_size = 128;
+  uint32_t min_storage_buffer_offset_alignment = 256;
+  uint32_t max_per_stage_descriptor_storage_buffers = 4;
+
+  bool shader_float16 = false;
+  bool shader_int8 = false;
+  bool shader_int64 = false;
+  bool storage_buffer_16bit = false;
+  bool storage_buffer_8bit = false;
+  bool subgroup_arithmetic = false;
+  bool subgroup_shuffle = false;
+  bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix
+  bool cooperative_matrix_khr = false;  // VK_KHR_cooperative_matrix
+
+  // Names of limits in which `device` falls short of this target (empty: the device can run code
+  // planned for this target), e.g. "maxComputeSharedMemorySize 32768 < 49152".
+  std::vector<std::string> unmet_by(const TargetLimits& device) const;
+};
+
+void to_json(nlohmann::json& j, const TargetLimits& t);
+void from_json(const nlohmann::json& j, TargetLimits& t);
+
+}  // namespace vkc

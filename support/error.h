@@ -1,0 +1,33 @@
+// One error type for every user-facing failure in vkc.
+//
+// Why one type: the CLIs turn any vkc::Error into a single line on stderr and exit code 1, so every
+// layer (IR verifier, parser, planner, runtime) reports problems the same way. Messages are one line
+// and name the file/node, op, operand and dim involved; they never contain a newline.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace vkc {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Builds a message from stream-able parts: throw Error(cat("conv '", name, "': bad dim ", d)).
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
+// Throws vkc::Error with the concatenated parts when `condition` is false.
+template <typename... Parts>
+void check(bool condition, const Parts&... parts) {
+  if (!condition) throw Error(cat(parts...));
+}
+
+}  // namespace vkc
