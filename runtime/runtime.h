@@ -72,6 +72,9 @@ struct DispatchProfile {
 
 struct ExecuteOptions {
   bool profile = false;  // record timestamps around each dispatch
+  // Fill output and arena buffers with the 0x7FC07FC0 pattern (a NaN in f32 and f16) before the
+  // dispatches run, so an element a kernel fails to write shows up in comparisons. Tests set it.
+  bool poison_outputs = false;
 };
 
 // A module loaded on a device: pipelines created, constants uploaded, arena allocated.

@@ -1,1 +1,104 @@
+#include "tools/cli_common.h"
 
+#include <charconv>
+#include <cstdlib>
+#include <iostream>
+#include <new>
+
+#include "support/error.h"
+
+namespace vkc::cli {
+
+int run_tool(const char* tool, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    std::cerr << tool << ": error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": error: out of host memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << tool << ": error: internal: " << e.what() << "\n";
+  }
+  return 1;
+}
+
+Args::Args(int argc, char** argv) : args_(argv + 1, argv + argc), used_(args_.size(), false) {}
+
+bool Args::flag(const std::string& name) {
+  bool found = false;
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (!used_[i] && args_[i] == name) used_[i] = found = true;
+  return found;
+}
+
+std::vector<std::string> Args::values(const std::string& name) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args_.size(); ++i) {
+    if (used_[i]) continue;
+    if (args_[i] == name) {
+      check(i + 1 < args_.size(), "usage: ", name, " needs a value");
+      used_[i] = used_[i + 1] = true;
+      out.push_back(args_[i + 1]);
+      ++i;
+    } else if (args_[i].rfind(name + "=", 0) == 0) {
+      used_[i] = true;
+      out.push_back(args_[i].substr(name.size() + 1));
+    }
+  }
+  return out;
+}
+
+std::string Args::value(const std::string& name, const std::string& fallback) {
+  std::vector<std::string> v = values(name);
+  check(v.size() <= 1, "usage: ", name, " given more than once");
+  return v.empty() ? fallback : v[0];
+}
+
+std::vector<std::string> Args::positionals() {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (!used_[i] && (args_[i].empty() || args_[i][0] != '-' || args_[i] == "-")) {
+      used_[i] = true;
+      out.push_back(args_[i]);
+    }
+  return out;
+}
+
+void Args::finish() const {
+  for (size_t i = 0; i < args_.size(); ++i)
+    check(used_[i], "usage: unknown option '", args_[i], "' (see --help)");
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const std::string& flag) {
+  size_t eq = arg.find('=');
+  check(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(), "usage: ", flag,
+        " expects NAME=FILE, got '", arg, "'");
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+int64_t parse_int(const std::string& text, const std::string& flag) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  check(ec == std::errc() && ptr == text.data() + text.size(), "usage: ", flag, " expects an integer, got '", text, "'");
+  return v;
+}
+
+double parse_double(const std::string& text, const std::string& flag) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  check(!text.empty() && end == text.c_str() + text.size(), "usage: ", flag, " expects a number, got '", text, "'");
+  return v;
+}
+
+std::string safe_file_name(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    s += ok ? c : '_';
+  }
+  if (s.empty() || s == "." || s == "..") s = "_" + s;
+  return s;
+}
+
+}  // namespace vkc::cli

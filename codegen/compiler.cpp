@@ -1,0 +1,187 @@
+#include "codegen/compiler.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "codegen/dispatch_group.h"
+#include "codegen/glsl_compiler.h"
+#include "codegen/kernel_context.h"
+#include "codegen/spirv_tools.h"
+#include "codegen/storage_plan.h"
+#include "ir/passes.h"
+#include "ir/verifier.h"
+#include "support/error.h"
+
+namespace vkc::codegen {
+
+ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options) {
+  ir::PassManager pm(options);
+  pm.add(ir::dead_code_elimination_pass());
+  return pm;
+}
+
+namespace {
+
+// Offsets inside the constants and arena buffers are bound as descriptor offsets, so they must
+// satisfy minStorageBufferOffsetAlignment on every device; 256 is the largest value Vulkan allows.
+constexpr uint64_t kBufferAlignment = 256;
+
+void check_against_limits(const DispatchDesc& d, const TargetLimits& t) {
+  uint64_t invocations = uint64_t(d.workgroup_size[0]) * d.workgroup_size[1] * d.workgroup_size[2];
+  check(invocations <= t.max_compute_work_group_invocations, "internal: dispatch '", d.name, "' uses ",
+        invocations, " invocations per workgroup, target '", t.name, "' allows ",
+        t.max_compute_work_group_invocations);
+  for (int a = 0; a < 3; ++a) {
+    check(d.workgroup_size[a] <= t.max_compute_work_group_size[a], "internal: dispatch '", d.name,
+          "' workgroup size[", a, "] ", d.workgroup_size[a], " exceeds ", t.max_compute_work_group_size[a]);
+    check(d.workgroup_count[a] >= 1 && d.workgroup_count[a] <= t.max_compute_work_group_count[a],
+          "internal: dispatch '", d.name, "' workgroup count[", a, "] ", d.workgroup_count[a],
+          " exceeds ", t.max_compute_work_group_count[a]);
+  }
+  check(d.workgroup_memory_bytes <= t.max_compute_shared_memory_size, "internal: dispatch '", d.name,
+        "' needs ", d.workgroup_memory_bytes, " bytes of workgroup memory, target '", t.name,
+        "' has ", t.max_compute_shared_memory_size);
+  check(d.push_constants.size() * 4 <= t.max_push_constants_size, "internal: dispatch '", d.name,
+        "' push constants exceed ", t.max_push_constants_size, " bytes");
+  check(d.bindings.size() <= t.max_per_stage_descriptor_storage_buffers, "internal: dispatch '", d.name,
+        "' binds ", d.bindings.size(), " storage buffers, target '", t.name, "' allows ",
+        t.max_per_stage_descriptor_storage_buffers);
+}
+
+// SPIR-V for one kernel, checked: the measured workgroup memory and local size must match the plan.
+std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& name, const CompileOptions& o) {
+  std::vector<uint32_t> words = compile_glsl(k.glsl, name, o.target);
+  if (o.optimize_spirv) words = optimize_spirv(words, o.target, name);
+  validate_spirv(words, o.target, name);
+  std::vector<std::pair<uint32_t, uint32_t>> spec;
+  for (const SpecConstant& s : k.spec_constants) spec.push_back({s.id, s.value});
+  uint32_t measured = measure_workgroup_memory(words, spec);
+  check(measured == k.workgroup_memory_bytes, "internal: kernel '", name, "' declares ", measured,
+        " bytes of workgroup memory in its SPIR-V but its plan says ", k.workgroup_memory_bytes);
+  std::array<uint32_t, 3> local = read_local_size(words, spec);
+  check(local == k.workgroup_size, "internal: kernel '", name, "' local size ", local[0], "x",
+        local[1], "x", local[2], " differs from its plan");
+  return words;
+}
+
+void check_size_limits(const TensorDesc& t, const TargetLimits& target) {
+  check(t.size_bytes() <= target.max_storage_buffer_range, "tensor '", t.name, "' (",
+        shape_str(t.shape), " ", dtype_name(t.dtype), ") is ", t.size_bytes(),
+        " bytes, above target '", target.name, "' maxStorageBufferRange ",
+        target.max_storage_buffer_range, "; splitting such tensors is not supported");
+}
+
+}  // namespace
+
+ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options) {
+  ir::verify_graph(input);
+  ir::Graph graph = input.clone();
+  check(!graph.outputs().empty(), "graph '", graph.name, "' has no outputs");
+  for (const ir::Value* in : graph.inputs())
+    check(!in->name.empty(), "graph '", graph.name, "' has an input without a name");
+  default_pass_pipeline(options.passes).run(graph);
+
+  StoragePlan storage = plan_storage(graph);
+  std::vector<DispatchGroup> groups = form_dispatch_groups(graph);
+  for (DispatchGroup& c : storage.copy_groups) groups.push_back(std::move(c));
+
+  ModuleImage image;
+  Manifest& m = image.manifest;
+  m.target = options.target;
+  m.source = graph.source;
+  m.inputs = storage.inputs;
+  m.outputs = storage.outputs;
+
+  KernelContext ctx{options.target, graph, storage, options.forced_strategy};
+  std::vector<ScratchTensor> scratch_all;
+  std::map<std::string, std::pair<int, int>> scratch_range;
+  std::set<std::string> spv_names;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const DispatchGroup& group = groups[gi];
+    std::vector<ScratchTensor> scratch;
+    std::vector<EmittedKernel> kernels = find_kernel_emitter(group)(group, ctx, scratch);
+    int first_dispatch = int(m.dispatches.size());
+    for (size_t ki = 0; ki < kernels.size(); ++ki) {
+      EmittedKernel& k = kernels[ki];
+      DispatchDesc d;
+      d.name = cat("d", m.dispatches.size(), "_", k.kernel);
+      d.kernel = k.kernel;
+      d.strategy = k.strategy;
+      for (const ir::Op* op : group.ops) d.ops.push_back(op->describe());
+      if (group.ops.empty()) d.ops.push_back(group.describe());
+      d.spv = d.name + ".spv";
+      for (size_t b = 0; b < k.bindings.size(); ++b)
+        d.bindings.push_back({uint32_t(b), k.bindings[b].tensor, k.bindings[b].writes});
+      d.push_constants = k.push_constants;
+      d.spec_constants = k.spec_constants;
+      d.workgroup_size = k.workgroup_size;
+      d.workgroup_count = k.workgroup_count;
+      d.workgroup_memory_bytes = k.workgroup_memory_bytes;
+      d.tiles = k.tiles;
+      d.flops = k.flops;
+      d.bytes = k.bytes;
+      d.notes = group.notes.empty() ? k.notes : (k.notes.empty() ? group.notes : group.notes + "; " + k.notes);
+      check_against_limits(d, options.target);
+      image.spirv[d.spv] = build_spirv(k, d.name, options);
+      m.dispatches.push_back(std::move(d));
+    }
+    int last_dispatch = int(m.dispatches.size()) - 1;
+    for (ScratchTensor& s : scratch) {
+      scratch_range[s.name] = {first_dispatch, last_dispatch};
+      scratch_all.push_back(std::move(s));
+    }
+  }
+
+  // Tensors: the storage plan's plus scratch buffers, then place constants and the arena.
+  m.tensors = storage.tensors;
+  for (const ScratchTensor& s : scratch_all)
+    m.tensors.push_back({s.name, s.dtype, s.shape, TensorRole::Intermediate, 0, ""});
+  for (const TensorDesc& t : m.tensors)
+    if (t.view_of.empty()) check_size_limits(t, options.target);
+
+  // Live ranges over dispatch indices: from the first dispatch touching a storage to the last.
+  std::map<std::string, std::pair<int, int>> range;
+  for (size_t di = 0; di < m.dispatches.size(); ++di)
+    for (const BindingDesc& b : m.dispatches[di].bindings) {
+      const std::string& root = m.storage_of(b.tensor).name;
+      auto [it, fresh] = range.try_emplace(root, int(di), int(di));
+      if (!fresh) it->second.second = int(di);
+    }
+  std::vector<LiveRange> ranges;
+  for (const TensorDesc& t : m.tensors) {
+    if (t.role != TensorRole::Intermediate || !t.view_of.empty()) continue;
+    auto it = range.find(t.name);
+    if (it == range.end()) continue;  // never bound: no storage needed
+    ranges.push_back({t.name, t.size_bytes(), it->second.first, it->second.second});
+  }
+  std::map<std::string, uint64_t> offsets;
+  m.arena_bytes = assign_arena_offsets(ranges, kBufferAlignment, offsets);
+  for (TensorDesc& t : m.tensors)
+    if (auto it = offsets.find(t.name); it != offsets.end()) t.offset = it->second;
+
+  for (TensorDesc& t : m.tensors) {
+    if (t.role != TensorRole::Constant || !t.view_of.empty() || !range.count(t.name)) continue;
+    const ir::Value* v = storage.constant_source.at(t.name);
+    const HostTensor& data = *v->producer->attr_tensor("value");
+    uint64_t offset = (image.constants.size() + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    image.constants.resize(offset + data.size_bytes());
+    if (data.size_bytes()) std::memcpy(image.constants.data() + offset, data.data(), data.size_bytes());
+    t.offset = offset;
+  }
+  m.constants_bytes = image.constants.size();
+  // Drop tensors that nothing binds and that are neither inputs nor outputs (e.g. unused constants
+  // or views), keeping the manifest to what the runtime needs.
+  std::set<std::string> needed(m.inputs.begin(), m.inputs.end());
+  needed.insert(m.outputs.begin(), m.outputs.end());
+  for (const DispatchDesc& d : m.dispatches)
+    for (const BindingDesc& b : d.bindings)
+      for (const TensorDesc* t = &m.tensor(b.tensor);; t = &m.tensor(t->view_of)) {
+        needed.insert(t->name);
+        if (t->view_of.empty()) break;
+      }
+  std::erase_if(m.tensors, [&](const TensorDesc& t) { return !needed.count(t.name); });
+  return image;
+}
+
+}  // namespace vkc::codegen

@@ -1,0 +1,33 @@
+// The compile pipeline: IR graph -> passes -> dispatch groups -> kernels -> SPIR-V -> module.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+#include "ir/pass_manager.h"
+#include "module/manifest.h"
+
+namespace vkc::codegen {
+
+struct CompileOptions {
+  TargetLimits target;  // a profile from find_target(), or the live device's limits
+  ir::PassManagerOptions passes;
+  // Strategy overrides by op name (tests force every strategy on every config they support).
+  std::map<std::string, std::string> forced_strategy;
+  bool optimize_spirv = true;
+};
+
+// Compiles a verified graph (it is copied; the caller's graph is untouched). Every dispatch fits
+// the target: its workgroup memory is measured from the emitted SPIR-V and must equal the plan
+// and stay within maxComputeSharedMemorySize, its workgroup size and grid within their limits.
+ModuleImage compile_graph(const ir::Graph& graph, const CompileOptions& options);
+
+// The default pass pipeline (names usable with --print-ir-after).
+ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options);
+
+// A human-readable table: one row per dispatch (ops, strategy, workgroup size, tiles, workgroup
+// memory used / limit, FLOPs, bytes) plus the memory plan's totals.
+std::string format_report(const Manifest& manifest);
+
+}  // namespace vkc::codegen

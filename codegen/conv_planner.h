@@ -1,0 +1,67 @@
+// The workgroup-memory budget planner for conv and conv_transpose.
+//
+// Every conv is seen as a batched GEMM: per group, M = batch x output positions, N = output
+// channels per group, K = input channels per group x kernel taps. Tiled strategies stage tiles of
+// both operands in workgroup memory, so their footprint depends on the tile shape; the planner
+// walks tile configs from the best down and keeps the first that fits the target's workgroup
+// memory, invocation, workgroup-size and grid limits. The direct strategy needs no workgroup
+// memory at all, so planning never fails because of the budget.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/conv_geometry.h"
+#include "module/target_limits.h"
+
+namespace vkc::codegen {
+
+// The conv as a batched GEMM (one batch entry per group).
+struct ConvGemmShape {
+  int64_t groups = 1;
+  int64_t m = 0;          // batch x output positions
+  int64_t n = 0;          // output channels per group
+  int64_t k = 0;          // input channels per group x kernel taps
+  int64_t positions = 0;  // output positions per image (product of output spatial dims)
+};
+ConvGemmShape conv_gemm_shape(const ir::ConvGeometry& g);
+
+// One tiled-GEMM configuration: a TM x TN output tile per workgroup, K consumed TK at a time, each
+// invocation owning an RM x RN register block.
+struct GemmTile {
+  uint32_t tm = 0, tn = 0, tk = 0, rm = 0, rn = 0;
+  uint32_t invocations() const { return (tm / rm) * (tn / rn); }
+  // One f32 A tile (TK x TM) plus one f32 B tile (TK x TN).
+  uint32_t workgroup_memory_bytes() const { return 4 * tk * (tm + tn); }
+};
+
+struct ConvPlan {
+  // "direct", "depthwise", "implicit_gemm" or "im2col" (explicit columns in a scratch tensor,
+  // then the same tiled GEMM reading them).
+  std::string strategy;
+  std::array<uint32_t, 3> workgroup_size{1, 1, 1};
+  std::array<uint32_t, 3> workgroup_count{1, 1, 1};  // of the main (GEMM or direct) dispatch
+  uint32_t workgroup_memory_bytes = 0;
+  GemmTile tile;  // tiled strategies only
+  uint64_t tile_count = 0;  // tiled strategies: groups x M tiles x N tiles
+  std::map<std::string, int64_t> tiles;  // for reports
+  std::string notes;
+};
+
+// The strategies that apply to this conv on this target (always includes "direct").
+// `element_bytes` sizes the im2col scratch tensor.
+std::vector<std::string> applicable_conv_strategies(const ir::ConvGeometry& g, const TargetLimits& t,
+                                                    uint32_t element_bytes);
+
+// Plans one conv or conv_transpose. `forced` ("" for the planner's choice) must be one of
+// applicable_conv_strategies, else vkc::Error "<what>: strategy 'x' does not apply: <why>".
+ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t element_bytes,
+                   const std::string& forced, const std::string& what);
+
+// The tile configs the planner tries, best first (exposed for tests and docs).
+const std::vector<GemmTile>& gemm_tile_candidates();
+
+}  // namespace vkc::codegen

@@ -1,0 +1,47 @@
+// What a kernel emitter produces for one dispatch: GLSL plus the plan that sizes and launches it.
+//
+// The plan is the single source of truth for the dispatch's workgroup size, grid and workgroup
+// memory; the compiler re-measures the emitted SPIR-V and refuses a mismatch.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "module/manifest.h"
+
+namespace vkc::codegen {
+
+struct KernelBinding {
+  std::string tensor;  // manifest tensor name (values, scratch tensors)
+  bool writes = false;
+};
+
+// A temporary buffer a kernel family needs between its passes (e.g. sort partials). It lives in
+// the arena for the duration of the group's dispatches.
+struct ScratchTensor {
+  std::string name;
+  DType dtype = DType::f32;
+  Shape shape;
+};
+
+struct EmittedKernel {
+  std::string kernel;    // template / family name ("elementwise", "conv_direct", ...)
+  std::string strategy;  // planner choice shown in reports
+  std::string glsl;
+  std::vector<KernelBinding> bindings;  // binding i = bindings[i]
+  std::vector<uint32_t> push_constants;
+  std::vector<SpecConstant> spec_constants;
+  std::array<uint32_t, 3> workgroup_size{1, 1, 1};
+  std::array<uint32_t, 3> workgroup_count{1, 1, 1};
+  uint32_t workgroup_memory_bytes = 0;
+  std::map<std::string, int64_t> tiles;
+  double flops = 0;
+  double bytes = 0;
+  std::string notes;
+};
+
+}  // namespace vkc::codegen

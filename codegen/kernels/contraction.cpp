@@ -1,0 +1,160 @@
+// MatMul, BatchMatMul, Gemm: a tiled GEMM with workgroup-memory tiles (planned against the target
+// by gemm_planner) and a naive fallback without workgroup memory.
+//
+// All three ops normalize to one batched problem: out[b, m, n] = epilogue(sum_k A[b][m, k] B[b][k, n])
+// where each operand's batch offset follows numpy broadcasting and its (row, col) strides absorb
+// the transpose flags and 1-D promotion (as in the reference, ir/interpreter_contraction.cpp).
+#include <algorithm>
+
+#include "codegen/glsl_types.h"
+#include "codegen/grid.h"
+#include "codegen/kernels/gemm_planner.h"
+#include "codegen/kernels/kernel_util.h"
+#include "codegen/kernels/kernels.h"
+#include "codegen/shader_library.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels {
+namespace {
+
+struct Operand {
+  Shape batch;  // leading dims
+  int64_t rows = 0, cols = 0, row_stride = 0, col_stride = 0, matrix_size = 0;
+};
+
+Operand matrix_operand(const Shape& shape, bool is_lhs, bool transpose) {
+  Operand v;
+  Shape s = shape;
+  bool promoted = s.size() == 1;
+  if (promoted) s = is_lhs ? Shape{1, s[0]} : Shape{s[0], 1};
+  v.batch.assign(s.begin(), s.end() - 2);
+  int64_t r = s[s.size() - 2], c = s[s.size() - 1];
+  v.matrix_size = r * c;
+  if (transpose && !promoted) v.rows = c, v.cols = r, v.row_stride = 1, v.col_stride = c;
+  else v.rows = r, v.cols = c, v.row_stride = c, v.col_stride = 1;
+  return v;
+}
+
+// Batch offset of an operand as a walk over the output batch dims (stride 0 where it broadcasts).
+std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
+  std::vector<StridedDim> dims;
+  int64_t stride = v.matrix_size;
+  std::vector<int64_t> strides(batch.size(), 0);
+  for (size_t d = v.batch.size(); d-- > 0;) {
+    size_t o = d + batch.size() - v.batch.size();
+    strides[o] = v.batch[d] == 1 ? 0 : stride;
+    stride *= v.batch[d];
+  }
+  for (size_t d = 0; d < batch.size(); ++d) dims.push_back({batch[d], strides[d]});
+  return dims;
+}
+
+}  // namespace
+
+std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
+                                            std::vector<ScratchTensor>&) {
+  const ir::Op& op = *group.anchor;
+  check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
+  const std::string what = op.describe();
+  const ir::Value* av = op.operand(0);
+  const ir::Value* bv = op.operand(1);
+  const ir::Value* cv = op.kind == ir::OpKind::Gemm && op.num_operands() > 2 ? op.operand(2) : nullptr;
+  const ir::Value* out = op.result();
+  const DType t = out->type.dtype;
+  require_storable(t, ctx.target, what);
+  Operand a = matrix_operand(av->type.shape, true, op.attr_bool("transpose_a"));
+  Operand b = matrix_operand(bv->type.shape, false, op.attr_bool("transpose_b"));
+  const int64_t M = a.rows, N = b.cols, K = a.cols;
+  Shape batch(std::max(a.batch.size(), b.batch.size()), 1);
+  for (size_t d = 0; d < batch.size(); ++d) {
+    auto dim = [&](const Shape& s) { return d + s.size() < batch.size() ? int64_t(1) : s[d + s.size() - batch.size()]; };
+    batch[d] = std::max(dim(a.batch), dim(b.batch));
+  }
+  const int64_t batches = shape_numel(batch);
+  const int64_t total = batches * M * N;
+  check_32bit(std::max({total, shape_numel(av->type.shape), shape_numel(bv->type.shape)}), what);
+
+  std::set<DType> types{t};
+  std::string buffers = glsl_buffer(0, t, false, "a") + glsl_buffer(1, t, false, "b");
+  std::vector<KernelBinding> bindings = {{ctx.tensor(av), false}, {ctx.tensor(bv), false}};
+  std::string fns = offset_function("a_batch", batch_walk(a, batch)) + offset_function("b_batch", batch_walk(b, batch));
+  // Epilogue: gemm's alpha * acc + beta * C (C broadcast to [M, N]); plain acc for matmul.
+  std::string epi = "acc";
+  if (op.kind == ir::OpKind::Gemm) {
+    double alpha = op.attr_float("alpha"), beta = op.attr_float("beta");
+    epi = cat(glsl_literal(DType::f32, alpha), " * acc");
+    if (cv != nullptr) {
+      require_storable(cv->type.dtype, ctx.target, what);
+      types.insert(cv->type.dtype);
+      buffers += glsl_buffer(2, cv->type.dtype, false, "c");
+      bindings.push_back({ctx.tensor(cv), false});
+      Shape cs = cv->type.shape;
+      while (cs.size() < 2) cs.insert(cs.begin(), 1);
+      int64_t c_rs = cs[0] == 1 ? 0 : cs[1], c_cs = cs[1] == 1 ? 0 : 1;
+      epi += cat(" + ", glsl_literal(DType::f32, beta), " * float(c.data[m * ", c_rs, "u + n * ", c_cs, "u])");
+    }
+  }
+  fns += cat("float epilogue(float acc, uint m, uint n) { return ", epi, "; }\n");
+  buffers += glsl_buffer(uint32_t(bindings.size()), t, true, "result");
+  bindings.push_back({ctx.tensor(out), true});
+
+  std::string forced = ctx.forced(op);
+  check(forced.empty() || forced == "tiled" || forced == "naive", what, ": unknown strategy '", forced,
+        "' (contractions have: tiled, naive)");
+  std::optional<GemmTile> tile = plan_gemm_tile(M, N, ctx.target);
+  bool tiled = forced.empty() ? (tile && M >= 16 && N >= 16 && K >= 8) : forced == "tiled";
+  check(!tiled || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
+
+  EmittedKernel k;
+  k.bindings = bindings;
+  k.flops = 2.0 * double(total) * double(K);
+  k.bytes = double(av->type.size_bytes() + bv->type.size_bytes() + out->type.size_bytes());
+  std::vector<std::pair<std::string, std::string>> values = {
+      {"EXTENSIONS", glsl_extensions(types)}, {"BUFFERS", buffers}, {"FUNCTIONS", fns},
+      {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},
+      {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)},
+      {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)},
+      {"STORE_TYPE", glsl_storage_type(t)}};
+  if (!tiled) {
+    k.kernel = "matmul_naive";
+    k.strategy = "naive";
+    plan_linear(k, uint64_t(total), 128, ctx.target, what);
+    values.insert(values.end(), {{"WG_SIZE", cat(k.workgroup_size[0])},
+                                 {"INDEX", folded_global_index(k.workgroup_size[0])},
+                                 {"TOTAL", cat(total)},
+                                 {"MN", cat(M * N)}});
+    k.glsl = instantiate_shader("matmul_naive", values);
+    k.tiles["invocation_outputs"] = 1;
+    return {k};
+  }
+
+  const GemmTile& g = *tile;
+  int64_t tiles_m = (M + g.tile_m - 1) / g.tile_m, tiles_n = (N + g.tile_n - 1) / g.tile_n;
+  int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
+  uint32_t inv = g.invocations();
+  k.kernel = "matmul_tiled";
+  k.strategy = cat("tiled ", g.str());
+  k.workgroup_size = {inv, 1, 1};
+  k.workgroup_count = linear_grid(uint64_t(groups) * inv, inv, ctx.target, what);
+  k.workgroup_memory_bytes = g.workgroup_memory_bytes();
+  // Staging order: walk each operand's contiguous dim fastest so global reads coalesce.
+  std::string a_coords = a.col_stride == 1
+                             ? cat("      uint mm = e / ", g.tile_k, "u, kk = e % ", g.tile_k, "u;")
+                             : cat("      uint kk = e / ", g.tile_m, "u, mm = e % ", g.tile_m, "u;");
+  std::string b_coords = b.col_stride == 1
+                             ? cat("      uint kk = e / ", g.tile_n, "u, nn = e % ", g.tile_n, "u;")
+                             : cat("      uint nn = e / ", g.tile_k, "u, kk = e % ", g.tile_k, "u;");
+  values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
+                               {"TM", cat(g.tile_m)}, {"TN", cat(g.tile_n)}, {"TK", cat(g.tile_k)},
+                               {"RM", cat(g.reg_m)}, {"RN", cat(g.reg_n)},
+                               {"TX", cat(g.tile_n / g.reg_n)}, {"TY", cat(g.tile_m / g.reg_m)},
+                               {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
+                               {"TILES_MN", cat(tiles_m * tiles_n)},
+                               {"A_COORDS", a_coords}, {"B_COORDS", b_coords}});
+  k.glsl = instantiate_shader("matmul_tiled", values);
+  k.tiles = {{"tile_m", g.tile_m}, {"tile_n", g.tile_n}, {"tile_k", g.tile_k},
+             {"reg_m", g.reg_m}, {"reg_n", g.reg_n}};
+  return {k};
+}
+
+}  // namespace vkc::codegen::kernels

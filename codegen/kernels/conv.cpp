@@ -1,0 +1,24 @@
+// Conv, ConvTranspose: the planner (codegen/conv_planner) picks direct, depthwise, implicit GEMM
+// or explicit im2col + GEMM per dispatch; the kernels live in conv_direct.cpp, conv_gemm.cpp and
+// im2col.cpp. Conv_transpose runs through the same kernels: its gather index math
+// (conv_common.h) turns the ONNX scatter into a forward conv.
+#include "codegen/kernels/conv_common.h"
+#include "codegen/kernels/kernels.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels {
+
+std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelContext& ctx,
+                                     std::vector<ScratchTensor>& scratch) {
+  conv::ConvOperands c = conv::resolve_conv(group, ctx);
+  ConvPlan plan = plan_conv(c.g, ctx.target, uint32_t(dtype_size(c.dtype)), ctx.forced(*c.op), c.what);
+  if (plan.strategy == "direct" || plan.strategy == "depthwise") return {conv::emit_conv_direct(c, plan, ctx)};
+  if (plan.strategy == "implicit_gemm") return {conv::emit_conv_gemm(c, plan, ctx, "")};
+  // im2col: materialize the [N, G, P, K] column matrix in a scratch tensor, then run the GEMM on it.
+  ConvGemmShape s = conv_gemm_shape(c.g);
+  std::string columns = ctx.tensor(c.output) + ".im2col";
+  scratch.push_back({columns, c.dtype, Shape{c.g.batch, s.groups, s.positions, s.k}});
+  return {conv::emit_im2col_kernel(c, ctx, columns), conv::emit_conv_gemm(c, plan, ctx, columns)};
+}
+
+}  // namespace vkc::codegen::kernels

@@ -1,0 +1,161 @@
+#include "codegen/kernels/conv_common.h"
+
+#include "codegen/glsl_types.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels::conv {
+namespace {
+
+// Strides of a tensor's logical dims: logical dim i lives at physical position pos[i].
+std::vector<int64_t> logical_strides(const Shape& physical, const std::vector<int>& pos) {
+  std::vector<int64_t> phys = shape_strides(physical);
+  std::vector<int64_t> out(pos.size());
+  for (size_t i = 0; i < pos.size(); ++i) out[i] = phys[size_t(pos[i])];
+  return out;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+}  // namespace
+
+std::string u32(int64_t v) { return cat(v, "u"); }
+
+void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what) {
+  check(elements <= UINT32_MAX, what, ": ", name, " has ", elements,
+        " elements, above the 32-bit indexing limit of 4294967295");
+}
+
+ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx) {
+  ConvOperands c;
+  c.op = group.anchor;
+  const ir::Op& op = *c.op;
+  c.what = op.describe();
+  check(group.ops.size() == 1, "internal: ", c.what, ": conv kernels take no fused ops yet");
+  c.g = ir::conv_geometry(op);
+  c.input = op.operand(0);
+  if (op.kind != ir::OpKind::Im2Col) {
+    c.filter = op.operand(1);
+    if (op.num_operands() > 2) c.bias = op.operand(2);
+  }
+  c.output = op.result();
+  c.dtype = c.output->type.dtype;
+  require_storable(c.dtype, ctx.target, c.what);
+  check_32bit_elements(uint64_t(c.input->type.numel()), "the input", c.what);
+  if (c.filter) check_32bit_elements(uint64_t(c.filter->type.numel()), "the filter", c.what);
+  check_32bit_elements(uint64_t(c.output->type.numel()), "the result", c.what);
+  return c;
+}
+
+std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
+                            const std::string& buffer, const std::string& value_type) {
+  std::vector<int64_t> xs = logical_strides(input_shape, g.input_pos);
+  std::string zero = value_type + "(0)";
+  std::string s = cat(value_type, " gather_x(uint n, uint c, uvec3 o, uvec3 k) {\n",
+                      "  uint off = n * ", u32(xs[0]), " + c * ", u32(xs[1]), ";\n  int p;\n");
+  for (size_t i = 0; i < size_t(g.spatial_rank); ++i) {
+    std::string oi = cat("o[", i, "]"), ki = cat("k[", i, "]");
+    if (!g.transposed) {
+      s += cat("  p = int(", oi, " * ", u32(g.strides[i]), " + ", ki, " * ", u32(g.dilations[i]),
+               ") - ", g.pad_begin[i], ";\n");
+      s += cat("  if (p < 0 || p >= ", g.in_spatial[i], ") return ", zero, ";\n");
+    } else {
+      s += cat("  p = int(", oi, ") + ", g.pad_begin[i], " - int(", ki, " * ", u32(g.dilations[i]),
+               ");\n");
+      s += cat("  if (p < 0) return ", zero, ";\n");
+      if (g.strides[i] > 1)
+        s += cat("  if (p % ", g.strides[i], " != 0) return ", zero, ";\n  p /= ", g.strides[i], ";\n");
+      s += cat("  if (p >= ", g.in_spatial[i], ") return ", zero, ";\n");
+    }
+    s += cat("  off += uint(p) * ", u32(xs[2 + i]), ";\n");
+  }
+  s += cat("  return ", value_type, "(", buffer, ".data[off]);\n}\n");
+  return s;
+}
+
+std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
+                           const std::string& buffer) {
+  std::vector<int64_t> ws = logical_strides(filter_shape, g.filter_pos);
+  std::string s = "float load_w(uint grp, uint fl, uint c, uvec3 k) {\n";
+  if (!g.transposed) {
+    s += cat("  uint off = (grp * ", u32(g.out_channels_per_group()), " + fl) * ", u32(ws[0]),
+             " + c * ", u32(ws[1]));
+  } else {
+    s += cat("  uint off = fl * ", u32(ws[0]), " + (grp * ", u32(g.in_channels_per_group()),
+             " + c) * ", u32(ws[1]));
+  }
+  for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + k[", i, "] * ", u32(ws[2 + i]));
+  s += cat(";\n  return float(", buffer, ".data[off]);\n}\n");
+  return s;
+}
+
+std::string decode_out_fn(const ir::ConvGeometry& g) {
+  std::string s = "uvec3 decode_out(uint p) {\n  uvec3 o = uvec3(0u);\n";
+  for (size_t i = size_t(g.spatial_rank); i-- > 1;)
+    s += cat("  o[", i, "] = p % ", u32(g.out_spatial[i]), "; p /= ", u32(g.out_spatial[i]), ";\n");
+  s += "  o[0] = p;\n  return o;\n}\n";
+  return s;
+}
+
+std::string decode_k_fn(const ir::ConvGeometry& g) {
+  ir::Im2ColColumns cols = ir::im2col_columns(g);
+  std::string sp = ir::spatial_letters(g.spatial_rank);
+  std::string s = "void decode_k(uint k, out uint c, out uvec3 kk) {\n  c = 0u;\n  kk = uvec3(0u);\n";
+  for (size_t j = cols.order.size(); j-- > 0;) {
+    std::string dst = cols.order[j] == 'C' ? "c" : cat("kk[", sp.find(cols.order[j]), "]");
+    if (j == 0) {
+      s += cat("  ", dst, " = k;\n");
+    } else {
+      s += cat("  ", dst, " = k % ", u32(cols.extents[j]), "; k /= ", u32(cols.extents[j]), ";\n");
+    }
+  }
+  return s + "}\n";
+}
+
+std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape) {
+  std::vector<int64_t> ys = logical_strides(output_shape, g.output_pos);
+  std::string s = cat("uint out_offset(uint n, uint f, uvec3 o) {\n  return n * ", u32(ys[0]),
+                      " + f * ", u32(ys[1]));
+  for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + o[", i, "] * ", u32(ys[2 + i]));
+  return s + ";\n}\n";
+}
+
+std::string bias_fn(bool has_bias, const std::string& buffer) {
+  if (!has_bias) return "float bias_of(uint f) { return 0.0; }\n";
+  return cat("float bias_of(uint f) { return float(", buffer, ".data[f]); }\n");
+}
+
+std::string decode_physical_output(const ir::ConvGeometry& g, const Shape& output_shape,
+                                   const std::string& linear) {
+  std::string s = cat("  uint rem = ", linear, ";\n");
+  for (size_t d = output_shape.size(); d-- > 1;)
+    s += cat("  uint q", d, " = rem % ", u32(output_shape[d]), "; rem /= ", u32(output_shape[d]), ";\n");
+  s += "  uint q0 = rem;\n";
+  s += cat("  uint n = q", g.output_pos[0], ";\n  uint f = q", g.output_pos[1], ";\n  uvec3 o = uvec3(");
+  for (size_t i = 0; i < 3; ++i) {
+    if (i) s += ", ";
+    s += i < size_t(g.spatial_rank) ? cat("q", g.output_pos[2 + i]) : std::string("0u");
+  }
+  return s + ");\n";
+}
+
+double conv_flops(const ir::ConvGeometry& g) {
+  double taps = double(product(g.kernel));
+  if (g.transposed)  // every input element scatters into Fg channels x taps
+    return 2.0 * double(g.batch) * double(g.in_channels) * double(product(g.in_spatial)) *
+           double(g.out_channels_per_group()) * taps;
+  return 2.0 * double(g.batch) * double(g.out_channels) * double(product(g.out_spatial)) *
+         double(g.in_channels_per_group()) * taps;
+}
+
+double conv_min_bytes(const ConvOperands& c) {
+  double b = double(c.input->type.size_bytes()) + double(c.output->type.size_bytes());
+  if (c.filter) b += double(c.filter->type.size_bytes());
+  if (c.bias) b += double(c.bias->type.size_bytes());
+  return b;
+}
+
+}  // namespace vkc::codegen::kernels::conv

@@ -1,0 +1,85 @@
+// Private to the conv kernel family: the resolved operands of one conv / conv_transpose / im2col
+// op and the GLSL index helpers every conv kernel shares.
+//
+// All layout math goes through ir::ConvGeometry's logical -> physical positions; the resulting
+// strides, extents, pads and dilations are baked into the GLSL as literals, so one helper serves
+// every layout and the driver sees constant arithmetic.
+#pragma once
+
+#include <string>
+
+#include "codegen/conv_planner.h"
+#include "codegen/kernel_context.h"
+#include "ir/conv_geometry.h"
+
+namespace vkc::codegen::kernels::conv {
+
+struct ConvOperands {
+  const ir::Op* op = nullptr;
+  ir::ConvGeometry g;
+  const ir::Value* input = nullptr;
+  const ir::Value* filter = nullptr;  // null for im2col
+  const ir::Value* bias = nullptr;    // optional
+  const ir::Value* output = nullptr;
+  DType dtype = DType::f32;
+  std::string what;  // the op, for messages
+};
+
+// Resolves the geometry and checks the element types and 32-bit indexing; vkc::Error names the op.
+ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx);
+
+// Throws vkc::Error "<what>: <name> has N elements, above 32-bit indexing" beyond 2^32-1 elements.
+void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what);
+
+std::string u32(int64_t v);  // "123u"
+
+// float/T gather_x(uint n, uint c, uvec3 o, uvec3 k): the input element that output position o
+// (canonical D,H,W order in components 0..rank-1) sees through kernel tap k for absolute input
+// channel c, or zero in the padding. Conv: position o*s - pb + k*d. Conv_transpose gathers the
+// scatter of ONNX: position (o + pb - k*d) / s when that is an exact, in-range division; taps that
+// land between input elements (the zeros of the strided upsampling) contribute nothing.
+std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
+                            const std::string& buffer, const std::string& value_type);
+
+// float load_w(uint grp, uint fl, uint c, uvec3 k): filter tap for output channel fl and input
+// channel c, both relative to group grp. Conv_transpose swaps the roles of the filter's C and F
+// dims (C holds all input channels, F the outputs per group); its spatial taps are read at k
+// directly because gather_input_fn already mirrors the index (o + pb - k*d), which is the flip.
+std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
+                           const std::string& buffer);
+
+// uvec3 decode_out(uint p): output position p (row-major over D,H,W) -> coordinates.
+std::string decode_out_fn(const ir::ConvGeometry& g);
+
+// void decode_k(uint k, out uint c, out uvec3 kk): GEMM column k -> (input channel in group,
+// kernel tap), in the im2col column order of the filter layout (ir::im2col_columns).
+std::string decode_k_fn(const ir::ConvGeometry& g);
+
+// uint out_offset(uint n, uint f, uvec3 o): physical offset of an output element.
+std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape);
+
+// float bias_of(uint f): the bias of output channel f, or 0.
+std::string bias_fn(bool has_bias, const std::string& buffer);
+
+// Statements that decode `linear` (an index in the output's physical order) into uint n, f and
+// uvec3 o, so that invocation i writes physical element i and stores stay contiguous.
+std::string decode_physical_output(const ir::ConvGeometry& g, const Shape& output_shape,
+                                   const std::string& linear);
+
+// 2 x multiply-accumulates actually needed (padding taps included, as a GEMM would do them).
+double conv_flops(const ir::ConvGeometry& g);
+// Bytes every kernel must at least move: read input, filter and bias once, write the output once.
+double conv_min_bytes(const ConvOperands& c);
+
+// The kernels of each strategy (conv_direct.cpp, conv_gemm.cpp, im2col.cpp).
+// Direct and depthwise: one invocation per output element, no workgroup memory.
+EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx);
+// The tiled GEMM; A is gathered from the input (implicit GEMM) when `columns_tensor` is empty,
+// else read from that [N, G, P, K] im2col matrix.
+EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
+                             const std::string& columns_tensor);
+// The im2col matrix of `c` (conv, conv_transpose or im2col op) written to `columns_tensor`.
+EmittedKernel emit_im2col_kernel(const ConvOperands& c, const KernelContext& ctx,
+                                 const std::string& columns_tensor);
+
+}  // namespace vkc::codegen::kernels::conv

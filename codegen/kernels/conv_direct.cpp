@@ -1,0 +1,52 @@
+// Direct and depthwise conv kernels: one invocation per output element, global memory only.
+#include "codegen/glsl_types.h"
+#include "codegen/kernels/conv_common.h"
+#include "codegen/shader_library.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels::conv {
+
+EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx) {
+  const ir::ConvGeometry& g = c.g;
+  bool depthwise = plan.strategy == "depthwise";
+  EmittedKernel k;
+  k.kernel = depthwise ? "conv_depthwise" : "conv_direct";
+  k.strategy = depthwise ? "depthwise" : "direct";
+  std::string buffers = glsl_buffer(0, c.dtype, false, "x") + glsl_buffer(1, c.dtype, false, "w");
+  k.bindings = {{ctx.tensor(c.input), false}, {ctx.tensor(c.filter), false}};
+  if (c.bias) {
+    buffers += glsl_buffer(2, c.dtype, false, "b");
+    k.bindings.push_back({ctx.tensor(c.bias), false});
+  }
+  buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, true, "y");
+  k.bindings.push_back({ctx.tensor(c.output), true});
+
+  std::string helpers = gather_input_fn(g, c.input->type.shape, "x", "float") +
+                        load_filter_fn(g, c.filter->type.shape, "w") + bias_fn(c.bias != nullptr, "b");
+  std::vector<int64_t> taps(3, 1);
+  for (size_t i = 0; i < size_t(g.spatial_rank); ++i) taps[i] = g.kernel[i];
+  std::vector<std::pair<std::string, std::string>> values{
+      {"EXTENSIONS", glsl_extensions({c.dtype})},
+      {"WG_SIZE", std::to_string(plan.workgroup_size[0])},
+      {"BUFFERS", buffers},
+      {"HELPERS", helpers},
+      {"TOTAL", std::to_string(c.output->type.numel())},
+      {"DECODE", decode_physical_output(g, c.output->type.shape, "gid")},
+      {"FG", std::to_string(g.out_channels_per_group())},
+      {"K0", std::to_string(taps[0])},
+      {"K1", std::to_string(taps[1])},
+      {"K2", std::to_string(taps[2])},
+      {"STORE_TYPE", glsl_storage_type(c.dtype)}};
+  if (!depthwise) values.push_back({"CG", std::to_string(g.in_channels_per_group())});
+  k.glsl = instantiate_shader(k.kernel, values);
+  k.workgroup_size = plan.workgroup_size;
+  k.workgroup_count = plan.workgroup_count;
+  k.workgroup_memory_bytes = 0;
+  k.tiles = plan.tiles;
+  k.flops = conv_flops(g);
+  k.bytes = conv_min_bytes(c);
+  k.notes = plan.notes;
+  return k;
+}
+
+}  // namespace vkc::codegen::kernels::conv

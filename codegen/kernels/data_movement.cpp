@@ -1,0 +1,271 @@
+// Transpose, Pad, Reverse, Slice, Concat, Broadcast: gathers, one invocation per output element.
+//
+// Every op here is an affine map from output coordinates to an input offset (plus, for pad, a
+// bounds test per dim), so a single generator covers them all. Concat binds at most
+// maxPerStageDescriptorStorageBuffers - 1 inputs per dispatch and splits the rest into further
+// dispatches that write disjoint ranges of the output.
+#include <algorithm>
+#include <cstring>
+
+#include "codegen/glsl_types.h"
+#include "codegen/kernels/kernel_util.h"
+#include "codegen/kernels/kernels.h"
+#include "codegen/shader_library.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels {
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
+
+// How elements of `t` appear in buffers: 4- and 8-byte types as uint / uvec2 words (bit-exact and
+// available on every target, i64 included), 8/16-bit types through the storage extensions.
+std::string word_type(DType t, const TargetLimits& target, const std::string& what) {
+  switch (dtype_size(t)) {
+    case 4: return "uint";
+    case 8: return "uvec2";
+    default: require_storable(t, target, what); return glsl_storage_type(t);
+  }
+}
+
+std::string word_extensions(DType t) {
+  return dtype_size(t) >= 4 ? std::string() : glsl_extensions({t});
+}
+
+std::string buffer_decl(uint32_t binding, const std::string& type, bool writes, const std::string& name) {
+  return cat("layout(std430, set = 0, binding = ", binding, ") restrict ",
+             writes ? "writeonly " : "readonly ", "buffer Buffer", binding, " { ", type,
+             " data[]; } ", name, ";\n");
+}
+
+// The pad value as a word literal with exactly the bits the reference stores (set_f64 rounding and
+// saturation included).
+std::string fill_literal(DType t, double value) {
+  HostTensor fill(t, {});
+  fill.set_f64(0, value);
+  const auto* bytes = static_cast<const uint8_t*>(fill.data());
+  switch (dtype_size(t)) {
+    case 4: {
+      uint32_t w;
+      std::memcpy(&w, bytes, 4);
+      return cat(w, "u");
+    }
+    case 8: {
+      uint32_t w[2];
+      std::memcpy(w, bytes, 8);
+      return cat("uvec2(", w[0], "u, ", w[1], "u)");
+    }
+    default: break;
+  }
+  if (t == DType::f16) return cat("float16_t(", glsl_literal(DType::f32, fill.get_f64(0)), ")");
+  return cat(glsl_storage_type(t), "(", fill.get_i64(0), ")");
+}
+
+// Output coordinate d maps to input position c * mult + offset; `bounded` dims (pad) skip the
+// read when that position falls outside [0, extent).
+struct DimMap {
+  int64_t step = 1;  // position = c * step + offset (step 0: broadcast)
+  int64_t offset = 0;
+  int64_t stride = 0;  // input stride of this position
+  bool bounded = false;
+  int64_t extent = 0;
+};
+
+// GLSL computing `src` (int) and, when some dim is bounded, `inside` (bool).
+std::string gather_code(const Shape& out_shape, const std::vector<DimMap>& dims) {
+  std::string s = unravel_code(out_shape, "gid", "c");
+  s += "  int src = 0;\n";
+  bool any_bounded = false;
+  for (const DimMap& m : dims) any_bounded |= m.bounded;
+  if (any_bounded) s += "  bool inside = true;\n";
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const DimMap& m = dims[d];
+    if (m.bounded) {
+      s += cat("  { int p = int(c", d, ") * ", m.step, " + ", int_literal(m.offset), "; inside = inside && p >= 0 && p < ",
+               m.extent, "; src += p * ", m.stride, "; }\n");
+    } else if (m.step * m.stride != 0 || m.offset != 0) {
+      s += cat("  src += (int(c", d, ") * ", int_literal(m.step), " + ", int_literal(m.offset), ") * ",
+               int_literal(m.stride), ";\n");
+    }
+  }
+  return s;
+}
+
+EmittedKernel gather_kernel(const std::string& family, const ir::Value* in, const ir::Value* out,
+                            const std::vector<DimMap>& dims, const std::string& fill,
+                            const KernelContext& ctx, const std::string& what) {
+  DType t = out->type.dtype;
+  int64_t total = shape_numel(out->type.shape);
+  check_32bit(std::max(total, shape_numel(in->type.shape)), what);
+  std::string word = word_type(t, ctx.target, what);
+  EmittedKernel k;
+  k.kernel = family;
+  k.strategy = "gather";
+  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(out), true}};
+  std::string body = gather_code(out->type.shape, dims);
+  if (fill.empty()) body += "  result.data[gid] = src_buf.data[src];\n";
+  else body += cat("  result.data[gid] = inside ? src_buf.data[inside ? src : 0] : ", fill, ";\n");
+  plan_linear(k, uint64_t(total), kWorkgroup, ctx.target, what);
+  k.glsl = instantiate_shader(
+      "data_movement",
+      {{"EXTENSIONS", word_extensions(t)},
+       {"WG_SIZE", cat(k.workgroup_size[0])},
+       {"BUFFERS", buffer_decl(0, word, false, "src_buf") + buffer_decl(1, word, true, "result")},
+       {"INDEX", folded_global_index(k.workgroup_size[0])},
+       {"TOTAL", cat(total)},
+       {"BODY", body}});
+  k.bytes = double(in->type.size_bytes() + out->type.size_bytes());
+  k.tiles["elements"] = total;
+  return k;
+}
+
+int64_t axis_of(const ir::Op& op, int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+
+std::vector<EmittedKernel> emit_concat(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
+  const ir::Value* out = op.result();
+  const Shape& shape = out->type.shape;
+  DType t = out->type.dtype;
+  size_t axis = size_t(axis_of(op, op.attr_int("axis"), int64_t(shape.size())));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t out_block = shape[axis] * inner;
+  check_32bit(shape_numel(shape), what);
+  std::string word = word_type(t, ctx.target, what);
+
+  // Operands with elements, each with its block offset inside an output block.
+  struct Part { const ir::Value* v; int64_t offset, block; };
+  std::vector<Part> parts;
+  int64_t offset = 0;
+  for (int i = 0; i < op.num_operands(); ++i) {
+    const ir::Value* v = op.operand(i);
+    int64_t block = v->type.shape[axis] * inner;
+    if (block > 0) parts.push_back({v, offset, block});
+    offset += block;
+  }
+  const size_t per_dispatch =
+      std::min<size_t>(16, std::max<uint32_t>(2, ctx.target.max_per_stage_descriptor_storage_buffers) - 1);
+  std::vector<EmittedKernel> kernels;
+  for (size_t first = 0; first < parts.size(); first += per_dispatch) {
+    size_t last = std::min(parts.size(), first + per_dispatch);
+    int64_t chunk_offset = parts[first].offset;
+    int64_t chunk_block = 0;
+    for (size_t i = first; i < last; ++i) chunk_block += parts[i].block;
+    int64_t total = outer * chunk_block;
+    EmittedKernel k;
+    k.kernel = "concat";
+    k.strategy = parts.size() > per_dispatch ? cat("gather, inputs ", first, "..", last - 1) : "gather";
+    std::string buffers, body;
+    body += cat("  uint o = gid / ", chunk_block, "u;\n  uint j = gid % ", chunk_block, "u;\n");
+    body += cat("  uint dst = o * ", out_block, "u + ", chunk_offset, "u + j;\n");
+    int64_t start = 0;
+    for (size_t i = first; i < last; ++i) {
+      uint32_t b = uint32_t(i - first);
+      buffers += buffer_decl(b, word, false, cat("in", b));
+      k.bindings.push_back({ctx.tensor(parts[i].v), false});
+      std::string cond = i + 1 < last ? cat("if (j < ", start + parts[i].block, "u) ") : "";
+      body += cat("  ", i > first ? "else " : "", cond, "{ result.data[dst] = in", b, ".data[o * ",
+                  parts[i].block, "u + (j - ", start, "u)]; }\n");
+      k.bytes += double(parts[i].v->type.size_bytes()) * 2;
+      start += parts[i].block;
+    }
+    uint32_t out_binding = uint32_t(last - first);
+    buffers += buffer_decl(out_binding, word, true, "result");
+    k.bindings.push_back({ctx.tensor(out), true});
+    plan_linear(k, uint64_t(total), kWorkgroup, ctx.target, what);
+    k.glsl = instantiate_shader("data_movement", {{"EXTENSIONS", word_extensions(t)},
+                                                  {"WG_SIZE", cat(k.workgroup_size[0])},
+                                                  {"BUFFERS", buffers},
+                                                  {"INDEX", folded_global_index(k.workgroup_size[0])},
+                                                  {"TOTAL", cat(total)},
+                                                  {"BODY", body}});
+    k.tiles["elements"] = total;
+    kernels.push_back(std::move(k));
+  }
+  check(!kernels.empty() || shape_numel(shape) == 0, "internal: ", what, " produced no dispatch");
+  return kernels;
+}
+
+}  // namespace
+
+std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const KernelContext& ctx,
+                                              std::vector<ScratchTensor>&) {
+  const ir::Op& op = *group.anchor;
+  check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
+  const std::string what = op.describe();
+  if (op.kind == ir::OpKind::Concat) return emit_concat(op, ctx, what);
+
+  const ir::Value* in = op.operand(0);
+  const ir::Value* out = op.result();
+  const Shape& is = in->type.shape;
+  const Shape& os = out->type.shape;
+  const int64_t rank = int64_t(is.size());
+  std::vector<int64_t> stride = strides_of(is);
+  std::vector<DimMap> dims(os.size());
+  std::string fill;
+  std::string family;
+  switch (op.kind) {
+    case ir::OpKind::Transpose: {
+      family = "transpose";
+      const std::vector<int64_t>& perm = op.attr_ints("perm");
+      for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[size_t(axis_of(op, perm[d], rank))]};
+      break;
+    }
+    case ir::OpKind::Pad: {
+      family = "pad";
+      const std::vector<int64_t>& pads = op.attr_ints("pads");
+      bool any = false;
+      for (size_t d = 0; d < os.size(); ++d) {
+        bool bounded = pads[d] > 0 || pads[size_t(rank) + d] > 0;
+        any |= bounded;
+        dims[d] = {1, -pads[d], stride[d], bounded, is[d]};
+      }
+      if (any) fill = fill_literal(out->type.dtype, op.attr_float("value"));
+      break;
+    }
+    case ir::OpKind::Reverse: {
+      family = "reverse";
+      for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[d]};
+      for (int64_t a : op.attr_ints("axes")) {
+        size_t d = size_t(axis_of(op, a, rank));
+        dims[d].step = -1;
+        dims[d].offset = is[d] - 1;
+      }
+      break;
+    }
+    case ir::OpKind::Slice: {
+      family = "slice";
+      for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[d]};
+      const std::vector<int64_t>& starts = op.attr_ints("starts");
+      std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
+      for (size_t i = 0; i < axes.size(); ++i) axes[i] = int64_t(i);
+      axes = op.attr_ints_or("axes", axes);
+      steps = op.attr_ints_or("steps", steps);
+      // Same start normalization as the reference (ONNX Slice); ends only shape the result.
+      for (size_t i = 0; i < starts.size(); ++i) {
+        size_t a = size_t(axis_of(op, axes[i], rank));
+        int64_t dim = is[a], s = starts[i], st = steps[i];
+        if (s < 0) s += dim;
+        if (dim == 0) s = 0;
+        else if (st > 0) s = std::clamp<int64_t>(s, 0, dim);
+        else s = std::clamp<int64_t>(s, 0, dim - 1);
+        dims[a].step = st;
+        dims[a].offset = s;
+      }
+      break;
+    }
+    case ir::OpKind::Broadcast: {
+      family = "broadcast";
+      size_t lead = os.size() - is.size();
+      for (size_t d = 0; d < os.size(); ++d) {
+        bool real = d >= lead && is[d - lead] != 1;
+        dims[d] = {real ? 1 : 0, 0, real ? stride[d - lead] : 0};
+      }
+      break;
+    }
+    default: throw Error(cat("internal: ", what, " is not a data movement op"));
+  }
+  return {gather_kernel(family, in, out, dims, fill, ctx, what)};
+}
+
+}  // namespace vkc::codegen::kernels

@@ -1,0 +1,52 @@
+#include "codegen/kernels/gemm_planner.h"
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace vkc::codegen::kernels {
+namespace {
+
+// Best first: large tiles reuse each staged element most; smaller ones fit stricter targets
+// (vulkan-min allows 128 invocations) and small problems.
+constexpr GemmTile kTiles[] = {
+    {64, 64, 16, 4, 4},  // 256 invocations, 8 KiB
+    {64, 32, 16, 4, 4},  // 128 invocations, 6 KiB
+    {32, 64, 16, 4, 4},  // 128 invocations, 6 KiB
+    {32, 32, 16, 4, 4},  // 64 invocations, 4 KiB
+    {32, 32, 16, 2, 4},  // 128 invocations, 4 KiB
+    {16, 16, 16, 2, 2},  // 64 invocations, 2 KiB
+    {16, 16, 8, 2, 2},   // 64 invocations, 1 KiB
+};
+
+bool fits(const GemmTile& t, const TargetLimits& target) {
+  uint32_t inv = t.invocations();
+  return inv <= target.max_compute_work_group_invocations && inv <= target.max_compute_work_group_size[0] &&
+         t.workgroup_memory_bytes() <= target.max_compute_shared_memory_size;
+}
+
+int64_t pow2_at_least(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+std::string GemmTile::str() const {
+  return cat(tile_m, "x", tile_n, "x", tile_k, " tile, ", reg_m, "x", reg_n, " per invocation");
+}
+
+std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target) {
+  std::optional<GemmTile> fallback;
+  for (const GemmTile& t : kTiles) {
+    if (!fits(t, target)) continue;
+    if (!fallback) fallback = t;
+    // A tile twice the problem's (power-of-two rounded) extent would mostly compute padding.
+    if (t.tile_m <= std::max<int64_t>(16, pow2_at_least(m)) && t.tile_n <= std::max<int64_t>(16, pow2_at_least(n)))
+      return t;
+  }
+  return fallback;
+}
+
+}  // namespace vkc::codegen::kernels

@@ -1,0 +1,26 @@
+// Tile plans for the tiled GEMM (codegen/kernels/contraction.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "module/target_limits.h"
+
+namespace vkc::codegen::kernels {
+
+// A workgroup computes a tile_m x tile_n output tile, staging tile_k-deep slices of A and B in
+// workgroup memory; each invocation owns a reg_m x reg_n block of accumulators.
+struct GemmTile {
+  int64_t tile_m, tile_n, tile_k, reg_m, reg_n;
+  uint32_t invocations() const { return uint32_t((tile_m / reg_m) * (tile_n / reg_n)); }
+  uint32_t workgroup_memory_bytes() const { return uint32_t((tile_m + tile_n) * tile_k * 4); }
+  std::string str() const;
+};
+
+// The largest tile (from 64x64x16 with 4x4 register blocks down to 16x16x16 with 2x2) that fits the
+// target's invocation, workgroup-size and workgroup-memory limits and does not overshoot the
+// problem by much; nullopt when none fits (the caller falls back to the naive kernel).
+std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target);
+
+}  // namespace vkc::codegen::kernels

@@ -1,0 +1,51 @@
+// Im2Col as its own dispatch, and the column-matrix kernel of the conv "im2col" strategy.
+#include "codegen/glsl_types.h"
+#include "codegen/grid.h"
+#include "codegen/kernels/conv_common.h"
+#include "codegen/kernels/kernels.h"
+#include "codegen/shader_library.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels {
+namespace conv {
+
+EmittedKernel emit_im2col_kernel(const ConvOperands& c, const KernelContext& ctx,
+                                 const std::string& columns_tensor) {
+  const ir::ConvGeometry& g = c.g;
+  ConvGemmShape s = conv_gemm_shape(g);
+  uint64_t total = uint64_t(s.groups) * uint64_t(s.m) * uint64_t(s.k);
+  check_32bit_elements(total, "the im2col matrix", c.what);
+  EmittedKernel k;
+  k.kernel = "im2col";
+  k.strategy = "one invocation per column element";
+  std::string type = glsl_storage_type(c.dtype);
+  k.bindings = {{ctx.tensor(c.input), false}, {columns_tensor, true}};
+  std::string buffers = glsl_buffer(0, c.dtype, false, "x") + glsl_buffer(1, c.dtype, true, "cols");
+  std::string helpers = decode_out_fn(g) + decode_k_fn(g) + gather_input_fn(g, c.input->type.shape, "x", type);
+  uint32_t wg = fit_workgroup_size_x(128, ctx.target);
+  k.workgroup_size = {wg, 1, 1};
+  k.workgroup_count = linear_grid(total, wg, ctx.target, c.what);
+  k.glsl = instantiate_shader("im2col", {{"EXTENSIONS", glsl_extensions({c.dtype})},
+                                         {"WG_SIZE", std::to_string(wg)},
+                                         {"BUFFERS", buffers},
+                                         {"HELPERS", helpers},
+                                         {"TOTAL", std::to_string(total)},
+                                         {"K", std::to_string(s.k)},
+                                         {"P", std::to_string(s.positions)},
+                                         {"G", std::to_string(s.groups)},
+                                         {"CG", std::to_string(g.in_channels_per_group())}});
+  k.bytes = double(c.input->type.size_bytes()) + double(total) * double(dtype_size(c.dtype));
+  k.tiles = {{"rows", s.groups * s.m}, {"columns", s.k}};
+  return k;
+}
+
+}  // namespace conv
+
+std::vector<EmittedKernel> emit_im2col(const DispatchGroup& group, const KernelContext& ctx,
+                                       std::vector<ScratchTensor>&) {
+  conv::ConvOperands c = conv::resolve_conv(group, ctx);
+  check(c.output->type.dtype == c.input->type.dtype, c.what, ": result type differs from the input's");
+  return {conv::emit_im2col_kernel(c, ctx, ctx.tensor(c.output))};
+}
+
+}  // namespace vkc::codegen::kernels

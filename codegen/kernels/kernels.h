@@ -1,0 +1,45 @@
+// Kernel families. Each lives in its own file under codegen/kernels/ and is listed in
+// codegen/kernel_registry.cpp.
+#pragma once
+
+#include "codegen/kernel_context.h"
+
+namespace vkc::codegen::kernels {
+
+// Fused elementwise chains (unary, binary, select, cast) with numpy broadcasting, and plain copies.
+std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const KernelContext& context,
+                                            std::vector<ScratchTensor>& scratch);
+
+// Conv, ConvTranspose: direct, implicit GEMM, depthwise, transposed (budget-planned). codegen/kernels/conv.cpp
+std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// Im2Col as its own dispatch. codegen/kernels/im2col.cpp
+std::vector<EmittedKernel> emit_im2col(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// MatMul, BatchMatMul, Gemm: tiled GEMM. codegen/kernels/contraction.cpp
+std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// MaxPool, AvgPool. codegen/kernels/pool.cpp
+std::vector<EmittedKernel> emit_pool(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// ReduceSum/Mean/Max/Min, ArgMax/ArgMin, Softmax, LogSoftmax. codegen/kernels/reduction.cpp
+std::vector<EmittedKernel> emit_reduction(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// Transpose, Pad, Reverse, Slice, Concat, Broadcast. codegen/kernels/data_movement.cpp
+std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// Quantize, Dequantize. codegen/kernels/quant.cpp
+std::vector<EmittedKernel> emit_quant(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+// Sort, TopK. codegen/kernels/sort.cpp
+std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelContext& context,
+                                 std::vector<ScratchTensor>& scratch);
+
+}  // namespace vkc::codegen::kernels

@@ -1,0 +1,161 @@
+#include "codegen/storage_plan.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "support/error.h"
+
+namespace vkc::codegen {
+
+TensorDesc& StoragePlan::tensor(const std::string& name) {
+  for (TensorDesc& t : tensors)
+    if (t.name == name) return t;
+  throw Error("internal: storage plan has no tensor '" + name + "'");
+}
+
+namespace {
+
+bool is_identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
+
+// Tensor names: graph input/output names as given (they are the user's API), others derived from
+// the value's name or id, made unique.
+class Namer {
+ public:
+  std::string claim(const std::string& wanted) {
+    std::string base;
+    for (char c : wanted) base += is_identifier_char(c) ? c : '_';
+    if (base.empty()) base = "t";
+    std::string name = base;
+    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
+    used_.insert(name);
+    return name;
+  }
+  void reserve(const std::string& exact, const std::string& what) {
+    check(used_.insert(exact).second, "duplicate ", what, " name '", exact, "'");
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+StoragePlan plan_storage(const ir::Graph& graph) {
+  StoragePlan plan;
+  Namer names;
+  for (const ir::Value* in : graph.inputs()) names.reserve(in->name, "graph input");
+  for (const ir::GraphOutput& out : graph.outputs()) {
+    bool is_input_name = false;
+    for (const ir::Value* in : graph.inputs()) is_input_name |= in->name == out.name;
+    check(!is_input_name, "graph output '", out.name, "' has the same name as a graph input");
+    names.reserve(out.name, "graph output");
+  }
+
+  // Union-find over view ops: the class source is the one value not produced by a view.
+  std::map<const ir::Value*, const ir::Value*> parent;
+  std::function<const ir::Value*(const ir::Value*)> source = [&](const ir::Value* v) {
+    auto it = parent.find(v);
+    return it == parent.end() ? v : source(it->second);
+  };
+  std::vector<const ir::Value*> live;  // every value, in definition order
+  for (const ir::Value* in : graph.inputs()) live.push_back(in);
+  for (const ir::Op* op : graph.ops()) {
+    for (const ir::Value* r : op->results) live.push_back(r);
+    if (is_view_op(op->kind)) parent[op->result()] = op->operand(0);
+  }
+
+  std::map<const ir::Value*, std::vector<const ir::Value*>> members;
+  for (const ir::Value* v : live) members[source(v)].push_back(v);
+
+  // Which graph output (by index) owns each dispatch-produced class.
+  std::map<const ir::Value*, size_t> owner_output;
+  std::vector<bool> needs_copy(graph.outputs().size(), false);
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const ir::Value* src = source(graph.outputs()[i].value);
+    bool src_is_input = src->producer == nullptr;
+    bool src_is_constant = src->producer && src->producer->kind == ir::OpKind::Constant;
+    if (src_is_input || src_is_constant || owner_output.count(src)) needs_copy[i] = true;
+    else owner_output[src] = i;
+  }
+
+  for (const ir::Value* in : graph.inputs()) plan.inputs.push_back(in->name);
+
+  for (auto& [src, vals] : members) {
+    std::string root;
+    if (src->producer == nullptr) {
+      root = src->name;
+      plan.tensors.push_back({root, src->type.dtype, src->type.shape, TensorRole::Input, 0, ""});
+      plan.tensor_of[src] = root;
+    } else if (auto it = owner_output.find(src); it != owner_output.end()) {
+      const ir::GraphOutput& out = graph.outputs()[it->second];
+      root = out.name;
+      plan.tensors.push_back({root, out.value->type.dtype, out.value->type.shape, TensorRole::Output, 0, ""});
+      plan.tensor_of[out.value] = root;
+    } else {
+      bool constant = src->producer->kind == ir::OpKind::Constant;
+      root = names.claim(src->name.empty() ? "t" + std::to_string(src->id) : src->name);
+      plan.tensors.push_back({root, src->type.dtype, src->type.shape,
+                              constant ? TensorRole::Constant : TensorRole::Intermediate, 0, ""});
+      plan.tensor_of[src] = root;
+      if (constant) plan.constant_source[root] = src;
+    }
+    for (const ir::Value* v : vals) {
+      if (plan.tensor_of.count(v)) continue;
+      std::string name = names.claim(v->name.empty() ? "t" + std::to_string(v->id) : v->name);
+      plan.tensors.push_back({name, v->type.dtype, v->type.shape, TensorRole::Intermediate, 0, root});
+      plan.tensor_of[v] = name;
+    }
+  }
+
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const ir::GraphOutput& out = graph.outputs()[i];
+    plan.outputs.push_back(out.name);
+    if (!needs_copy[i]) continue;
+    plan.tensors.push_back({out.name, out.value->type.dtype, out.value->type.shape, TensorRole::Output, 0, ""});
+    DispatchGroup copy;
+    copy.inputs = {out.value};
+    copy.copy_to = out.name;
+    copy.notes = "graph output shares storage with an input, a constant or another output";
+    plan.copy_groups.push_back(std::move(copy));
+  }
+  return plan;
+}
+
+uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t alignment,
+                              std::map<std::string, uint64_t>& offsets) {
+  // Greedy by size (largest first): each tensor takes the lowest aligned offset that does not
+  // overlap a placed tensor whose live range intersects its own. Simple and close to optimal for
+  // the chain-like graphs CNNs produce.
+  std::vector<const LiveRange*> order;
+  for (const LiveRange& r : ranges) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const LiveRange* a, const LiveRange* b) { return a->bytes > b->bytes; });
+  struct Placed {
+    uint64_t begin, end;
+    int first, last;
+  };
+  std::vector<Placed> placed;
+  uint64_t total = 0;
+  auto align = [&](uint64_t x) { return (x + alignment - 1) / alignment * alignment; };
+  for (const LiveRange* r : order) {
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (const Placed& p : placed)
+      if (!(p.last < r->first || r->last < p.first)) busy.push_back({p.begin, p.end});
+    std::sort(busy.begin(), busy.end());
+    uint64_t size = std::max<uint64_t>(r->bytes, 4);
+    uint64_t offset = 0;
+    for (auto [b, e] : busy) {
+      if (offset + size <= b) break;
+      offset = std::max(offset, align(e));
+    }
+    placed.push_back({offset, offset + size, r->first, r->last});
+    offsets[r->tensor] = offset;
+    total = std::max(total, offset + size);
+  }
+  return align(total);
+}
+
+}  // namespace vkc::codegen

@@ -1,0 +1,114 @@
+// matmul / batch_matmul (numpy matmul semantics) and gemm.
+#include <algorithm>
+
+#include "ir/interpreter_ops.h"
+
+namespace vkc::ir::interp {
+namespace {
+
+// One matmul operand seen as a batch of [rows, cols] matrices after 1-D promotion and the
+// optional transpose of its last two dims.
+struct MatrixView {
+  Shape batch;           // leading dims (numpy-broadcast against the other operand)
+  int64_t rows = 0, cols = 0;
+  int64_t row_stride = 0, col_stride = 0, matrix_size = 0;
+};
+
+// lhs: a 1-D [K] becomes [1, K]; rhs: a 1-D [K] becomes [K, 1] (numpy promotion; the inserted dim
+// is dropped from the result). Transposes apply to operands of rank >= 2 only.
+MatrixView view(const Shape& shape, bool is_lhs, bool transpose) {
+  MatrixView v;
+  Shape s = shape;
+  bool promoted = s.size() == 1;
+  if (promoted) s = is_lhs ? Shape{1, s[0]} : Shape{s[0], 1};
+  v.batch.assign(s.begin(), s.end() - 2);
+  int64_t r = s[s.size() - 2], c = s[s.size() - 1];
+  v.matrix_size = r * c;
+  if (transpose && !promoted) {
+    v.rows = c, v.cols = r, v.row_stride = 1, v.col_stride = c;
+  } else {
+    v.rows = r, v.cols = c, v.row_stride = c, v.col_stride = 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+Results eval_matmul(const Op& op, const Operands& in, const ResultTypes& types) {
+  const HostTensor& a = *in[0];
+  const HostTensor& b = *in[1];
+  if (a.rank() < 1 || b.rank() < 1) fail(op, "operands must have rank >= 1");
+  MatrixView va = view(a.shape(), true, op.attr_bool("transpose_a"));
+  MatrixView vb = view(b.shape(), false, op.attr_bool("transpose_b"));
+  if (va.cols != vb.rows)
+    fail(op, "contraction dims differ: lhs has ", va.cols, ", rhs has ", vb.rows);
+  size_t rank = std::max(va.batch.size(), vb.batch.size());
+  Shape batch(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    auto dim = [&](const Shape& s) {
+      return d + s.size() < rank ? int64_t(1) : s[d + s.size() - rank];
+    };
+    int64_t x = dim(va.batch), y = dim(vb.batch);
+    if (x != y && x != 1 && y != 1) fail(op, "batch dims ", x, " and ", y, " do not broadcast");
+    batch[d] = x == 1 ? y : x;
+  }
+  Shape shape = batch;
+  if (a.rank() > 1) shape.push_back(va.rows);
+  if (b.rank() > 1) shape.push_back(vb.cols);
+  check_result_shape(op, shape, types[0]);
+  std::vector<double> x = to_f64(a), y = to_f64(b);
+  const int64_t M = va.rows, N = vb.cols, K = va.cols;
+  std::vector<double> out(size_t(shape_numel(shape)));
+  int64_t batches = shape_numel(batch);
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    std::vector<int64_t> index = unravel(bi, batch);
+    int64_t abase = broadcast_offset(va.batch, batch, index) * va.matrix_size;
+    int64_t bbase = broadcast_offset(vb.batch, batch, index) * vb.matrix_size;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += x[size_t(abase + m * va.row_stride + k * va.col_stride)] *
+                 y[size_t(bbase + k * vb.row_stride + n * vb.col_stride)];
+        out[size_t((bi * M + m) * N + n)] = acc;
+      }
+  }
+  return {from_f64(types[0], out)};
+}
+
+// Y = alpha * A' B' + beta * C, A' = A or A^T, B' = B or B^T, C unidirectionally broadcast to [M, N].
+Results eval_gemm(const Op& op, const Operands& in, const ResultTypes& types) {
+  const HostTensor& a = *in[0];
+  const HostTensor& b = *in[1];
+  if (a.rank() != 2 || b.rank() != 2) fail(op, "a and b must have rank 2");
+  MatrixView va = view(a.shape(), true, op.attr_bool("transpose_a"));
+  MatrixView vb = view(b.shape(), false, op.attr_bool("transpose_b"));
+  if (va.cols != vb.rows) fail(op, "contraction dims differ: a has ", va.cols, ", b has ", vb.rows);
+  Shape shape{va.rows, vb.cols};
+  check_result_shape(op, shape, types[0]);
+  double alpha = op.attr_float("alpha"), beta = op.attr_float("beta");
+  std::vector<double> x = to_f64(a), y = to_f64(b);
+  std::vector<double> out(size_t(va.rows * vb.cols));
+  const HostTensor* c = in.size() > 2 ? in[2] : nullptr;
+  if (c != nullptr) {
+    if (c->rank() > 2) fail(op, "c has rank ", c->rank(), ", expected at most 2");
+    for (size_t d = 0; d < size_t(c->rank()); ++d) {
+      int64_t want = shape[2 - size_t(c->rank()) + d];
+      if (c->shape()[d] != 1 && c->shape()[d] != want)
+        fail(op, "c ", shape_str(c->shape()), " does not broadcast to ", shape_str(shape));
+    }
+  }
+  for (int64_t m = 0; m < va.rows; ++m)
+    for (int64_t n = 0; n < vb.cols; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < va.cols; ++k)
+        acc += x[size_t(m * va.row_stride + k * va.col_stride)] *
+               y[size_t(k * vb.row_stride + n * vb.col_stride)];
+      double r = alpha * acc;
+      if (c != nullptr) r += beta * c->get_f64(broadcast_offset(c->shape(), shape, {m, n}));
+      out[size_t(m * vb.cols + n)] = r;
+    }
+  return {from_f64(types[0], out)};
+}
+
+}  // namespace vkc::ir::interp

@@ -1,0 +1,141 @@
+// rt::Context: instance, chosen physical device, logical device with one compute queue.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "runtime/context_internal.h"
+#include "runtime/vk_util.h"
+#include "support/error.h"
+
+namespace vkc::rt {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// A compute-capable family; a compute-only one (async compute) is preferred because it does not
+// compete with graphics work.
+uint32_t pick_queue_family(VkPhysicalDevice device, uint32_t* timestamp_bits, const std::string& name) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
+  int best = -1;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) || families[i].queueCount == 0) continue;
+    bool compute_only = !(families[i].queueFlags & VK_QUEUE_GRAPHICS_BIT);
+    if (best < 0 || (compute_only && (families[best].queueFlags & VK_QUEUE_GRAPHICS_BIT))) best = int(i);
+  }
+  check(best >= 0, "Vulkan device '", name, "' has no compute queue");
+  *timestamp_bits = families[best].timestampValidBits;
+  return uint32_t(best);
+}
+
+}  // namespace
+
+Context::Impl::~Impl() {
+  std::vector<std::string> before = log.messages();
+  if (device) {
+    vk.vkDeviceWaitIdle(device);
+    vk.vkDestroyDevice(device, nullptr);
+  }
+  // Messages raised by the teardown itself (objects still alive: a leak) have no execute() left
+  // to report them, so they go to stderr.
+  std::vector<std::string> after = log.messages();
+  for (size_t i = before.size(); i < after.size(); ++i) std::fprintf(stderr, "vkc: at shutdown: %s\n", after[i].c_str());
+  destroy_instance(instance);
+}
+
+Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& c = *impl_;
+  c.validation = options.validation || (options.validation_from_env && env("VKC_VALIDATION") == "1");
+  c.instance = create_instance(c.validation ? &c.log : nullptr);
+
+  uint32_t count = 0;
+  vk_check(vkEnumeratePhysicalDevices(c.instance.instance, &count, nullptr), "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> physical(count);
+  vk_check(vkEnumeratePhysicalDevices(c.instance.instance, &count, physical.data()), "vkEnumeratePhysicalDevices");
+  std::vector<DeviceCapabilities> caps;
+  std::vector<DeviceInfo> infos;
+  for (uint32_t i = 0; i < count; ++i) {
+    caps.push_back(query_capabilities(physical[i], c.instance.api_version));
+    infos.push_back(make_device_info(i, caps.back()));
+  }
+  uint32_t chosen = choose_device(infos, options.device.empty() ? env("VKC_DEVICE") : options.device);
+  c.physical = physical[chosen];
+  c.caps = caps[chosen];
+  c.info = infos[chosen];
+  c.queue_family = pick_queue_family(c.physical, &c.timestamp_valid_bits, c.info.name);
+  vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
+
+  // Enable what the device has among the features generated kernels may use.
+  const DeviceCapabilities& d = c.caps;
+  const bool v12 = d.effective_api >= VK_API_VERSION_1_2;
+  std::vector<const char*> extensions;
+  auto enable_extension = [&](const char* name) {
+    if (d.has(name)) extensions.push_back(name);
+  };
+  VkPhysicalDeviceFeatures2 features = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  features.features.shaderInt64 = d.shader_int64;
+  VkPhysicalDevice16BitStorageFeatures storage16 = vk_struct<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  storage16.storageBuffer16BitAccess = d.storage_16bit;
+  VkPhysicalDevice8BitStorageFeatures storage8 = vk_struct<VkPhysicalDevice8BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
+  storage8.storageBuffer8BitAccess = d.storage_8bit;
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8 = vk_struct<VkPhysicalDeviceShaderFloat16Int8Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  f16i8.shaderFloat16 = d.shader_float16;
+  f16i8.shaderInt8 = d.shader_int8;
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control = vk_struct<VkPhysicalDeviceSubgroupSizeControlFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT);
+  size_control.subgroupSizeControl = d.subgroup_size_control;
+  size_control.computeFullSubgroups = d.compute_full_subgroups;
+  void** tail = &features.pNext;
+  auto chain = [&](auto& s) {
+    *tail = &s;
+    tail = &s.pNext;
+  };
+  chain(storage16);
+  if (d.storage_8bit) {
+    if (!v12) enable_extension(VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
+    chain(storage8);
+  }
+  if (d.shader_float16 || d.shader_int8) {
+    if (!v12) enable_extension(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
+    chain(f16i8);
+  }
+  if (d.subgroup_size_control) {
+    if (d.effective_api < VK_API_VERSION_1_3) enable_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+    chain(size_control);
+  }
+  // Required by the spec whenever the device advertises it (non-conformant layered drivers).
+  enable_extension("VK_KHR_portability_subset");
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+  queue_info.queueFamilyIndex = c.queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkDeviceCreateInfo info = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+  info.pNext = &features;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  vk_check(vkCreateDevice(c.physical, &info, nullptr, &c.device), "vkCreateDevice", c.info.name);
+  volkLoadDeviceTable(&c.vk, c.device);
+  c.vk.vkGetDeviceQueue(c.device, c.queue_family, 0, &c.queue);
+
+  c.limits = query_limits(c.physical, c.caps);
+}
+
+Context::~Context() = default;
+
+const DeviceInfo& Context::device_info() const { return impl_->info; }
+const TargetLimits& Context::limits() const { return impl_->limits; }
+bool Context::validation_enabled() const { return impl_->validation; }
+std::vector<std::string> Context::validation_messages() const { return impl_->log.messages(); }
+void Context::clear_validation_messages() { impl_->log.clear(); }
+
+}  // namespace vkc::rt

@@ -1,0 +1,93 @@
+// Private state of rt::Context, shared by the runtime's .cpp files (and white-box tests).
+#pragma once
+
+#include <volk.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime.h"
+
+namespace vkc::rt {
+
+// Validation-layer messages, appended from the layer's callback (any thread) and read by the API.
+class ValidationLog {
+ public:
+  void add(std::string message);
+  std::vector<std::string> messages() const;
+  void clear();
+  bool empty() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> messages_;
+};
+
+// Loads the Vulkan loader once per process; throws "Vulkan loader (libvulkan.so.1) not found".
+void load_vulkan_loader();
+
+// The instance-level pieces: created first, destroyed last.
+struct InstanceHandles {
+  VkInstance instance = VK_NULL_HANDLE;
+  uint32_t api_version = 0;  // what the instance was created with
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger = nullptr;
+};
+
+// Creates an instance (the newest of API 1.3, 1.2, 1.1 that the loader has). With `log` non-null, enables
+// VK_LAYER_KHRONOS_validation with synchronization validation and a messenger feeding `log`.
+InstanceHandles create_instance(ValidationLog* log);
+void destroy_instance(InstanceHandles& handles);
+
+// What a physical device offers, queried once (extensions, features, properties).
+struct DeviceCapabilities {
+  VkPhysicalDeviceProperties properties{};
+  uint32_t effective_api = 0;  // min(instance API, device API): what may be used
+  std::set<std::string> extensions;
+  std::string driver;  // driver name and info string
+  bool shader_int64 = false;
+  bool shader_float16 = false;
+  bool shader_int8 = false;
+  bool storage_16bit = false;
+  bool storage_8bit = false;
+  bool subgroup_size_control = false;
+  bool compute_full_subgroups = false;
+  bool has(const char* extension) const { return extensions.count(extension) != 0; }
+};
+
+DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance_api);
+DeviceInfo make_device_info(uint32_t index, const DeviceCapabilities& caps);
+// Fills the limits codegen plans against from what the device reports.
+TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& caps);
+
+// Picks a device: `spec` is an index or a case-insensitive name substring (empty: the best by
+// type). Throws vkc::Error listing the devices when nothing matches.
+uint32_t choose_device(const std::vector<DeviceInfo>& devices, const std::string& spec);
+
+struct Context::Impl {
+  ~Impl();
+
+  InstanceHandles instance;
+  bool validation = false;
+  ValidationLog log;
+
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  DeviceCapabilities caps;
+  DeviceInfo info;
+  TargetLimits limits;
+  VkPhysicalDeviceMemoryProperties memory{};
+  uint32_t queue_family = 0;
+  uint32_t timestamp_valid_bits = 0;
+
+  VkDevice device = VK_NULL_HANDLE;
+  VolkDeviceTable vk{};  // device functions of this device (volk's globals would be shared)
+  VkQueue queue = VK_NULL_HANDLE;
+
+  // Tests set this to exercise the staging-buffer path on devices whose memory is all host
+  // visible (lavapipe).
+  bool force_staging = false;
+};
+
+}  // namespace vkc::rt

@@ -1,0 +1,140 @@
+// What a physical device offers, and the TargetLimits codegen plans against.
+#include <algorithm>
+#include <vector>
+
+#include "runtime/context_internal.h"
+#include "runtime/vk_util.h"
+#include "support/error.h"
+
+namespace vkc::rt {
+
+DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance_api) {
+  DeviceCapabilities caps;
+  vkGetPhysicalDeviceProperties(device, &caps.properties);
+  caps.effective_api = std::min(instance_api, caps.properties.apiVersion);
+
+  uint32_t count = 0;
+  vk_check(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr),
+           "vkEnumerateDeviceExtensionProperties");
+  std::vector<VkExtensionProperties> exts(count);
+  vk_check(vkEnumerateDeviceExtensionProperties(device, nullptr, &count, exts.data()),
+           "vkEnumerateDeviceExtensionProperties");
+  for (uint32_t i = 0; i < count; ++i) caps.extensions.insert(exts[i].extensionName);
+
+  const bool v12 = caps.effective_api >= VK_API_VERSION_1_2;
+  // Feature structures may only be chained when core or their extension provides them.
+  VkPhysicalDeviceFeatures2 features = vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  VkPhysicalDevice16BitStorageFeatures storage16 = vk_struct<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+  VkPhysicalDevice8BitStorageFeatures storage8 = vk_struct<VkPhysicalDevice8BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES);
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8 = vk_struct<VkPhysicalDeviceShaderFloat16Int8Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+  VkPhysicalDeviceSubgroupSizeControlFeaturesEXT size_control = vk_struct<VkPhysicalDeviceSubgroupSizeControlFeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES_EXT);
+  void** tail = &features.pNext;
+  auto chain = [&](auto& s) {
+    *tail = &s;
+    tail = &s.pNext;
+  };
+  chain(storage16);  // core in 1.1
+  if (v12 || caps.has(VK_KHR_8BIT_STORAGE_EXTENSION_NAME)) chain(storage8);
+  if (v12 || caps.has(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) chain(f16i8);
+  if (caps.has(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) || caps.effective_api >= VK_API_VERSION_1_3)
+    chain(size_control);
+  vkGetPhysicalDeviceFeatures2(device, &features);
+
+  caps.shader_int64 = features.features.shaderInt64;
+  caps.storage_16bit = storage16.storageBuffer16BitAccess;
+  caps.storage_8bit = storage8.storageBuffer8BitAccess;
+  caps.shader_float16 = f16i8.shaderFloat16;
+  caps.shader_int8 = f16i8.shaderInt8;
+  caps.subgroup_size_control = size_control.subgroupSizeControl;
+  caps.compute_full_subgroups = size_control.computeFullSubgroups;
+
+  if (v12 || caps.has(VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME)) {
+    VkPhysicalDeviceDriverProperties driver = vk_struct<VkPhysicalDeviceDriverProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
+    VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props.pNext = &driver;
+    vkGetPhysicalDeviceProperties2(device, &props);
+    caps.driver = cat(driver.driverName, " ", driver.driverInfo);
+  } else {
+    uint32_t v = caps.properties.driverVersion;
+    caps.driver = cat("driver version ", v >> 22, ".", (v >> 12) & 0x3ff, ".", v & 0xfff);
+  }
+  return caps;
+}
+
+namespace {
+
+const char* device_type_name(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+  }
+}
+
+std::string version_string(uint32_t api) {
+  uint32_t minor = std::min<uint32_t>(VK_API_VERSION_MINOR(api), 3);
+  if (VK_API_VERSION_MAJOR(api) > 1) minor = 3;
+  return cat("1.", std::max<uint32_t>(minor, 1));
+}
+
+}  // namespace
+
+DeviceInfo make_device_info(uint32_t index, const DeviceCapabilities& caps) {
+  DeviceInfo info;
+  info.index = index;
+  info.name = caps.properties.deviceName;
+  info.type = device_type_name(caps.properties.deviceType);
+  info.vendor_id = caps.properties.vendorID;
+  info.device_id = caps.properties.deviceID;
+  info.driver = caps.driver;
+  info.api_version = caps.properties.apiVersion;
+  return info;
+}
+
+TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& caps) {
+  const VkPhysicalDeviceLimits& l = caps.properties.limits;
+  TargetLimits t;
+  t.name = "host";
+  t.description = cat(caps.properties.deviceName, " (", caps.driver, ")");
+  // The SPIR-V environment must be one the instance/device pair may use, capped at 1.3.
+  t.vulkan_version = version_string(caps.effective_api);
+  t.max_compute_shared_memory_size = l.maxComputeSharedMemorySize;
+  t.max_compute_work_group_invocations = l.maxComputeWorkGroupInvocations;
+  for (int i = 0; i < 3; ++i) {
+    t.max_compute_work_group_size[i] = l.maxComputeWorkGroupSize[i];
+    t.max_compute_work_group_count[i] = l.maxComputeWorkGroupCount[i];
+  }
+  t.max_storage_buffer_range = l.maxStorageBufferRange;
+  t.max_push_constants_size = l.maxPushConstantsSize;
+  t.min_storage_buffer_offset_alignment = uint32_t(l.minStorageBufferOffsetAlignment);
+  t.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
+
+  VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  VkPhysicalDeviceSubgroupProperties subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+  VkPhysicalDeviceSubgroupSizeControlPropertiesEXT size_control = vk_struct<VkPhysicalDeviceSubgroupSizeControlPropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT);
+  props.pNext = &subgroup;
+  const bool has_size_control =
+      caps.has(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) || caps.effective_api >= VK_API_VERSION_1_3;
+  if (has_size_control) subgroup.pNext = &size_control;
+  vkGetPhysicalDeviceProperties2(device, &props);
+  t.subgroup_size = subgroup.subgroupSize;
+  t.min_subgroup_size = has_size_control ? size_control.minSubgroupSize : subgroup.subgroupSize;
+  t.max_subgroup_size = has_size_control ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+  const bool compute_subgroups = subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  t.subgroup_arithmetic =
+      compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  t.subgroup_shuffle = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+
+  t.shader_float16 = caps.shader_float16;
+  t.shader_int8 = caps.shader_int8;
+  t.shader_int64 = caps.shader_int64;
+  t.storage_buffer_16bit = caps.storage_16bit;
+  t.storage_buffer_8bit = caps.storage_8bit;
+  t.cooperative_matrix_nv = caps.has("VK_NV_cooperative_matrix");
+  t.cooperative_matrix_khr = caps.has("VK_KHR_cooperative_matrix");
+  return t;
+}
+
+}  // namespace vkc::rt

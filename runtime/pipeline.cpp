@@ -1,0 +1,78 @@
+#include "runtime/pipeline.h"
+
+#include <set>
+
+#include "support/error.h"
+
+namespace vkc::rt {
+
+DispatchPipeline::DispatchPipeline(Context::Impl& ctx, const DispatchDesc& d,
+                                   const std::vector<uint32_t>& spirv) {
+  VkDevice device = ctx.device;
+  const VolkDeviceTable& vk = ctx.vk;
+  check(spirv.size() >= 5 && spirv[0] == 0x07230203u, "dispatch '", d.name, "': '", d.spv,
+        "' is not a SPIR-V module");
+
+  VkShaderModuleCreateInfo shader_info = vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+  shader_info.codeSize = spirv.size() * 4;
+  shader_info.pCode = spirv.data();
+  VkShaderModule shader = VK_NULL_HANDLE;
+  vk_check(vk.vkCreateShaderModule(device, &shader_info, nullptr, &shader), "vkCreateShaderModule", d.name);
+  shader_ = Unique<VkShaderModule>(shader, [&vk, device](VkShaderModule h) { vk.vkDestroyShaderModule(device, h, nullptr); });
+
+  std::vector<VkDescriptorSetLayoutBinding> bindings;
+  std::set<uint32_t> seen;
+  for (const BindingDesc& b : d.bindings) {
+    check(seen.insert(b.binding).second, "dispatch '", d.name, "': binding ", b.binding, " is used twice");
+    VkDescriptorSetLayoutBinding lb{};
+    lb.binding = b.binding;
+    lb.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    lb.descriptorCount = 1;
+    lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    bindings.push_back(lb);
+  }
+  VkDescriptorSetLayoutCreateInfo set_info = vk_struct<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+  set_info.bindingCount = uint32_t(bindings.size());
+  set_info.pBindings = bindings.data();
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  vk_check(vk.vkCreateDescriptorSetLayout(device, &set_info, nullptr, &set_layout),
+           "vkCreateDescriptorSetLayout", d.name);
+  set_layout_ = Unique<VkDescriptorSetLayout>(
+      set_layout, [&vk, device](VkDescriptorSetLayout h) { vk.vkDestroyDescriptorSetLayout(device, h, nullptr); });
+
+  const uint32_t push_bytes = uint32_t(d.push_constants.size() * 4);
+  check(push_bytes <= ctx.limits.max_push_constants_size, "dispatch '", d.name, "': ", push_bytes,
+        " bytes of push constants exceed maxPushConstantsSize ", ctx.limits.max_push_constants_size);
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  VkPipelineLayoutCreateInfo layout_info = vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout;
+  layout_info.pushConstantRangeCount = push_bytes ? 1 : 0;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  vk_check(vk.vkCreatePipelineLayout(device, &layout_info, nullptr, &layout), "vkCreatePipelineLayout", d.name);
+  layout_ = Unique<VkPipelineLayout>(layout, [&vk, device](VkPipelineLayout h) { vk.vkDestroyPipelineLayout(device, h, nullptr); });
+
+  // Each spec constant is one 32-bit word; the pattern is passed through unchanged.
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<uint32_t> values;
+  for (const SpecConstant& s : d.spec_constants) {
+    entries.push_back({s.id, uint32_t(values.size() * 4), 4});
+    values.push_back(s.value);
+  }
+  VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), values.size() * 4, values.data()};
+
+  VkComputePipelineCreateInfo info = vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = shader;
+  info.stage.pName = d.entry_point.c_str();
+  info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  info.layout = layout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  vk_check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+           "vkCreateComputePipelines", d.name);
+  pipeline_ = Unique<VkPipeline>(pipeline, [&vk, device](VkPipeline h) { vk.vkDestroyPipeline(device, h, nullptr); });
+}
+
+}  // namespace vkc::rt

@@ -1,0 +1,28 @@
+// One compute pipeline per dispatch: shader module, descriptor set layout, pipeline layout (with
+// the dispatch's push-constant range) and the pipeline specialized with its spec constants.
+#pragma once
+
+#include <vector>
+
+#include "module/manifest.h"
+#include "runtime/context_internal.h"
+#include "runtime/vk_util.h"
+
+namespace vkc::rt {
+
+class DispatchPipeline {
+ public:
+  DispatchPipeline(Context::Impl& ctx, const DispatchDesc& dispatch, const std::vector<uint32_t>& spirv);
+
+  VkPipeline pipeline() const { return pipeline_.get(); }
+  VkPipelineLayout layout() const { return layout_.get(); }
+  VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
+
+ private:
+  Unique<VkShaderModule> shader_;
+  Unique<VkDescriptorSetLayout> set_layout_;
+  Unique<VkPipelineLayout> layout_;
+  Unique<VkPipeline> pipeline_;
+};
+
+}  // namespace vkc::rt

@@ -1,0 +1,389 @@
+// rt::Program: a module loaded on a device, executed with one pre-recorded command buffer.
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "runtime/command.h"
+#include "runtime/memory.h"
+#include "runtime/pipeline.h"
+#include "runtime/storage_plan.h"
+#include "support/error.h"
+
+namespace vkc::rt {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+std::string type_str(const TensorDesc& t) { return cat(dtype_name(t.dtype), " ", shape_str(t.shape)); }
+
+// Storage buffers must not be empty, and zero-size tensors still need a valid descriptor range.
+uint64_t at_least_4(uint64_t n) { return n < 4 ? 4 : n; }
+
+}  // namespace
+
+struct Program::Impl {
+  Impl(Context& context, const ModuleImage& module);
+  ~Impl();
+
+  void create_buffers();
+  void create_descriptor_sets();
+  void record(VkCommandBuffer cmd, bool profile, bool poison);
+  // The command buffer for one (profile, poison) variant, recorded on first use and replayed after.
+  VkCommandBuffer command_buffer(bool profile, bool poison);
+  void check_inputs(const std::map<std::string, HostTensor>& inputs) const;
+  Buffer& buffer_of(const StorageRange& r);
+
+  Context::Impl& ctx;
+  Manifest manifest;
+  std::vector<std::unique_ptr<DispatchPipeline>> pipelines;
+  std::vector<bool> barrier_before;
+
+  std::map<std::string, std::unique_ptr<Buffer>> input_buffers, output_buffers;  // by storage tensor
+  std::unique_ptr<Buffer> constants, arena, dummy;
+  // Host-visible copies for devices whose storage memory is not mapped.
+  std::map<std::string, std::unique_ptr<Buffer>> upload_staging;    // by input name
+  std::map<std::string, std::unique_ptr<Buffer>> download_staging;  // by output name
+
+  Unique<VkDescriptorPool> descriptor_pool;
+  std::vector<VkDescriptorSet> descriptor_sets;
+  std::unique_ptr<CommandPool> commands;
+  std::unique_ptr<Fence> fence;
+  std::map<std::pair<bool, bool>, VkCommandBuffer> recorded;  // by (profile, poison)
+  Unique<VkQueryPool> timestamps;  // two per dispatch; null when the queue has no timestamps
+  std::vector<DispatchProfile> profile;
+};
+
+Program::Impl::Impl(Context& context, const ModuleImage& module)
+    : ctx(context.impl()), manifest(module.manifest) {
+  const TargetLimits& device = ctx.limits;
+  std::vector<std::string> unmet = manifest.target.unmet_by(device);
+  // "1.1" < "1.2" < "1.3" compare correctly as strings; SPIR-V for a newer environment is invalid.
+  if (manifest.target.vulkan_version > device.vulkan_version)
+    unmet.push_back(cat("Vulkan ", device.vulkan_version, " < ", manifest.target.vulkan_version));
+  check(unmet.empty(), "module compiled for target '", manifest.target.name, "' cannot run on ",
+        ctx.info.name, ": ", join(unmet));
+  check(module.constants.size() == manifest.constants_bytes, "module constants are ",
+        module.constants.size(), " bytes, the manifest says ", manifest.constants_bytes);
+
+  for (const DispatchDesc& d : manifest.dispatches) {
+    uint64_t invocations = 1;
+    for (int a = 0; a < 3; ++a) {
+      check(d.workgroup_count[a] <= device.max_compute_work_group_count[a], "dispatch '", d.name,
+            "': workgroup_count[", a, "] ", d.workgroup_count[a], " exceeds maxComputeWorkGroupCount[", a,
+            "] ", device.max_compute_work_group_count[a]);
+      check(d.workgroup_size[a] <= device.max_compute_work_group_size[a], "dispatch '", d.name,
+            "': workgroup_size[", a, "] ", d.workgroup_size[a], " exceeds maxComputeWorkGroupSize[", a,
+            "] ", device.max_compute_work_group_size[a]);
+      invocations *= d.workgroup_size[a];
+    }
+    check(invocations <= device.max_compute_work_group_invocations, "dispatch '", d.name, "': ",
+          invocations, " invocations per workgroup exceed maxComputeWorkGroupInvocations ",
+          device.max_compute_work_group_invocations);
+    check(d.workgroup_memory_bytes <= device.max_compute_shared_memory_size, "dispatch '", d.name,
+          "': ", d.workgroup_memory_bytes, " bytes of workgroup memory exceed maxComputeSharedMemorySize ",
+          device.max_compute_shared_memory_size);
+    auto spv = module.spirv.find(d.spv);
+    check(spv != module.spirv.end(), "dispatch '", d.name, "': SPIR-V '", d.spv, "' is missing from the module");
+    pipelines.push_back(std::make_unique<DispatchPipeline>(ctx, d, spv->second));
+  }
+  barrier_before = plan_barriers(manifest);
+
+  create_buffers();
+  create_descriptor_sets();
+  commands = std::make_unique<CommandPool>(ctx);
+  fence = std::make_unique<Fence>(ctx);
+
+  // Constants are uploaded once, here.
+  if (!module.constants.empty()) {
+    if (constants->mapped()) {
+      std::memcpy(constants->mapped(), module.constants.data(), module.constants.size());
+    } else {
+      Buffer staging(ctx, module.constants.size(), BufferUse::Upload, "constants upload");
+      std::memcpy(staging.mapped(), module.constants.data(), module.constants.size());
+      VkCommandBuffer upload = commands->allocate();
+      VkCommandBufferBeginInfo begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+      begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+      vk_check(ctx.vk.vkBeginCommandBuffer(upload, &begin), "vkBeginCommandBuffer");
+      VkBufferCopy region{0, 0, module.constants.size()};
+      ctx.vk.vkCmdCopyBuffer(upload, staging.handle(), constants->handle(), 1, &region);
+      vk_check(ctx.vk.vkEndCommandBuffer(upload), "vkEndCommandBuffer");
+      fence->submit_and_wait(upload);
+    }
+  }
+
+  command_buffer(false, false);  // the plain variant is recorded up front
+  if (ctx.timestamp_valid_bits != 0 && !manifest.dispatches.empty()) {
+    VkQueryPoolCreateInfo info = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = uint32_t(2 * manifest.dispatches.size());
+    VkQueryPool pool = VK_NULL_HANDLE;
+    vk_check(ctx.vk.vkCreateQueryPool(ctx.device, &info, nullptr, &pool), "vkCreateQueryPool");
+    Context::Impl* c = &ctx;
+    timestamps = Unique<VkQueryPool>(pool, [c](VkQueryPool p) { c->vk.vkDestroyQueryPool(c->device, p, nullptr); });
+    command_buffer(true, false);
+  }
+}
+
+VkCommandBuffer Program::Impl::command_buffer(bool profile, bool poison) {
+  auto it = recorded.find({profile, poison});
+  if (it != recorded.end()) return it->second;
+  VkCommandBuffer c = commands->allocate();
+  record(c, profile, poison);
+  recorded[{profile, poison}] = c;
+  return c;
+}
+
+Program::Impl::~Impl() {
+  // A timed-out or failed submission may still reference the buffers.
+  if (ctx.queue) ctx.vk.vkQueueWaitIdle(ctx.queue);
+}
+
+void Program::Impl::create_buffers() {
+  for (const TensorDesc& t : manifest.tensors) {
+    if (!t.view_of.empty()) continue;
+    if (t.role == TensorRole::Input)
+      input_buffers[t.name] = std::make_unique<Buffer>(ctx, at_least_4(t.size_bytes()), BufferUse::Storage,
+                                                       cat("input '", t.name, "'"));
+    if (t.role == TensorRole::Output)
+      output_buffers[t.name] = std::make_unique<Buffer>(ctx, at_least_4(t.size_bytes()), BufferUse::Storage,
+                                                        cat("output '", t.name, "'"));
+  }
+  constants = std::make_unique<Buffer>(ctx, at_least_4(manifest.constants_bytes), BufferUse::Storage, "constants");
+  arena = std::make_unique<Buffer>(ctx, at_least_4(manifest.arena_bytes), BufferUse::Storage, "arena");
+  dummy = std::make_unique<Buffer>(ctx, 4, BufferUse::Storage, "zero-size tensor placeholder");
+  for (const std::string& name : manifest.inputs) {
+    Buffer& b = buffer_of(resolve_storage(manifest, name));
+    if (!b.mapped())
+      upload_staging[name] = std::make_unique<Buffer>(ctx, b.size(), BufferUse::Upload, cat("input '", name, "' upload"));
+  }
+  for (const std::string& name : manifest.outputs) {
+    Buffer& b = buffer_of(resolve_storage(manifest, name));
+    if (!b.mapped())
+      download_staging[name] = std::make_unique<Buffer>(ctx, at_least_4(manifest.tensor(name).size_bytes()),
+                                                        BufferUse::Download, cat("output '", name, "' download"));
+  }
+}
+
+Buffer& Program::Impl::buffer_of(const StorageRange& r) {
+  switch (r.kind) {
+    case StorageKind::Input: return *input_buffers.at(r.owner);
+    case StorageKind::Output: return *output_buffers.at(r.owner);
+    case StorageKind::Constants: return *constants;
+    case StorageKind::Arena: return *arena;
+  }
+  throw Error("internal error: unknown storage kind");
+}
+
+void Program::Impl::create_descriptor_sets() {
+  uint32_t total = 0;
+  for (const DispatchDesc& d : manifest.dispatches) total += uint32_t(d.bindings.size());
+  const uint32_t sets = uint32_t(manifest.dispatches.size());
+  if (sets == 0) return;
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, total ? total : 1};
+  VkDescriptorPoolCreateInfo pool_info = vk_struct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+  pool_info.maxSets = sets;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  vk_check(ctx.vk.vkCreateDescriptorPool(ctx.device, &pool_info, nullptr, &pool), "vkCreateDescriptorPool");
+  Context::Impl* c = &ctx;
+  descriptor_pool = Unique<VkDescriptorPool>(pool, [c](VkDescriptorPool p) { c->vk.vkDestroyDescriptorPool(c->device, p, nullptr); });
+
+  std::vector<VkDescriptorSetLayout> layouts;
+  for (const auto& p : pipelines) layouts.push_back(p->set_layout());
+  VkDescriptorSetAllocateInfo alloc = vk_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = sets;
+  alloc.pSetLayouts = layouts.data();
+  descriptor_sets.resize(sets);
+  vk_check(ctx.vk.vkAllocateDescriptorSets(ctx.device, &alloc, descriptor_sets.data()), "vkAllocateDescriptorSets");
+
+  const uint64_t align = ctx.limits.min_storage_buffer_offset_alignment;
+  for (size_t i = 0; i < manifest.dispatches.size(); ++i) {
+    const DispatchDesc& d = manifest.dispatches[i];
+    std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
+    std::vector<VkWriteDescriptorSet> writes(d.bindings.size());
+    for (size_t b = 0; b < d.bindings.size(); ++b) {
+      const BindingDesc& bd = d.bindings[b];
+      StorageRange r = resolve_storage(manifest, bd.tensor);
+      if (r.size == 0) {
+        infos[b] = {dummy->handle(), 0, 4};
+      } else {
+        check(align == 0 || r.offset % align == 0, "dispatch '", d.name, "' binding ", bd.binding,
+              " (tensor '", bd.tensor, "'): offset ", r.offset,
+              " is not a multiple of minStorageBufferOffsetAlignment ", align);
+        check(r.size <= ctx.limits.max_storage_buffer_range, "dispatch '", d.name, "' binding ", bd.binding,
+              " (tensor '", bd.tensor, "'): ", r.size, " bytes exceed maxStorageBufferRange ",
+              ctx.limits.max_storage_buffer_range);
+        Buffer& buf = buffer_of(r);
+        check(r.offset + r.size <= buf.size(), "dispatch '", d.name, "' binding ", bd.binding, " (tensor '",
+              bd.tensor, "'): bytes [", r.offset, ", ", r.offset + r.size, ") lie outside its buffer of ",
+              buf.size(), " bytes");
+        infos[b] = {buf.handle(), r.offset, at_least_4(r.size)};
+        if (r.offset + infos[b].range > buf.size()) infos[b].range = r.size;  // tiny tensors at the end
+      }
+      writes[b] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+      writes[b].dstSet = descriptor_sets[i];
+      writes[b].dstBinding = bd.binding;
+      writes[b].descriptorCount = 1;
+      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[b].pBufferInfo = &infos[b];
+    }
+    ctx.vk.vkUpdateDescriptorSets(ctx.device, uint32_t(writes.size()), writes.data(), 0, nullptr);
+  }
+}
+
+void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison) {
+  const VolkDeviceTable& vk = ctx.vk;
+  constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  constexpr VkPipelineStageFlags kTransfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  constexpr VkAccessFlags kShaderRW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  constexpr VkAccessFlags kTransferRW = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+
+  VkCommandBufferBeginInfo begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  vk_check(vk.vkBeginCommandBuffer(c, &begin), "vkBeginCommandBuffer");
+  if (with_timestamps)
+    vk.vkCmdResetQueryPool(c, timestamps.get(), 0, uint32_t(2 * manifest.dispatches.size()));
+  // Orders this execution after the previous one (and the constants upload) on the queue: the
+  // fence wait covers the host, not the device-side hazards between submissions.
+  memory_barrier(ctx, c, kCompute | kTransfer, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 kCompute | kTransfer, kShaderRW | kTransferRW);
+
+  bool transfers = false;
+  if (poison) {
+    // 0x7FC07FC0 is a quiet NaN read as one f32 or as two f16, so unwritten elements stand out.
+    constexpr uint32_t kPoison = 0x7FC07FC0u;
+    for (const auto& [name, buffer] : output_buffers) vk.vkCmdFillBuffer(c, buffer->handle(), 0, VK_WHOLE_SIZE, kPoison);
+    vk.vkCmdFillBuffer(c, arena->handle(), 0, VK_WHOLE_SIZE, kPoison);
+    transfers = true;
+  }
+  for (const auto& [name, staging] : upload_staging) {
+    StorageRange r = resolve_storage(manifest, name);
+    if (r.size == 0) continue;
+    VkBufferCopy region{0, r.offset, r.size};
+    vk.vkCmdCopyBuffer(c, staging->handle(), buffer_of(r).handle(), 1, &region);
+    transfers = true;
+  }
+  if (transfers) memory_barrier(ctx, c, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, kCompute, kShaderRW);
+
+  for (size_t i = 0; i < manifest.dispatches.size(); ++i) {
+    const DispatchDesc& d = manifest.dispatches[i];
+    if (barrier_before[i]) memory_barrier(ctx, c, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kCompute, kShaderRW);
+    if (with_timestamps)
+      vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), uint32_t(2 * i));
+    vk.vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[i]->pipeline());
+    vk.vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[i]->layout(), 0, 1,
+                               &descriptor_sets[i], 0, nullptr);
+    if (!d.push_constants.empty())
+      vk.vkCmdPushConstants(c, pipelines[i]->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                            uint32_t(d.push_constants.size() * 4), d.push_constants.data());
+    vk.vkCmdDispatch(c, d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]);
+    if (with_timestamps)
+      vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), uint32_t(2 * i + 1));
+  }
+
+  // Results go to the host directly (mapped memory) or through download staging buffers.
+  memory_barrier(ctx, c, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kTransfer | VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
+  if (!download_staging.empty()) {
+    for (const auto& [name, staging] : download_staging) {
+      StorageRange r = resolve_storage(manifest, name);
+      if (r.size == 0) continue;
+      VkBufferCopy region{r.offset, 0, r.size};
+      vk.vkCmdCopyBuffer(c, buffer_of(r).handle(), staging->handle(), 1, &region);
+    }
+    memory_barrier(ctx, c, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_ACCESS_HOST_READ_BIT);
+  }
+  vk_check(vk.vkEndCommandBuffer(c), "vkEndCommandBuffer");
+}
+
+void Program::Impl::check_inputs(const std::map<std::string, HostTensor>& inputs) const {
+  for (const auto& [name, tensor] : inputs) {
+    bool known = false;
+    for (const std::string& n : manifest.inputs) known |= n == name;
+    check(known, "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
+  }
+  for (const std::string& name : manifest.inputs) {
+    const TensorDesc& t = manifest.tensor(name);
+    auto it = inputs.find(name);
+    check(it != inputs.end(), "missing input '", name, "' (", type_str(t), ")");
+    const HostTensor& h = it->second;
+    check(h.dtype() == t.dtype, "input '", name, "': expected dtype ", dtype_name(t.dtype), ", found ",
+          dtype_name(h.dtype()));
+    check(h.shape() == t.shape, "input '", name, "': expected shape ", shape_str(t.shape), ", found ",
+          shape_str(h.shape()));
+  }
+}
+
+Program::Program(Context& context, const ModuleImage& module)
+    : impl_(std::make_unique<Impl>(context, module)) {}
+
+Program::~Program() = default;
+
+const Manifest& Program::manifest() const { return impl_->manifest; }
+
+const std::vector<DispatchProfile>& Program::last_profile() const { return impl_->profile; }
+
+std::map<std::string, HostTensor> Program::execute(const std::map<std::string, HostTensor>& inputs,
+                                                   const ExecuteOptions& options) {
+  Impl& p = *impl_;
+  p.check_inputs(inputs);
+  check(!options.profile || p.timestamps, "profiling needs GPU timestamps, which device '", p.ctx.info.name,
+        "' does not support on its compute queue");
+
+  for (const std::string& name : p.manifest.inputs) {
+    const HostTensor& h = inputs.at(name);
+    StorageRange r = resolve_storage(p.manifest, name);
+    auto staging = p.upload_staging.find(name);
+    uint8_t* dst = staging != p.upload_staging.end() ? staging->second->mapped()
+                                                     : p.buffer_of(r).mapped() + r.offset;
+    if (h.size_bytes()) std::memcpy(dst, h.data(), h.size_bytes());
+  }
+  p.fence->submit_and_wait(p.command_buffer(options.profile, options.poison_outputs));
+
+  if (options.profile) {
+    const size_t n = p.manifest.dispatches.size();
+    std::vector<uint64_t> ticks(2 * n);
+    vk_check(p.ctx.vk.vkGetQueryPoolResults(p.ctx.device, p.timestamps.get(), 0, uint32_t(2 * n),
+                                            ticks.size() * 8, ticks.data(), 8,
+                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    const uint64_t mask = p.ctx.timestamp_valid_bits >= 64 ? ~0ull : (1ull << p.ctx.timestamp_valid_bits) - 1;
+    const double period_ns = p.ctx.caps.properties.limits.timestampPeriod;
+    p.profile.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const DispatchDesc& d = p.manifest.dispatches[i];
+      uint64_t delta = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
+      DispatchProfile dp;
+      dp.name = d.name;
+      dp.ms = double(delta) * period_ns / 1e6;
+      dp.gflops = dp.ms > 0 ? d.flops / dp.ms / 1e6 : 0;
+      dp.gbps = dp.ms > 0 ? d.bytes / dp.ms / 1e6 : 0;
+      p.profile.push_back(dp);
+    }
+  }
+
+  std::vector<std::string> messages = p.ctx.log.messages();
+  check(messages.empty(), messages.empty() ? "" : messages.front());
+
+  std::map<std::string, HostTensor> outputs;
+  for (const std::string& name : p.manifest.outputs) {
+    const TensorDesc& t = p.manifest.tensor(name);
+    HostTensor out(t.dtype, t.shape);
+    StorageRange r = resolve_storage(p.manifest, name);
+    auto staging = p.download_staging.find(name);
+    const uint8_t* src = staging != p.download_staging.end() ? staging->second->mapped()
+                                                             : p.buffer_of(r).mapped() + r.offset;
+    if (out.size_bytes()) std::memcpy(out.data(), src, out.size_bytes());
+    outputs.emplace(name, std::move(out));
+  }
+  return outputs;
+}
+
+}  // namespace vkc::rt

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs vkc's build and test dependencies from Debian 12 packages, only those missing.
+# Idempotent: a second run installs nothing. Nothing else is downloaded at build time.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config ccache
+  libvulkan-dev libvulkan-volk-dev            # Vulkan headers/loader; volk.c is compiled into vkc
+  glslang-dev glslang-tools spirv-tools spirv-headers   # GLSL -> SPIR-V, optimizer, validator
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # lavapipe, Khronos validation
+  googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  libstb-dev python3-numpy python3-onnx
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

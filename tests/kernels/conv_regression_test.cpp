@@ -1,0 +1,213 @@
+// Named conv regressions: layouts, 3-D, the workgroup-memory budget on every profile, and the
+// grouped backward-data conv_transpose.
+#include <gtest/gtest.h>
+
+#include "codegen/dispatch_group.h"
+#include "codegen/glsl_compiler.h"
+#include "codegen/kernel_context.h"
+#include "codegen/spirv_tools.h"
+#include "codegen/storage_plan.h"
+#include "kernels/conv_test_support.h"
+#include "support/error.h"
+
+namespace vkc::test {
+namespace {
+
+using ir::OpKind;
+
+HostTensor tensor_of(const Shape& shape, const std::vector<double>& values) {
+  HostTensor t(DType::f32, shape);
+  for (size_t i = 0; i < values.size(); ++i) t.set_f64(int64_t(i), values[i]);
+  return t;
+}
+
+std::vector<double> values_of(const HostTensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.get_f64(i));
+  return v;
+}
+
+// NWC input [[0,1],[0,0],[0,0]]: only channel 1 at w = 0 is set, so the output at w = 0 is the
+// filter's (C=1, W=0) row, [5, 6], and w = 1 sees only zeros.
+const std::vector<double> kNwcInput{0, 1, 0, 0, 0, 0};
+const std::vector<double> kExpected{5, 6, 0, 0};
+
+TEST(ConvRegression, LayoutNWCFilterCWF) {
+  ir::AttrMap attrs{{"input_layout", std::string("NWC")},
+                    {"filter_layout", std::string("CWF")},
+                    {"output_layout", std::string("NWC")}};
+  ir::Graph g = conv_graph(OpKind::Conv, {1, 3, 2}, {2, 2, 2}, false, attrs);
+  std::map<std::string, HostTensor> in{{"x", tensor_of({1, 3, 2}, kNwcInput)},
+                                       {"w", tensor_of({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}};
+  std::vector<std::string> strategies = lavapipe_strategies(g);
+  EXPECT_EQ(strategies, (std::vector<std::string>{"direct", "implicit_gemm", "im2col"}));
+  for (const std::string& s : strategies) {
+    GpuRun run = run_conv(g, in, s);
+    EXPECT_TRUE(outputs_match(run)) << s;
+    EXPECT_EQ(values_of(run.outputs.at("y")), kExpected) << s;
+    EXPECT_EQ(run.module.manifest.dispatches.back().strategy, s);
+  }
+
+  // The im2col op on its own: columns in the filter layout's order (C slowest, then W).
+  ir::Graph cg;
+  ir::Value* x = cg.add_input("x", {DType::f32, {1, 3, 2}});
+  cg.add_output(cg.add_op(OpKind::Im2Col, {x},
+                          {{"input_layout", std::string("NWC")},
+                           {"filter_layout", std::string("CWF")},
+                           {"kernel", std::vector<int64_t>{2}}})
+                    ->result(),
+                "cols");
+  GpuRun cols = run_on_gpu(cg, {{"x", in.at("x")}});
+  EXPECT_TRUE(outputs_match(cols));
+  EXPECT_EQ(cols.outputs.at("cols").shape(), (Shape{1, 2, 4}));
+  EXPECT_EQ(values_of(cols.outputs.at("cols")), (std::vector<double>{0, 0, 1, 0, 0, 0, 0, 0}));
+
+  // im2col + matmul: the CWF filter is already the [K, F] matrix in C order.
+  ir::Graph mg;
+  ir::Value* mx = mg.add_input("x", {DType::f32, {1, 3, 2}});
+  ir::Value* mw = mg.add_input("w", {DType::f32, {4, 2}});
+  ir::Value* c = mg.add_op(OpKind::Im2Col, {mx},
+                           {{"input_layout", std::string("NWC")},
+                            {"filter_layout", std::string("CWF")},
+                            {"kernel", std::vector<int64_t>{2}}})
+                     ->result();
+  mg.add_output(mg.add_op(OpKind::MatMul, {c, mw})->result(), "y");
+  try {
+    GpuRun mm = run_on_gpu(mg, {{"x", in.at("x")}, {"w", tensor_of({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}});
+    EXPECT_TRUE(outputs_match(mm));
+    EXPECT_EQ(values_of(mm.outputs.at("y")), kExpected);
+  } catch (const Error& e) {
+    // The GEMM kernel belongs to the contraction family; until it lands only im2col is checked.
+    EXPECT_NE(std::string(e.what()).find("not supported on the GPU yet"), std::string::npos) << e.what();
+  }
+
+  // The same numbers as the backward-data conv_transpose this conv came from: the filter is
+  // spatially flipped and the pads become kernel - 1 - pad = 1 on each side.
+  ir::Graph tg = conv_graph(OpKind::ConvTranspose, {1, 3, 2}, {2, 2, 2}, false,
+                            {{"input_layout", std::string("NWC")},
+                             {"filter_layout", std::string("CWF")},
+                             {"output_layout", std::string("NWC")},
+                             {"pads", std::vector<int64_t>{1, 1}}});
+  std::map<std::string, HostTensor> tin{{"x", in.at("x")},
+                                        {"w", tensor_of({2, 2, 2}, {3, 4, 1, 2, 7, 8, 5, 6})}};
+  for (const std::string& s : lavapipe_strategies(tg)) {
+    GpuRun run = run_conv(tg, tin, s);
+    EXPECT_TRUE(outputs_match(run)) << s;
+    EXPECT_EQ(values_of(run.outputs.at("y")), kExpected) << "conv_transpose " << s;
+  }
+}
+
+TEST(ConvRegression, ThreeD) {
+  ir::Graph g = conv_graph(OpKind::Conv, {1, 1, 32, 32, 32}, {16, 1, 9, 9, 1}, true,
+                           {{"pads", std::vector<int64_t>{4, 4, 0, 4, 4, 0}}});
+  EXPECT_EQ(only_conv(g).result()->type.shape, (Shape{1, 16, 32, 32, 32}));
+  for (const char* target : {"amd-cdna3", "lavapipe"}) EXPECT_TRUE(compiles_within(g, target));
+  GpuRun run = run_on_gpu(g, random_inputs(g, 3));
+  EXPECT_TRUE(outputs_match(run));
+}
+
+// Emits the graph's conv kernels for `target` and measures their SPIR-V, without the module-level
+// tensor-size check (a 256 MiB f32 result exceeds maxStorageBufferRange on 2^27 profiles).
+void expect_conv_kernels_fit(const ir::Graph& graph, const std::string& target) {
+  const TargetLimits& t = codegen::find_target(target).limits;
+  codegen::StoragePlan storage = codegen::plan_storage(graph);
+  for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph)) {
+    codegen::KernelContext ctx{t, graph, storage, {}};
+    std::vector<codegen::ScratchTensor> scratch;
+    for (const codegen::EmittedKernel& k : codegen::find_kernel_emitter(group)(group, ctx, scratch)) {
+      std::vector<uint32_t> spv = codegen::optimize_spirv(codegen::compile_glsl(k.glsl, k.kernel, t), t, k.kernel);
+      codegen::validate_spirv(spv, t, k.kernel);
+      uint32_t measured = codegen::measure_workgroup_memory(spv);
+      EXPECT_EQ(measured, k.workgroup_memory_bytes) << target;
+      EXPECT_LE(measured, t.max_compute_shared_memory_size) << target << " " << k.strategy;
+      EXPECT_LE(k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2],
+                t.max_compute_work_group_invocations) << target;
+      EXPECT_EQ(k.strategy, "implicit_gemm") << target << ": the budget should still allow tiles";
+    }
+  }
+}
+
+TEST(ConvRegression, BudgetAllProfiles) {
+  ir::AttrMap attrs{{"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+  ir::Graph big = conv_graph(OpKind::Conv, {1, 64, 512, 512}, {256, 64, 3, 3}, false, attrs);
+  for (const std::string& target : codegen::known_targets()) {
+    expect_conv_kernels_fit(big, target);
+    const TargetLimits& t = codegen::find_target(target).limits;
+    uint64_t result_bytes = uint64_t(only_conv(big).result()->type.size_bytes());
+    if (result_bytes <= t.max_storage_buffer_range) {
+      EXPECT_TRUE(compiles_within(big, target));
+    } else {
+      // The whole module is refused for the tensor size, never for the workgroup budget.
+      try {
+        codegen::CompileOptions o;
+        o.target = t;
+        codegen::compile_graph(big, o);
+        ADD_FAILURE() << target << ": expected the maxStorageBufferRange error";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("maxStorageBufferRange"), std::string::npos) << e.what();
+      }
+    }
+  }
+  ir::Graph small = conv_graph(OpKind::Conv, {1, 64, 64, 64}, {256, 64, 3, 3}, false, attrs);
+  GpuRun run = run_on_gpu(small, random_inputs(small, 5));
+  EXPECT_TRUE(outputs_match(run));
+  EXPECT_EQ(run.module.manifest.dispatches.at(0).strategy, "implicit_gemm");
+}
+
+TEST(ConvRegression, GroupedBackward) {
+  // Forward: x [2,16,9,9], w [32,2,3,3], groups 8, stride 2, pad 1 -> y [2,32,5,5]. Its input
+  // gradient is conv_transpose(dy, w) with the same filter read as [C_in=32, F/group=2, 3, 3].
+  ir::AttrMap attrs{{"groups", int64_t(8)},
+                    {"strides", std::vector<int64_t>{2, 2}},
+                    {"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+  ir::Graph fwd = conv_graph(OpKind::Conv, {2, 16, 9, 9}, {32, 2, 3, 3}, false, attrs);
+  ir::Graph bwd = conv_graph(OpKind::ConvTranspose, {2, 32, 5, 5}, {32, 2, 3, 3}, false, attrs);
+  ASSERT_EQ(only_conv(bwd).result()->type.shape, (Shape{2, 16, 9, 9}));
+  std::map<std::string, HostTensor> fin = random_inputs(fwd, 11);
+  std::map<std::string, HostTensor> bin = random_inputs(bwd, 12);
+  bin["w"] = fin.at("w");
+  GpuRun y = run_conv(fwd, fin, "");
+  for (const char* s : {"im2col", "direct", "implicit_gemm"}) {
+    GpuRun dx = run_conv(bwd, bin, s);
+    EXPECT_TRUE(outputs_match(dx)) << s;
+    EXPECT_EQ(dx.module.manifest.dispatches.back().strategy, s);
+    // Adjointness: <conv(x), dy> == <x, conv_transpose(dy)>, which pins the backward semantics
+    // independently of the reference interpreter.
+    double lhs = 0, rhs = 0;
+    const HostTensor& yv = y.outputs.at("y");
+    for (int64_t i = 0; i < yv.numel(); ++i) lhs += yv.get_f64(i) * bin.at("x").get_f64(i);
+    const HostTensor& dxv = dx.outputs.at("y");
+    for (int64_t i = 0; i < dxv.numel(); ++i) rhs += dxv.get_f64(i) * fin.at("x").get_f64(i);
+    EXPECT_NEAR(lhs, rhs, 1e-3 * (1 + std::abs(lhs))) << s;
+  }
+}
+
+TEST(ConvRegression, ForcedStrategyThatDoesNotApplyThrows) {
+  ir::Graph g = conv_graph(OpKind::Conv, {1, 4, 5, 5}, {4, 4, 3, 3}, false, {});
+  codegen::CompileOptions o;
+  o.target = codegen::find_target("lavapipe").limits;
+  o.forced_strategy["conv"] = "depthwise";
+  try {
+    codegen::compile_graph(g, o);
+    ADD_FAILURE() << "depthwise must not apply to a dense conv";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("strategy 'depthwise' does not apply"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ConvRegression, TensorsBeyond32BitIndexingAreAClearError) {
+  // 2^32 input elements: refused by name before any kernel is planned (compiled only).
+  ir::Graph g = conv_graph(OpKind::Conv, {1, 1, 65536, 65536}, {1, 1, 1, 1}, false, {});
+  codegen::CompileOptions o;
+  o.target = codegen::find_target("amd-cdna3").limits;
+  try {
+    codegen::compile_graph(g, o);
+    ADD_FAILURE() << "expected a 32-bit indexing error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("32-bit indexing"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test

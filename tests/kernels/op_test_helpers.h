@@ -1,0 +1,74 @@
+// Shared by the kernel test suites of contraction, pooling, reductions, data movement and
+// quantization: one-op graphs, differential runs against the reference, and a check that a
+// kernel compiles (fits) for every known target profile.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/compiler.h"
+#include "codegen/targets.h"
+#include "common/gpu_harness.h"
+#include "ir/graph.h"
+#include "support/error.h"
+
+namespace vkc::test {
+
+using Ints = std::vector<int64_t>;
+
+// A graph with inputs x0, x1, ... of the given types, one op and its result as output "y".
+inline ir::Graph one_op_graph(ir::OpKind kind, const std::vector<ir::TensorType>& inputs,
+                              ir::AttrMap attrs = {}) {
+  ir::Graph g;
+  std::vector<ir::Value*> operands;
+  for (size_t i = 0; i < inputs.size(); ++i) operands.push_back(g.add_input("x" + std::to_string(i), inputs[i]));
+  ir::Op* op = g.add_op(kind, operands, std::move(attrs), "under_test");
+  g.add_output(op->result(), "y");
+  return g;
+}
+
+inline ir::TensorType f32(Shape s) { return {DType::f32, std::move(s)}; }
+
+// Runs on the device (optionally planned for a profile, optionally forcing a strategy for the
+// op) and compares with the reference.
+inline void expect_gpu_matches(const ir::Graph& g, const std::map<std::string, HostTensor>& inputs,
+                               const std::string& op, const std::string& strategy = "",
+                               const std::string& target = "", double rel_tol = 1e-5) {
+  GpuRunOptions o;
+  if (!strategy.empty()) o.forced_strategy[op] = strategy;
+  o.target = target;
+  o.rel_tol = rel_tol;
+  SCOPED_TRACE("strategy '" + strategy + "' target '" + target + "'");
+  try {
+    GpuRun run = run_on_gpu(g, inputs, o);
+    EXPECT_TRUE(outputs_match(run, o));
+  } catch (const Error& e) {
+    ADD_FAILURE() << e.what();
+  }
+}
+
+inline void expect_gpu_matches(const ir::Graph& g, uint32_t seed, const std::string& op,
+                               const std::string& strategy = "", const std::string& target = "",
+                               double rel_tol = 1e-5) {
+  expect_gpu_matches(g, random_inputs(g, seed), op, strategy, target, rel_tol);
+}
+
+// Compiles (no run) for every known profile, proving the plan fits each one's limits.
+inline void expect_compiles_everywhere(const ir::Graph& g, const std::string& op = "",
+                                       const std::string& strategy = "") {
+  for (const std::string& name : codegen::known_targets()) {
+    codegen::CompileOptions co;
+    co.target = codegen::find_target(name).limits;
+    if (!strategy.empty()) co.forced_strategy[op] = strategy;
+    try {
+      codegen::compile_graph(g, co);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "target " << name << " strategy '" << strategy << "': " << e.what();
+    }
+  }
+}
+
+}  // namespace vkc::test

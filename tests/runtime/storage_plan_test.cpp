@@ -1,0 +1,80 @@
+// Storage resolution and barrier planning (no device needed).
+#include <gtest/gtest.h>
+
+#include "runtime/storage_plan.h"
+#include "runtime_fixture.h"
+
+namespace vkc::rt {
+namespace {
+
+using test::tensor_desc;
+
+DispatchDesc dispatch(const std::string& name, std::vector<std::string> reads, std::string write) {
+  DispatchDesc d;
+  d.name = name;
+  uint32_t b = 0;
+  for (const std::string& r : reads) d.bindings.push_back({b++, r, false});
+  d.bindings.push_back({b, write, true});
+  return d;
+}
+
+Manifest arena_manifest() {
+  Manifest m;
+  m.arena_bytes = 1024;
+  m.tensors = {tensor_desc("x", {16}, TensorRole::Input),
+               tensor_desc("t0", {16}, TensorRole::Intermediate, 0),
+               tensor_desc("t1", {16}, TensorRole::Intermediate, 256),
+               tensor_desc("t1_view", {4, 4}, TensorRole::Intermediate, 0, "t1"),
+               tensor_desc("t2", {64}, TensorRole::Intermediate, 512),
+               tensor_desc("y", {16}, TensorRole::Output)};
+  return m;
+}
+
+TEST(RuntimeStoragePlan, ViewsResolveToTheirStorage) {
+  Manifest m = arena_manifest();
+  StorageRange v = resolve_storage(m, "t1_view");
+  EXPECT_EQ(v.kind, StorageKind::Arena);
+  EXPECT_EQ(v.offset, 256u);
+  EXPECT_EQ(v.size, 64u);
+  StorageRange y = resolve_storage(m, "y");
+  EXPECT_EQ(y.kind, StorageKind::Output);
+  EXPECT_EQ(y.owner, "y");
+  EXPECT_FALSE(resolve_storage(m, "t0").overlaps(resolve_storage(m, "t1")));
+  EXPECT_TRUE(resolve_storage(m, "t1").overlaps(v));
+}
+
+TEST(RuntimeStoragePlan, IndependentDispatchesShareOneBarrier) {
+  Manifest m = arena_manifest();
+  m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"x"}, "t1"),
+                  dispatch("d2", {"t0", "t1_view"}, "y")};
+  EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, false, true}));
+}
+
+TEST(RuntimeStoragePlan, ReadAfterWriteThroughAView) {
+  Manifest m = arena_manifest();
+  m.dispatches = {dispatch("d0", {"x"}, "t1_view"), dispatch("d1", {"t1"}, "y")};
+  EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true}));
+}
+
+TEST(RuntimeStoragePlan, WriteAfterReadNeedsABarrier) {
+  Manifest m = arena_manifest();
+  m.dispatches = {dispatch("d0", {"t0"}, "y"), dispatch("d1", {"x"}, "t0")};
+  EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true}));
+}
+
+TEST(RuntimeStoragePlan, BarrierResetsTheHazardWindow) {
+  Manifest m = arena_manifest();
+  // d1 waits for d0; d2 reads t0 (written before that barrier) and writes t2: no new hazard.
+  m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"t0"}, "t1"), dispatch("d2", {"t0"}, "t2"),
+                  dispatch("d3", {"t2"}, "y")};
+  EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true, false, true}));
+}
+
+TEST(RuntimeStoragePlan, ReadsOfTheSameBytesNeedNoBarrier) {
+  Manifest m = arena_manifest();
+  m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"x"}, "t1")};
+  EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, false}));
+}
+
+}  // namespace
+}  // namespace vkc::rt

@@ -1,0 +1,44 @@
+// Shared plumbing for the command-line tools: argument scanning and the error contract
+// (exit code 0 on success, 1 with a one-line "TOOL: error: ..." message on any user error; no
+// crash, no stack trace).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "support/tensor.h"
+
+namespace vkc::cli {
+
+// Runs body() and maps every exception to the one-line error contract. Returns the exit code.
+int run_tool(const char* tool, const std::function<int()>& body);
+
+// A minimal flag scanner: "--flag VALUE", "--flag=VALUE", boolean "--flag", positionals.
+class Args {
+ public:
+  Args(int argc, char** argv);
+  bool flag(const std::string& name);                                // consumes --name
+  std::string value(const std::string& name, const std::string& fallback = "");  // consumes
+  std::vector<std::string> values(const std::string& name);           // repeated --name X
+  std::vector<std::string> positionals();                              // what is left
+  // Throws a usage error naming any flag nobody consumed.
+  void finish() const;
+
+ private:
+  std::vector<std::string> args_;
+  std::vector<bool> used_;
+};
+
+// "name=path.npy" -> {name, path}; error names the argument.
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const std::string& flag);
+
+// Numbers from flags, with a usage error naming the flag instead of an exception from std::sto*.
+int64_t parse_int(const std::string& text, const std::string& flag);
+double parse_double(const std::string& text, const std::string& flag);
+
+// Output file name for a tensor name: characters outside [A-Za-z0-9_.-] become '_'.
+std::string safe_file_name(const std::string& tensor_name);
+
+}  // namespace vkc::cli

@@ -1,0 +1,36 @@
+#include "umbrella/vkc.h"
+
+#include "codegen/targets.h"
+#include "ir/text_format.h"
+#include "support/error.h"
+
+namespace vkc {
+
+ir::Graph load_graph(const std::string& path) {
+  auto ends_with = [&](const char* ext) {
+    std::string e(ext);
+    return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+  };
+  if (ends_with(".onnx"))
+    throw Error(cat(path, ": ONNX import is not available in this build yet; use .vkir text"));
+  check(ends_with(".vkir"), path, ": unknown input format (expected a .vkir file)");
+  return ir::parse_graph_file(path);
+}
+
+TargetLimits resolve_target(const std::string& name, const rt::Context* device_context) {
+  if (name == "host") {
+    check(device_context != nullptr, "target 'host' needs a Vulkan device");
+    return device_context->limits();
+  }
+  return codegen::find_target(name).limits;
+}
+
+ModuleImage compile_for_device(const ir::Graph& graph, const rt::Context& context,
+                               const ir::PassManagerOptions& passes) {
+  codegen::CompileOptions options;
+  options.target = context.limits();
+  options.passes = passes;
+  return codegen::compile_graph(graph, options);
+}
+
+}  // namespace vkc

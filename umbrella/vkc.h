@@ -1,0 +1,24 @@
+// The umbrella library: the thin "compile then run" layer over codegen and the runtime.
+#pragma once
+
+#include <string>
+
+#include "codegen/compiler.h"
+#include "ir/graph.h"
+#include "runtime/runtime.h"
+
+namespace vkc {
+
+// Loads a graph from a .vkir text file (ONNX import arrives with its own issue). Errors name the
+// file. The graph is verified.
+ir::Graph load_graph(const std::string& path);
+
+// A target by profile name or alias; "host" means the limits of `device_context`'s device (which
+// must then be non-null).
+TargetLimits resolve_target(const std::string& name, const rt::Context* device_context);
+
+// Compiles for the context's device and loads the result: the in-process path of vk-run.
+ModuleImage compile_for_device(const ir::Graph& graph, const rt::Context& context,
+                               const ir::PassManagerOptions& passes = {});
+
+}  // namespace vkc
