@@ -6,17 +6,14 @@
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
+#include "codegen/spirv_env.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
 namespace {
 
 spv_target_env target_env(const TargetLimits& t) {
-  if (t.vulkan_version == "1.1") return SPV_ENV_VULKAN_1_1;
-  if (t.vulkan_version == "1.2") return SPV_ENV_VULKAN_1_2;
-  if (t.vulkan_version == "1.3") return SPV_ENV_VULKAN_1_3;
-  throw Error(cat("target '", t.name, "': vulkan_version must be 1.1, 1.2 or 1.3, found ",
-                  t.vulkan_version));
+  return kernel_vulkan_minor(t) == 1 ? SPV_ENV_VULKAN_1_1 : SPV_ENV_VULKAN_1_2;
 }
 
 // Keeps the first error-level message, flattened to one line (the validator sometimes appends

@@ -179,7 +179,10 @@ Token Lexer::lex_number(Token tok) {
       tok.spelling = "-inf";
       return tok;
     }
-    if (!is_digit(peek())) fail(tok.line, tok.col, "expected a number after '-'");
+    if (!is_digit(peek()))
+      fail(tok.line, tok.col, cat("expected a number after '-', found ",
+                                  pos_ < text_.size() ? cat("'", show_byte(peek()), "'")
+                                                      : std::string("end of input")));
   }
   bool is_float = false;
   while (is_digit(peek())) bump();

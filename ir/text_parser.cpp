@@ -192,13 +192,12 @@ class Parser {
     advance();  // 'return'
     if (cur_.kind == Tok::RBrace) return;
     do {
-      Value* v = use("for a graph output");
-      std::string name;
+      graph_.add_output(use("for a graph output"));  // default name unless 'as' gives one
       if (is_keyword("as")) {
         advance();
-        name = expect(Tok::String, "for the output name after 'as'").value;
+        // Set directly: add_output would replace an empty name, and `as ""` must read back as "".
+        graph_.outputs().back().name = expect(Tok::String, "for the output name after 'as'").value;
       }
-      graph_.add_output(v, std::move(name));
     } while (accept(Tok::Comma));
   }
 

@@ -119,13 +119,13 @@ EmittedKernel gather_kernel(const std::string& family, const ir::Value* in, cons
   return k;
 }
 
-int64_t axis_of(const ir::Op& op, int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+int64_t axis_of(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
 
 std::vector<EmittedKernel> emit_concat(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
   const ir::Value* out = op.result();
   const Shape& shape = out->type.shape;
   DType t = out->type.dtype;
-  size_t axis = size_t(axis_of(op, op.attr_int("axis"), int64_t(shape.size())));
+  size_t axis = size_t(axis_of(op.attr_int("axis"), int64_t(shape.size())));
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= shape[d];
   for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
@@ -208,7 +208,7 @@ std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const 
     case ir::OpKind::Transpose: {
       family = "transpose";
       const std::vector<int64_t>& perm = op.attr_ints("perm");
-      for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[size_t(axis_of(op, perm[d], rank))]};
+      for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[size_t(axis_of(perm[d], rank))]};
       break;
     }
     case ir::OpKind::Pad: {
@@ -227,7 +227,7 @@ std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const 
       family = "reverse";
       for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[d]};
       for (int64_t a : op.attr_ints("axes")) {
-        size_t d = size_t(axis_of(op, a, rank));
+        size_t d = size_t(axis_of(a, rank));
         dims[d].step = -1;
         dims[d].offset = is[d] - 1;
       }
@@ -243,7 +243,7 @@ std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const 
       steps = op.attr_ints_or("steps", steps);
       // Same start normalization as the reference (ONNX Slice); ends only shape the result.
       for (size_t i = 0; i < starts.size(); ++i) {
-        size_t a = size_t(axis_of(op, axes[i], rank));
+        size_t a = size_t(axis_of(axes[i], rank));
         int64_t dim = is[a], s = starts[i], st = steps[i];
         if (s < 0) s += dim;
         if (dim == 0) s = 0;

@@ -227,5 +227,18 @@ TEST(InterpreterConv, Im2colColumnOrderFollowsFilterLayout) {
                 {1, 4, 2, 5, 2, 5, 3, 6});
 }
 
+TEST(InterpreterConv, Conv3dAndPool3d) {
+  // 2x2x3 input (D,H,W) with x = 0..11, kernel 2x2x2 of ones, pads 0: output 1x1x2, the sums of
+  // W-windows (0,1) and (1,2) over all D,H: w=0,1 -> (0+1+3+4+6+7+9+10) = 40; w=1,2 -> 48.
+  std::vector<float> xs(12);
+  for (int i = 0; i < 12; ++i) xs[size_t(i)] = float(i);
+  HostTensor x = make_f32({1, 1, 2, 2, 3}, xs);
+  HostTensor y = run_op(OpKind::Conv, {x, make_f32({1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f))});
+  EXPECT_EQ(y.shape(), (Shape{1, 1, 1, 1, 2}));
+  expect_values(y, {40, 48});
+  HostTensor m = run_op(OpKind::MaxPool, {x}, {{"kernel", Ints{2, 2, 2}}});
+  expect_values(m, {10, 11});
+}
+
 }  // namespace
 }  // namespace vkc::test

@@ -431,6 +431,14 @@ TEST(TextFormatNames, UnnamedInvalidAndDuplicateNamesGetNumbers) {
             "}\n");
 }
 
+TEST(TextFormatNames, EmptyOutputNameRoundTrips) {
+  Graph g;
+  Value* x = g.add_input("x", f32({2}));
+  g.add_output(g.add_op(OpKind::Relu, {x})->result());
+  g.outputs()[0].name = "";
+  EXPECT_NE(round_trip(g).find("return %0 as \"\"\n"), std::string::npos);
+}
+
 TEST(TextFormatNames, ParsedNamesAreKept) {
   Graph g = parse_graph(
       "graph @\"my graph\"(%in.0: tensor<2xf32>) {\n  %7 = relu (%in.0) : tensor<2xf32>\n"
@@ -506,6 +514,10 @@ TEST(TextFormatErrors, PositionedMessages) {
        "t.vkir:2:38: attribute 'alpha' is given twice"},
       {"graph @g(%x: tensor<2x3xf32>", "t.vkir:1:29: expected ')' after graph inputs, found end of input"},
       {"", "t.vkir:1:1: expected 'graph' at the start of the file, found end of input"},
+      {h + "  %y = transpose (%x) {perm = [1, -x]} : tensor<3x2xf32>\n",
+       "t.vkir:2:35: expected a number after '-', found 'x'"},
+      {h + "  %y = relu (%x) : tensor<2x3xf32>\n  return %y as y\n}\n",
+       "t.vkir:3:16: expected a string for the output name after 'as', found 'y'"},
   };
   for (const auto& [text, message] : cases) EXPECT_EQ(parse_error(text), message) << text;
 }

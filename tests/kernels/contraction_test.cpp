@@ -1,0 +1,86 @@
+// matmul / batch_matmul / gemm kernels: tiled and naive strategies against the reference, on the
+// device and planned for the strictest profile, plus compile-only checks on every profile.
+#include "kernels/op_test_helpers.h"
+
+namespace vkc::test {
+namespace {
+
+using K = ir::OpKind;
+
+struct MatmulCase {
+  Shape a, b;
+  bool ta = false, tb = false;
+};
+
+class MatmulTest : public ::testing::TestWithParam<MatmulCase> {};
+
+TEST_P(MatmulTest, MatchesReferenceWithEachStrategy) {
+  const MatmulCase& c = GetParam();
+  ir::Graph g = one_op_graph(K::MatMul, {f32(c.a), f32(c.b)}, {{"transpose_a", c.ta}, {"transpose_b", c.tb}});
+  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 11, "matmul", s);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, MatmulTest,
+    ::testing::Values(MatmulCase{{64, 32}, {32, 48}},          // one full tile
+                      MatmulCase{{70, 33}, {33, 65}},          // partial edge tiles, odd K
+                      MatmulCase{{3, 33, 17}, {17, 29}},       // batch broadcast of rhs
+                      MatmulCase{{2, 1, 5, 7}, {3, 7, 6}},     // batch broadcast both ways
+                      MatmulCase{{7}, {7, 5}},                 // 1-D lhs
+                      MatmulCase{{4, 7}, {7}},                 // 1-D rhs
+                      MatmulCase{{9}, {9}},                    // dot product (rank-0 result)
+                      MatmulCase{{2, 30, 20}, {2, 40, 30}, true, true},
+                      MatmulCase{{20, 30}, {40, 30}, false, true},
+                      MatmulCase{{30, 20}, {30, 40}, true, false}));
+
+TEST(MatmulKernelTest, BatchMatmulWithTransposes) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Shape a = ta ? Shape{3, 24, 40} : Shape{3, 40, 24}, b = tb ? Shape{3, 36, 24} : Shape{3, 24, 36};
+      ir::Graph g = one_op_graph(K::BatchMatMul, {f32(a), f32(b)}, {{"transpose_a", ta}, {"transpose_b", tb}});
+      for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 5, "batch_matmul", s);
+    }
+}
+
+TEST(MatmulKernelTest, GemmAlphaBetaAndBroadcastC) {
+  for (Shape c : {Shape{}, Shape{40}, Shape{50, 1}, Shape{50, 40}, Shape{1, 40}}) {
+    ir::Graph g = one_op_graph(K::Gemm, {f32({30, 50}), f32({40, 30}), f32(c)},
+                               {{"alpha", 0.5}, {"beta", 2.0}, {"transpose_a", true}, {"transpose_b", true}});
+    for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 3, "gemm", s);
+  }
+  ir::Graph no_c = one_op_graph(K::Gemm, {f32({50, 30}), f32({30, 40})}, {{"alpha", -1.5}});
+  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(no_c, 4, "gemm", s);
+}
+
+TEST(MatmulKernelTest, HalfPrecision) {
+  ir::Graph g = one_op_graph(K::MatMul, {{DType::f16, {2, 40, 24}}, {DType::f16, {24, 36}}});
+  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 8, "matmul", s, "", 2e-3);
+}
+
+TEST(MatmulKernelTest, RunsWhenPlannedForTheMinimumProfile) {
+  ir::Graph g = one_op_graph(K::MatMul, {f32({2, 100, 70}), f32({70, 90})});
+  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 9, "matmul", s, "vulkan-min");
+}
+
+TEST(MatmulKernelTest, FitsEveryProfile) {
+  ir::Graph g = one_op_graph(K::MatMul, {f32({4, 256, 128}), f32({128, 256})});
+  for (const char* s : {"tiled", "naive"}) expect_compiles_everywhere(g, "matmul", s);
+  ir::Graph gemm = one_op_graph(K::Gemm, {f32({64, 64}), f32({64, 64}), f32({64})});
+  for (const char* s : {"tiled", "naive"}) expect_compiles_everywhere(gemm, "gemm", s);
+}
+
+TEST(MatmulKernelTest, UnknownStrategyIsAnError) {
+  ir::Graph g = one_op_graph(K::MatMul, {f32({8, 8}), f32({8, 8})});
+  codegen::CompileOptions co;
+  co.target = codegen::find_target("lavapipe").limits;
+  co.forced_strategy["matmul"] = "winograd";
+  try {
+    codegen::compile_graph(g, co);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matmul 'under_test'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test
