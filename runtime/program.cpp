@@ -21,8 +21,11 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string type_str(const TensorDesc& t) { return cat(dtype_name(t.dtype), " ", shape_str(t.shape)); }
 
-// Storage buffers must not be empty, and zero-size tensors still need a valid descriptor range.
-uint64_t at_least_4(uint64_t n) { return n < 4 ? 4 : n; }
+// Buffer sizes and descriptor ranges are whole 32-bit words (at least one): storage buffers must
+// not be empty, and kernels on targets without 8-bit storage read and write 8-bit tensors as packed
+// words, including the last partial word. The compiler places every tensor at a 256-byte-aligned
+// offset, so the padding never reaches another tensor.
+uint64_t whole_words(uint64_t n) { return n < 4 ? 4 : (n + 3) / 4 * 4; }
 
 }  // namespace
 
@@ -147,14 +150,14 @@ void Program::Impl::create_buffers() {
   for (const TensorDesc& t : manifest.tensors) {
     if (!t.view_of.empty()) continue;
     if (t.role == TensorRole::Input)
-      input_buffers[t.name] = std::make_unique<Buffer>(ctx, at_least_4(t.size_bytes()), BufferUse::Storage,
+      input_buffers[t.name] = std::make_unique<Buffer>(ctx, whole_words(t.size_bytes()), BufferUse::Storage,
                                                        cat("input '", t.name, "'"));
     if (t.role == TensorRole::Output)
-      output_buffers[t.name] = std::make_unique<Buffer>(ctx, at_least_4(t.size_bytes()), BufferUse::Storage,
+      output_buffers[t.name] = std::make_unique<Buffer>(ctx, whole_words(t.size_bytes()), BufferUse::Storage,
                                                         cat("output '", t.name, "'"));
   }
-  constants = std::make_unique<Buffer>(ctx, at_least_4(manifest.constants_bytes), BufferUse::Storage, "constants");
-  arena = std::make_unique<Buffer>(ctx, at_least_4(manifest.arena_bytes), BufferUse::Storage, "arena");
+  constants = std::make_unique<Buffer>(ctx, whole_words(manifest.constants_bytes), BufferUse::Storage, "constants");
+  arena = std::make_unique<Buffer>(ctx, whole_words(manifest.arena_bytes), BufferUse::Storage, "arena");
   dummy = std::make_unique<Buffer>(ctx, 4, BufferUse::Storage, "zero-size tensor placeholder");
   for (const std::string& name : manifest.inputs) {
     Buffer& b = buffer_of(resolve_storage(manifest, name));
@@ -164,7 +167,7 @@ void Program::Impl::create_buffers() {
   for (const std::string& name : manifest.outputs) {
     Buffer& b = buffer_of(resolve_storage(manifest, name));
     if (!b.mapped())
-      download_staging[name] = std::make_unique<Buffer>(ctx, at_least_4(manifest.tensor(name).size_bytes()),
+      download_staging[name] = std::make_unique<Buffer>(ctx, whole_words(manifest.tensor(name).size_bytes()),
                                                         BufferUse::Download, cat("output '", name, "' download"));
   }
 }
@@ -224,8 +227,9 @@ void Program::Impl::create_descriptor_sets() {
         check(r.offset + r.size <= buf.size(), "dispatch '", d.name, "' binding ", bd.binding, " (tensor '",
               bd.tensor, "'): bytes [", r.offset, ", ", r.offset + r.size, ") lie outside its buffer of ",
               buf.size(), " bytes");
-        infos[b] = {buf.handle(), r.offset, at_least_4(r.size)};
-        if (r.offset + infos[b].range > buf.size()) infos[b].range = r.size;  // tiny tensors at the end
+        infos[b] = {buf.handle(), r.offset, whole_words(r.size)};
+        check(r.offset + infos[b].range <= buf.size(), "internal: dispatch '", d.name, "' binding ",
+              bd.binding, " range ends past its buffer");
       }
       writes[b] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
       writes[b].dstSet = descriptor_sets[i];

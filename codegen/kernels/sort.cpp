@@ -22,6 +22,10 @@ namespace {
 
 int64_t pow2_ceil(int64_t x) { return int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(x, 1)))); }
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+// Rows sorted whole in one chunk: padded to a power of two, and to at least 2 so the network has
+// a stage (a pass without one would let the compiler drop the unread key array, changing the
+// workgroup memory the plan declares).
+int64_t whole_row_slots(int64_t len) { return std::max<int64_t>(2, pow2_ceil(len)); }
 
 // Collects the passes and the scratch tensors they use.
 struct SortPlanner {
@@ -47,7 +51,7 @@ struct SortPlanner {
     p.keys = &keys;
     p.rows = keys.rows.rows();
     p.in_len = keys.rows.n;
-    p.in_pad = pow2_ceil(keys.rows.n);
+    p.in_pad = whole_row_slots(keys.rows.n);
     p.chunk = uint32_t(std::min<int64_t>(capacity, std::max<int64_t>(2, pow2_ceil(p.rows * p.in_pad))));
     p.k_hi = uint32_t(p.in_pad);
     p.row_mask = uint32_t(p.in_pad - 1);
@@ -72,7 +76,7 @@ struct SortPlanner {
       p.rows = rows;
       p.in_len = len;
       if (len <= capacity && level > 0) {  // the last list per row: sort it whole, keep k
-        p.in_pad = pow2_ceil(len);
+        p.in_pad = whole_row_slots(len);
         p.chunk = uint32_t(std::min<int64_t>(capacity, std::max<int64_t>(2, pow2_ceil(rows * p.in_pad))));
         p.k_hi = uint32_t(p.in_pad);
         p.row_mask = uint32_t(p.in_pad - 1);

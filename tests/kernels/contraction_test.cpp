@@ -21,7 +21,7 @@ TEST_P(MatmulTest, MatchesReferenceWithEachStrategy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Shapes, MatmulTest,
+    MatmulShapes, MatmulTest,
     ::testing::Values(MatmulCase{{64, 32}, {32, 48}},          // one full tile
                       MatmulCase{{70, 33}, {33, 65}},          // partial edge tiles, odd K
                       MatmulCase{{3, 33, 17}, {17, 29}},       // batch broadcast of rhs
@@ -80,6 +80,29 @@ TEST(MatmulKernelTest, UnknownStrategyIsAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("matmul 'under_test'"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace vkc::test
+
+namespace vkc::test {
+namespace {
+
+std::string default_strategy(const ir::Graph& g, const std::string& target) {
+  codegen::CompileOptions co;
+  co.target = codegen::find_target(target).limits;
+  return codegen::compile_graph(g, co).manifest.dispatches.at(0).strategy;
+}
+
+TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
+  ir::Graph big = one_op_graph(ir::OpKind::MatMul, {f32({256, 128}), f32({128, 256})});
+  EXPECT_EQ(default_strategy(big, "lavapipe"), "tiled 64x64x16 tile, 4x4 per invocation");
+  // vulkan-min allows only 128 invocations per workgroup.
+  EXPECT_EQ(default_strategy(big, "vulkan-min"), "tiled 64x32x16 tile, 4x4 per invocation");
+  ir::Graph small = one_op_graph(ir::OpKind::MatMul, {f32({20, 128}), f32({128, 20})});
+  EXPECT_EQ(default_strategy(small, "lavapipe"), "tiled 32x32x16 tile, 4x4 per invocation");
+  ir::Graph matvec = one_op_graph(ir::OpKind::MatMul, {f32({256, 128}), f32({128})});
+  EXPECT_EQ(default_strategy(matvec, "lavapipe"), "naive");
 }
 
 }  // namespace

@@ -182,6 +182,25 @@ TEST(ConvRegression, GroupedBackward) {
   }
 }
 
+TEST(ConvRegression, Im2ColOpGroupedAnyLayoutMatchesReference) {
+  // The im2col op with groups: result [N, G, P, K/G], columns in filter_layout order (H, C, W).
+  ir::Graph g;
+  ir::Value* x = g.add_input("x", {DType::f32, {5, 2, 6, 7}});  // layout HNCW: N=2, C=6, H=5, W=7
+  g.add_output(g.add_op(OpKind::Im2Col, {x},
+                        {{"input_layout", std::string("HNCW")},
+                         {"filter_layout", std::string("HCFW")},
+                         {"kernel", std::vector<int64_t>{3, 2}},
+                         {"groups", int64_t(3)},
+                         {"strides", std::vector<int64_t>{2, 1}},
+                         {"dilations", std::vector<int64_t>{1, 2}},
+                         {"pads", std::vector<int64_t>{1, 0, 2, 1}}})
+                   ->result(),
+               "cols");
+  GpuRun run = run_on_gpu(g, random_inputs(g, 9));
+  EXPECT_TRUE(outputs_match(run));
+  EXPECT_EQ(run.outputs.at("cols").shape().size(), 4u);
+}
+
 TEST(ConvRegression, ForcedStrategyThatDoesNotApplyThrows) {
   ir::Graph g = conv_graph(OpKind::Conv, {1, 4, 5, 5}, {4, 4, 3, 3}, false, {});
   codegen::CompileOptions o;

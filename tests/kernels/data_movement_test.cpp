@@ -32,7 +32,7 @@ TEST_P(DataMovementTest, EveryDTypeMatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Ops, DataMovementTest,
+    DataMovementOps, DataMovementTest,
     ::testing::Values(
         MoveCase{"transpose", K::Transpose, {2, 3, 4, 5}, {{"perm", Ints{3, 1, 0, 2}}}},
         MoveCase{"transpose", K::Transpose, {33, 65}, {{"perm", Ints{1, 0}}}},

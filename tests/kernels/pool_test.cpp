@@ -29,7 +29,7 @@ TEST_P(PoolTest, MaxAndAvgMatchReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Windows, PoolTest,
+    PoolWindows, PoolTest,
     ::testing::Values(
         PoolCase{{2, 3, 9, 10}, {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}},
         PoolCase{{2, 3, 9, 10},

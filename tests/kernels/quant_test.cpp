@@ -72,7 +72,7 @@ TEST_P(QuantTest, DequantizeMatchesReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Params, QuantTest,
+INSTANTIATE_TEST_SUITE_P(QuantParams, QuantTest,
                          ::testing::Values(QuantCase{{4, 8, 5}, {}, 1},        // per tensor (rank 0)
                                            QuantCase{{3, 7}, {1}, 0},          // per tensor ([1]), odd size
                                            QuantCase{{2, 4, 3, 3}, {4}, 1},    // per channel
@@ -89,6 +89,10 @@ TEST(QuantKernelTest, TiesRoundHalfToEvenAndSaturate) {
   std::map<std::string, HostTensor> in{{"x0", x}, {"x1", s}, {"x2", zp}};
   expect_gpu_matches(g, in, "quantize");
   expect_gpu_matches(g, in, "quantize", "", "vulkan-min");
+  // Without 8-bit storage the result is written as packed words.
+  codegen::CompileOptions co;
+  co.target = codegen::find_target("vulkan-min").limits;
+  EXPECT_EQ(codegen::compile_graph(g, co).manifest.dispatches.at(0).strategy.rfind("packed", 0), 0u);
 }
 
 }  // namespace

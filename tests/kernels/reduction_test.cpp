@@ -32,7 +32,7 @@ TEST_P(ReduceTest, EveryKindAndStrategyMatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Axes, ReduceTest,
+    ReduceAxes, ReduceTest,
     ::testing::Values(ReduceCase{DType::f32, {4, 37, 9}, {1}, true},
                       ReduceCase{DType::f32, {4, 37, 9}, {0, 2}, false},
                       ReduceCase{DType::f32, {4, 37, 9}, {}, false},
@@ -66,7 +66,7 @@ TEST_P(ReduceArgTest, ArgMaxAndArgMinWithTies) {
 }
 
 // Integers in [-8, 8] make ties certain, so first/last index selection is exercised.
-INSTANTIATE_TEST_SUITE_P(Axes, ReduceArgTest,
+INSTANTIATE_TEST_SUITE_P(ReduceArgAxes, ReduceArgTest,
                          ::testing::Values(ArgCase{DType::i32, {6, 50}, 1}, ArgCase{DType::i32, {40, 3, 5}, 0},
                                            ArgCase{DType::f32, {3, 700}, -1}, ArgCase{DType::f32, {4, 9, 6}, 1},
                                            ArgCase{DType::i64, {7, 33}, 1}));
@@ -91,7 +91,7 @@ TEST_P(ReduceSoftmaxTest, SoftmaxAndLogSoftmax) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Axes, ReduceSoftmaxTest,
+INSTANTIATE_TEST_SUITE_P(ReduceSoftmaxAxes, ReduceSoftmaxTest,
                          ::testing::Values(std::pair{Shape{5, 10}, int64_t(-1)}, std::pair{Shape{2, 300, 3}, int64_t(1)},
                                            std::pair{Shape{3, 1200}, int64_t(1)}, std::pair{Shape{7, 4, 6}, int64_t(0)}));
 

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds what the GPU machine needs and prints the `carry` list for the device tool.
+# The GPU machine has no network and no Vulkan SDK: vkc links glslang/SPIRV-Tools statically
+# (Debian ships only .a files) and compiles volk in, so the binaries need libc/libstdc++ and the
+# Vulkan loader, which travels as a .deb in .gl/ (unpacked there with dpkg -x).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+# libvulkan1: the loader. libegl1 + libglvnd0: the NVIDIA Vulkan ICD (libGLX_nvidia.so.0) dlopens
+# GLVND's libEGL.so.1 while it initializes and fails its loader negotiation with
+# VK_ERROR_INITIALIZATION_FAILED when it is missing, as it is on the GPU image (found 2026-11-21).
+for p in libvulkan1 libegl1 libglvnd0; do
+  ls .gl/${p}_*.deb >/dev/null 2>&1 || ../shared/gpu/fetch-debs.sh .gl "$p"
+done
+grep -qx ".gl/" .git/info/exclude 2>/dev/null || echo ".gl/" >> .git/info/exclude
+scripts/build.sh build/gpu Release -DVKC_BUILD_TESTS=OFF
+# Only the binaries travel (the carry set is limited to 64 MiB).
+rm -rf build/gpu-carry && mkdir -p build/gpu-carry
+cp build/gpu/tools/vk-compile build/gpu/tools/vk-run build/gpu/samples/vkc-sample-convnet build/gpu-carry/
+strip build/gpu-carry/*
+du -sh build/gpu-carry .gl
+echo 'carry: [".gl", "build/gpu-carry"]'
