@@ -90,6 +90,26 @@ double parse_double(const std::string& text, const std::string& flag) {
   return v;
 }
 
+std::map<std::string, Shape> parse_input_shapes(const std::vector<std::string>& values) {
+  std::map<std::string, Shape> shapes;
+  for (const std::string& v : values) {
+    auto [name, dims] = split_assignment(v, "--input-shape");
+    Shape shape;
+    size_t start = 0;
+    while (start <= dims.size()) {
+      size_t comma = dims.find(',', start);
+      std::string d = dims.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      int64_t n = parse_int(d, "--input-shape " + name);
+      check(n >= 0, "usage: --input-shape ", name, ": negative dim ", n);
+      shape.push_back(n);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    check(shapes.emplace(name, shape).second, "usage: --input-shape ", name, " given twice");
+  }
+  return shapes;
+}
+
 std::string safe_file_name(const std::string& name) {
   std::string s;
   for (char c : name) {

@@ -38,6 +38,9 @@ std::pair<std::string, std::string> split_assignment(const std::string& arg, con
 int64_t parse_int(const std::string& text, const std::string& flag);
 double parse_double(const std::string& text, const std::string& flag);
 
+// "NAME=1,3,224,224" (repeatable flag values) -> {NAME: shape}; errors name the flag.
+std::map<std::string, Shape> parse_input_shapes(const std::vector<std::string>& values);
+
 // Output file name for a tensor name: characters outside [A-Za-z0-9_.-] become '_'.
 std::string safe_file_name(const std::string& tensor_name);
 

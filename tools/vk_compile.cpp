@@ -12,7 +12,8 @@
 namespace {
 
 const char* kUsage =
-    "usage: vk-compile INPUT.vkir -o OUTDIR [--target NAME] [--report]\n"
+    "usage: vk-compile INPUT.vkir|MODEL.onnx -o OUTDIR [--target NAME] [--report]\n"
+    "                  [--input-shape NAME=D0,D1,...]\n"
     "                  [--print-ir-after-all] [--print-ir-after=PASS] [--device INDEX|NAME]\n"
     "  --target NAME   a profile (lavapipe, nvidia, amd-rdna3, amd-cdna3, intel-xe, vulkan-min)\n"
     "                  or 'host' for the live device (default: host)\n"
@@ -32,12 +33,13 @@ int compile_main(int argc, char** argv) {
   vkc::ir::PassManagerOptions passes;
   passes.print_after_all = args.flag("--print-ir-after-all");
   for (const std::string& p : args.values("--print-ir-after")) passes.print_after.insert(p);
+  vkc::LoadOptions load_options{vkc::cli::parse_input_shapes(args.values("--input-shape"))};
   std::vector<std::string> inputs = args.positionals();
   args.finish();
   vkc::check(inputs.size() == 1, "usage: expected one input file (see --help)");
   vkc::check(!out_dir.empty(), "usage: -o OUTDIR is required (see --help)");
 
-  vkc::ir::Graph graph = vkc::load_graph(inputs[0]);
+  vkc::ir::Graph graph = vkc::load_graph(inputs[0], load_options);
   vkc::codegen::CompileOptions options;
   options.passes = passes;
   if (target_name == "host") {

@@ -21,7 +21,8 @@
 namespace {
 
 const char* kUsage =
-    "usage: vk-run MODULE_DIR|MODEL.vkir [--input NAME=FILE.npy ...] [--random-inputs SEED]\n"
+    "usage: vk-run MODULE_DIR|MODEL.vkir|MODEL.onnx [--input NAME=FILE.npy ...] [--random-inputs SEED]\n"
+    "              [--input-shape NAME=D0,D1,...]\n"
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
     "              [--benchmark N] [--profile] [--list-devices]\n";
 
@@ -30,14 +31,14 @@ struct Loaded {
   std::optional<vkc::ir::Graph> graph;  // for --check
 };
 
-Loaded load(const std::string& path, const vkc::rt::Context& context) {
+Loaded load(const std::string& path, const vkc::rt::Context& context, const vkc::LoadOptions& options) {
   Loaded l;
   if (std::filesystem::is_directory(path)) {
     l.module = vkc::read_module_dir(path);
     if (std::filesystem::exists(path + "/source.vkir"))
       l.graph = vkc::ir::parse_graph_file(path + "/source.vkir");
   } else {
-    l.graph = vkc::load_graph(path);
+    l.graph = vkc::load_graph(path, options);
     l.module = vkc::compile_for_device(*l.graph, context);
   }
   return l;
@@ -73,6 +74,7 @@ int run_main(int argc, char** argv) {
   double tolerance = vkc::cli::parse_double(args.value("--tolerance", "1e-4"), "--tolerance");
   int bench = int(vkc::cli::parse_int(args.value("--benchmark", "0"), "--benchmark"));
   bool profile = args.flag("--profile");
+  vkc::LoadOptions load_options{vkc::cli::parse_input_shapes(args.values("--input-shape"))};
   std::vector<std::string> pos = args.positionals();
   args.finish();
   vkc::check(pos.size() == 1, "usage: expected one module directory or model file (see --help)");
@@ -81,7 +83,7 @@ int run_main(int argc, char** argv) {
   vkc::rt::Context context(co);
   std::cout << "device: " << context.device_info().name << " (" << context.device_info().type << ", "
             << context.device_info().driver << ")\n";
-  Loaded loaded = load(pos[0], context);
+  Loaded loaded = load(pos[0], context, load_options);
   const vkc::Manifest& m = loaded.module.manifest;
 
   std::map<std::string, vkc::HostTensor> inputs;

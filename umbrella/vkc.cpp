@@ -2,18 +2,19 @@
 
 #include "codegen/targets.h"
 #include "ir/text_format.h"
+#include "onnx/importer.h"
 #include "support/error.h"
 
 namespace vkc {
 
-ir::Graph load_graph(const std::string& path) {
+ir::Graph load_graph(const std::string& path, const LoadOptions& options) {
   auto ends_with = [&](const char* ext) {
     std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
-  if (ends_with(".onnx"))
-    throw Error(cat(path, ": ONNX import is not available in this build yet; use .vkir text"));
-  check(ends_with(".vkir"), path, ": unknown input format (expected a .vkir file)");
+  if (ends_with(".onnx")) return onnx::import_model(path, {options.input_shapes});
+  check(options.input_shapes.empty(), path, ": --input-shape applies to ONNX models only");
+  check(ends_with(".vkir"), path, ": unknown input format (expected .vkir or .onnx)");
   return ir::parse_graph_file(path);
 }
 

@@ -1,6 +1,7 @@
 // The umbrella library: the thin "compile then run" layer over codegen and the runtime.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "codegen/compiler.h"
@@ -9,9 +10,13 @@
 
 namespace vkc {
 
-// Loads a graph from a .vkir text file (ONNX import arrives with its own issue). Errors name the
-// file. The graph is verified.
-ir::Graph load_graph(const std::string& path);
+struct LoadOptions {
+  std::map<std::string, Shape> input_shapes;  // pins dynamic ONNX input dims by input name
+};
+
+// Loads a graph from a .vkir text file or an .onnx model, by extension. Errors name the file.
+// The graph is verified.
+ir::Graph load_graph(const std::string& path, const LoadOptions& options = {});
 
 // A target by profile name or alias; "host" means the limits of `device_context`'s device (which
 // must then be non-null).

@@ -1,0 +1,21 @@
+// ONNX -> vkc IR, through Debian's libonnx (onnx_proto) and protobuf.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace vkc::onnx {
+
+struct ImportOptions {
+  // Pins dynamic dims of graph inputs by name (`--input-shape NAME=1,3,224,224`).
+  std::map<std::string, Shape> input_shapes;
+};
+
+// Reads a .onnx model (opsets 11-21, external data files resolved next to the model). Every
+// unsupported node is listed in ONE error message (name, op type, what is missing). The result is
+// a verified graph whose ops carry the ONNX node names and Location{model path}.
+ir::Graph import_model(const std::string& path, const ImportOptions& options = {});
+
+}  // namespace vkc::onnx
