@@ -9,14 +9,18 @@ cd "$here"
 # libvulkan1: the loader. libegl1 + libglvnd0: the NVIDIA Vulkan ICD (libGLX_nvidia.so.0) dlopens
 # GLVND's libEGL.so.1 while it initializes and fails its loader negotiation with
 # VK_ERROR_INITIALIZATION_FAILED when it is missing, as it is on the GPU image (found 2026-11-21).
-for p in libvulkan1 libegl1 libglvnd0; do
+# libonnx1 + libprotobuf32: vkc links Debian's shared ONNX/protobuf libraries for ONNX import.
+for p in libvulkan1 libegl1 libglvnd0 libonnx1 libprotobuf32; do
   ls .gl/${p}_*.deb >/dev/null 2>&1 || ../shared/gpu/fetch-debs.sh .gl "$p"
 done
 grep -qx ".gl/" .git/info/exclude 2>/dev/null || echo ".gl/" >> .git/info/exclude
-scripts/build.sh build/gpu Release -DVKC_BUILD_TESTS=OFF
+scripts/build.sh build/gpu Release -DVKC_BUILD_TESTS=OFF -DVKC_BUILD_BENCH=ON
 # Only the binaries travel (the carry set is limited to 64 MiB).
 rm -rf build/gpu-carry && mkdir -p build/gpu-carry
-cp build/gpu/tools/vk-compile build/gpu/tools/vk-run build/gpu/samples/vkc-sample-convnet build/gpu-carry/
+cp build/gpu/tools/vk-compile build/gpu/tools/vk-run build/gpu/samples/vkc-sample-convnet build/gpu/bench/vkc_bench \
+  build/gpu/bench/vkc-startup-bench build/gpu-carry/
 strip build/gpu-carry/*
+# The commit the numbers belong to (RESULTS.md rows name it); "-dirty": uncommitted changes built in.
+echo "$(git rev-parse HEAD)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)" > build/gpu-carry/COMMIT
 du -sh build/gpu-carry .gl
 echo 'carry: [".gl", "build/gpu-carry"]'

@@ -1,15 +1,46 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (through the device tool, from the repository root):
-#   bash bench/run-gpu.sh
-# Unpacks the Vulkan loader carried in .gl/, lists devices, runs the sample network and a compiled
-# example with --check and --profile, and prints a short summary last.
+# Runs on the GPU machine (through the device tool, from the repository root), with carry
+# [".gl", "build/gpu-carry"] as bench/build-carry.sh prints:
+#   bash bench/run-gpu.sh              smoke checks, then the benchmark against PyTorch
+#   bash bench/run-gpu.sh smoke        unpack the loader, list devices, run the sample and an example
+#   bash bench/run-gpu.sh bench [ARGS] the benchmark only; ARGS go to vkc_bench (--cases a,b --runs N)
+# The benchmark writes vkc.json, bench.json and table.md to $OUT (so they come back) and prints the
+# table last.
 set -uo pipefail
+mode=${1:-all}
+[ $# -gt 0 ] && shift
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export XDG_RUNTIME_DIR=/tmp
+# The NVIDIA ICD normally registers itself; point the loader at it where it does not.
+nv=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$nv" ] && ! ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvidia* >/dev/null 2>&1; then
+  export VK_DRIVER_FILES=$nv __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+fi
 bin=build/gpu-carry
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
-ls /usr/share/vulkan/icd.d /etc/vulkan/icd.d 2>/dev/null
-echo "== devices"; $bin/vk-run --list-devices
-echo "== sample"; $bin/vkc-sample-convnet
-echo "== example"; $bin/vk-compile examples/small_convnet.vkir -o /tmp/net --target host --report &&
-  $bin/vk-run /tmp/net --random-inputs 1 --check --profile --benchmark 20
+out=${OUT:-/tmp/vkcbench-out}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null
+
+if [ "$mode" = all ] || [ "$mode" = smoke ]; then
+  ls /usr/share/vulkan/icd.d /etc/vulkan/icd.d 2>/dev/null
+  echo "== devices"; $bin/vk-run --list-devices
+  echo "== sample"; $bin/vkc-sample-convnet
+  echo "== example"; $bin/vk-compile examples/small_convnet.vkir -o /tmp/net --target host --report &&
+    $bin/vk-run /tmp/net --random-inputs 1 --check --profile --benchmark 20
+  # Cold vs warm process start (pipeline cache) and per-execution overhead of 50 dispatches.
+  echo "== startup"; $bin/vkc-startup-bench 2>&1 | tee "$out/startup_bench.txt"
+fi
+
+if [ "$mode" = all ] || [ "$mode" = bench ]; then
+  commit=$(cat $bin/COMMIT 2>/dev/null || echo unknown)
+  work=/tmp/vkcbench
+  rm -rf "$work"
+  echo "== vkc_bench (commit $commit)"
+  # Each half is bounded so that a pathological kernel still leaves the other half's numbers.
+  timeout 300 $bin/vkc_bench --out "$work" "$@" 2>&1 | tee "$out/vkc_bench.log"
+  cp "$work/vkc.json" "$out/" 2>/dev/null
+  echo "== torch_reference"
+  PYTHONUNBUFFERED=1 timeout 220 python3 bench/torch_reference.py "$work" --out "$out" --commit "$commit" 2>&1 |
+    tee "$out/torch_reference.log" | grep -v '^[a-z_0-9^x]*: {' 
+  nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null
+fi

@@ -7,6 +7,7 @@
 #include "codegen/dispatch_group.h"
 #include "codegen/glsl_compiler.h"
 #include "codegen/kernel_context.h"
+#include "codegen/spirv_cache.h"
 #include "codegen/spirv_tools.h"
 #include "codegen/storage_plan.h"
 #include "ir/passes.h"
@@ -16,7 +17,14 @@
 namespace vkc::codegen {
 
 ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options) {
+  // Constants first (dequantized or transposed weights become plain constants), then reshapes are
+  // canonicalized so pads reach the convs they feed, then convs absorb pads and BatchNorm
+  // constants; dce last removes what the rewrites left unused.
   ir::PassManager pm(options);
+  pm.add(ir::constant_folding_pass());
+  pm.add(ir::reshape_propagation_pass());
+  pm.add(ir::fold_pad_into_conv_pass());
+  pm.add(ir::fold_batchnorm_into_conv_pass());
   pm.add(ir::dead_code_elimination_pass());
   return pm;
 }
@@ -51,9 +59,17 @@ void check_against_limits(const DispatchDesc& d, const TargetLimits& t) {
 
 // SPIR-V for one kernel, checked: the measured workgroup memory and local size must match the plan.
 std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& name, const CompileOptions& o) {
-  std::vector<uint32_t> words = compile_glsl(k.glsl, name, o.target);
-  if (o.optimize_spirv) words = optimize_spirv(words, o.target, name);
-  validate_spirv(words, o.target, name);
+  // Identical kernels compile once per process (codegen/spirv_cache.h); the checks below still run.
+  const std::string cache_key = SpirvCache::key(k.glsl, o.target, o.optimize_spirv);
+  std::vector<uint32_t> words;
+  if (auto hit = SpirvCache::process().find(cache_key)) {
+    words = std::move(*hit);
+  } else {
+    words = compile_glsl(k.glsl, name, o.target);
+    if (o.optimize_spirv) words = optimize_spirv(words, o.target, name);
+    validate_spirv(words, o.target, name);
+    SpirvCache::process().insert(cache_key, words);
+  }
   std::vector<std::pair<uint32_t, uint32_t>> spec;
   for (const SpecConstant& s : k.spec_constants) spec.push_back({s.id, s.value});
   uint32_t measured = measure_workgroup_memory(words, spec);
@@ -83,7 +99,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   default_pass_pipeline(options.passes).run(graph);
 
   StoragePlan storage = plan_storage(graph);
-  std::vector<DispatchGroup> groups = form_dispatch_groups(graph);
+  std::vector<DispatchGroup> groups = form_dispatch_groups(graph, options.target);
   for (DispatchGroup& c : storage.copy_groups) groups.push_back(std::move(c));
 
   ModuleImage image;
@@ -137,9 +153,6 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   m.tensors = storage.tensors;
   for (const ScratchTensor& s : scratch_all)
     m.tensors.push_back({s.name, s.dtype, s.shape, TensorRole::Intermediate, 0, ""});
-  for (const TensorDesc& t : m.tensors)
-    if (t.view_of.empty()) check_size_limits(t, options.target);
-
   // Live ranges over dispatch indices: from the first dispatch touching a storage to the last.
   std::map<std::string, std::pair<int, int>> range;
   for (size_t di = 0; di < m.dispatches.size(); ++di)
@@ -148,6 +161,11 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
       auto [it, fresh] = range.try_emplace(root, int(di), int(di));
       if (!fresh) it->second.second = int(di);
     }
+  // Only tensors that get storage must fit: an intermediate that fusion keeps in registers (e.g.
+  // the f32 result of a conv whose quantize is fused) is never allocated.
+  for (const TensorDesc& t : m.tensors)
+    if (t.view_of.empty() && (t.role != TensorRole::Intermediate || range.count(t.name)))
+      check_size_limits(t, options.target);
   std::vector<LiveRange> ranges;
   for (const TensorDesc& t : m.tensors) {
     if (t.role != TensorRole::Intermediate || !t.view_of.empty()) continue;

@@ -67,8 +67,16 @@ StoragePlan plan_storage(const ir::Graph& graph) {
     if (is_view_op(op->kind)) parent[op->result()] = op->operand(0);
   }
 
-  std::map<const ir::Value*, std::vector<const ir::Value*>> members;
-  for (const ir::Value* v : live) members[source(v)].push_back(v);
+  // Classes in definition order of their source value, so the manifest is the same on every run
+  // (a map keyed by pointers would order tensors by heap address).
+  std::vector<std::pair<const ir::Value*, std::vector<const ir::Value*>>> members;
+  std::map<const ir::Value*, size_t> class_index;
+  for (const ir::Value* v : live) {
+    const ir::Value* src = source(v);
+    auto [it, fresh] = class_index.try_emplace(src, members.size());
+    if (fresh) members.push_back({src, {}});
+    members[it->second].second.push_back(v);
+  }
 
   // Which graph output (by index) owns each dispatch-produced class.
   std::map<const ir::Value*, size_t> owner_output;

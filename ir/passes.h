@@ -9,4 +9,25 @@ namespace vkc::ir {
 // ops stay while any result is used; unused results of kept ops simply get no consumer.
 Pass dead_code_elimination_pass();
 
+// Evaluates every op whose operands are all constants with the reference interpreter
+// (ir::evaluate_op) and replaces its results by constant ops, so constant subgraphs (weight
+// dequantization, transposes of weights, ...) cost nothing at run time. Results above
+// `max_elements` are left alone to keep the constants blob bounded.
+Pass constant_folding_pass(int64_t max_elements = int64_t(1) << 24);
+
+// Canonicalizes reshapes (expand_shape, collapse_shape, reshape): a reshape of a reshape becomes
+// one reshape of the original value, a reshape to the operand's own shape disappears, and a pad,
+// reverse or unary elementwise op applied to a reshape's result moves above the reshape when the
+// dims it touches are kept whole by it. Two graphs that differ only in where such reshapes sit
+// (e.g. "pad, then expand groups" versus "expand groups, then pad") thus become the same graph.
+Pass reshape_propagation_pass();
+
+// conv(pad(x)) with a zero pad on spatial dims only becomes conv(x) with the pads added to the
+// conv's own: the padding is then part of the conv's input index map and costs no dispatch.
+Pass fold_pad_into_conv_pass();
+
+// conv(x, W, b) followed by mul and/or add with per-output-channel constants (BatchNormalization's
+// inference form) folds into the conv's weights and bias when W (and b) are constants.
+Pass fold_batchnorm_into_conv_pass();
+
 }  // namespace vkc::ir

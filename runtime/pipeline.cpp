@@ -7,7 +7,7 @@
 namespace vkc::rt {
 
 DispatchPipeline::DispatchPipeline(Context::Impl& ctx, const DispatchDesc& d,
-                                   const std::vector<uint32_t>& spirv) {
+                                   const std::vector<uint32_t>& spirv, VkPipelineCache cache) {
   VkDevice device = ctx.device;
   const VolkDeviceTable& vk = ctx.vk;
   check(spirv.size() >= 5 && spirv[0] == 0x07230203u, "dispatch '", d.name, "': '", d.spv,
@@ -70,7 +70,7 @@ DispatchPipeline::DispatchPipeline(Context::Impl& ctx, const DispatchDesc& d,
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   info.layout = layout;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  vk_check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+  vk_check(vk.vkCreateComputePipelines(device, cache, 1, &info, nullptr, &pipeline),
            "vkCreateComputePipelines", d.name);
   pipeline_ = Unique<VkPipeline>(pipeline, [&vk, device](VkPipeline h) { vk.vkDestroyPipeline(device, h, nullptr); });
 }

@@ -12,7 +12,9 @@ namespace vkc::rt {
 
 class DispatchPipeline {
  public:
-  DispatchPipeline(Context::Impl& ctx, const DispatchDesc& dispatch, const std::vector<uint32_t>& spirv);
+  // `cache` (optional) is a VkPipelineCache shared by a module's pipelines (runtime/pipeline_cache.h).
+  DispatchPipeline(Context::Impl& ctx, const DispatchDesc& dispatch, const std::vector<uint32_t>& spirv,
+                   VkPipelineCache cache = VK_NULL_HANDLE);
 
   VkPipeline pipeline() const { return pipeline_.get(); }
   VkPipelineLayout layout() const { return layout_.get(); }

@@ -2,10 +2,13 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "runtime/command.h"
+#include "runtime/device_tensor.h"
 #include "runtime/memory.h"
 #include "runtime/pipeline.h"
+#include "runtime/pipeline_cache.h"
 #include "runtime/storage_plan.h"
 #include "support/error.h"
 
@@ -29,18 +32,27 @@ uint64_t whole_words(uint64_t n) { return n < 4 ? 4 : (n + 3) / 4 * 4; }
 
 }  // namespace
 
+using DeviceTensors = std::map<std::string, std::shared_ptr<DeviceTensor>>;
+
 struct Program::Impl {
-  Impl(Context& context, const ModuleImage& module);
+  Impl(Context& context, const ModuleImage& module, const ProgramOptions& options);
   ~Impl();
 
   void create_buffers();
   void create_descriptor_sets();
-  void record(VkCommandBuffer cmd, bool profile, bool poison);
-  // The command buffer for one (profile, poison) variant, recorded on first use and replayed after.
-  VkCommandBuffer command_buffer(bool profile, bool poison);
-  void check_inputs(const std::map<std::string, HostTensor>& inputs) const;
+  // `device_fed`: inputs that a device-side copy fills, so their host upload is not recorded.
+  void record(VkCommandBuffer cmd, bool profile, bool poison, const std::set<std::string>& device_fed);
+  // The command buffer for one variant (profile, poison, which inputs come from the device),
+  // recorded on first use and replayed after.
+  VkCommandBuffer command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed = {});
+  void check_inputs(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs) const;
   Buffer& buffer_of(const StorageRange& r);
+  // Device-side copies between device tensors and this program's input/output buffers.
+  void record_copy_in(const DeviceTensors& inputs);
+  void record_copy_out(const DeviceTensors& outputs);
+  void read_profile();
 
+  Context& context;
   Context::Impl& ctx;
   Manifest manifest;
   std::vector<std::unique_ptr<DispatchPipeline>> pipelines;
@@ -56,13 +68,26 @@ struct Program::Impl {
   std::vector<VkDescriptorSet> descriptor_sets;
   std::unique_ptr<CommandPool> commands;
   std::unique_ptr<Fence> fence;
-  std::map<std::pair<bool, bool>, VkCommandBuffer> recorded;  // by (profile, poison)
+  std::map<std::string, VkCommandBuffer> recorded;  // by variant key (see command_buffer)
   Unique<VkQueryPool> timestamps;  // two per dispatch; null when the queue has no timestamps
   std::vector<DispatchProfile> profile;
+  bool cache_loaded = false;
+  size_t submission_count = 0;
+
+  // Per-execution copies for device tensors: their own pool, reset before each use.
+  Unique<VkCommandPool> transfer_pool;
+  VkCommandBuffer copy_in = VK_NULL_HANDLE, copy_out = VK_NULL_HANDLE;
+  Unique<VkFence> execution_fence;
+
+  // The execution in flight (submit() .. wait()).
+  bool pending = false;
+  bool pending_profile = false;
+  DeviceTensors pending_device_inputs;   // kept alive until the copies ran
+  DeviceTensors pending_device_outputs;
 };
 
-Program::Impl::Impl(Context& context, const ModuleImage& module)
-    : ctx(context.impl()), manifest(module.manifest) {
+Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOptions& options)
+    : context(context), ctx(context.impl()), manifest(module.manifest) {
   const TargetLimits& device = ctx.limits;
   std::vector<std::string> unmet = manifest.target.unmet_by(device);
   // "1.1" < "1.2" < "1.3" compare correctly as strings; SPIR-V for a newer environment is invalid.
@@ -90,10 +115,21 @@ Program::Impl::Impl(Context& context, const ModuleImage& module)
     check(d.workgroup_memory_bytes <= device.max_compute_shared_memory_size, "dispatch '", d.name,
           "': ", d.workgroup_memory_bytes, " bytes of workgroup memory exceed maxComputeSharedMemorySize ",
           device.max_compute_shared_memory_size);
+  }
+  // Pipelines go through a cache persisted per device and module, so later processes skip the
+  // driver's compilation; it is dropped once the pipelines exist.
+  std::unique_ptr<PipelineCache> cache;
+  if (!options.pipeline_cache_dir.empty()) {
+    cache = std::make_unique<PipelineCache>(ctx, options.pipeline_cache_dir, module_pipeline_key(module));
+    cache_loaded = cache->loaded_from_disk();
+  }
+  for (const DispatchDesc& d : manifest.dispatches) {
     auto spv = module.spirv.find(d.spv);
     check(spv != module.spirv.end(), "dispatch '", d.name, "': SPIR-V '", d.spv, "' is missing from the module");
-    pipelines.push_back(std::make_unique<DispatchPipeline>(ctx, d, spv->second));
+    pipelines.push_back(std::make_unique<DispatchPipeline>(ctx, d, spv->second, cache ? cache->handle() : VK_NULL_HANDLE));
   }
+  if (cache) cache->save();
+  cache.reset();
   barrier_before = plan_barriers(manifest);
 
   create_buffers();
@@ -119,6 +155,28 @@ Program::Impl::Impl(Context& context, const ModuleImage& module)
     }
   }
 
+  {
+    VkCommandPoolCreateInfo info = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    info.queueFamilyIndex = ctx.queue_family;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    vk_check(ctx.vk.vkCreateCommandPool(ctx.device, &info, nullptr, &pool), "vkCreateCommandPool");
+    Context::Impl* c = &ctx;
+    transfer_pool = Unique<VkCommandPool>(pool, [c](VkCommandPool p) { c->vk.vkDestroyCommandPool(c->device, p, nullptr); });
+    VkCommandBufferAllocateInfo alloc = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    alloc.commandPool = pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 2;
+    VkCommandBuffer two[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+    vk_check(ctx.vk.vkAllocateCommandBuffers(ctx.device, &alloc, two), "vkAllocateCommandBuffers");
+    copy_in = two[0];
+    copy_out = two[1];
+    VkFenceCreateInfo fence_info = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    VkFence f = VK_NULL_HANDLE;
+    vk_check(ctx.vk.vkCreateFence(ctx.device, &fence_info, nullptr, &f), "vkCreateFence");
+    execution_fence = Unique<VkFence>(f, [c](VkFence h) { c->vk.vkDestroyFence(c->device, h, nullptr); });
+  }
+
   command_buffer(false, false);  // the plain variant is recorded up front
   if (ctx.timestamp_valid_bits != 0 && !manifest.dispatches.empty()) {
     VkQueryPoolCreateInfo info = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
@@ -132,12 +190,14 @@ Program::Impl::Impl(Context& context, const ModuleImage& module)
   }
 }
 
-VkCommandBuffer Program::Impl::command_buffer(bool profile, bool poison) {
-  auto it = recorded.find({profile, poison});
+VkCommandBuffer Program::Impl::command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed) {
+  std::string key{profile ? 'p' : '-', poison ? 'n' : '-'};
+  for (const std::string& name : manifest.inputs) key += device_fed.count(name) ? 'd' : 'h';
+  auto it = recorded.find(key);
   if (it != recorded.end()) return it->second;
   VkCommandBuffer c = commands->allocate();
-  record(c, profile, poison);
-  recorded[{profile, poison}] = c;
+  record(c, profile, poison, device_fed);
+  recorded[key] = c;
   return c;
 }
 
@@ -242,7 +302,8 @@ void Program::Impl::create_descriptor_sets() {
   }
 }
 
-void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison) {
+void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
+                           const std::set<std::string>& device_fed) {
   const VolkDeviceTable& vk = ctx.vk;
   constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   constexpr VkPipelineStageFlags kTransfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -267,6 +328,7 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison)
     transfers = true;
   }
   for (const auto& [name, staging] : upload_staging) {
+    if (device_fed.count(name)) continue;
     StorageRange r = resolve_storage(manifest, name);
     if (r.size == 0) continue;
     VkBufferCopy region{0, r.offset, r.size};
@@ -307,26 +369,77 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison)
   vk_check(vk.vkEndCommandBuffer(c), "vkEndCommandBuffer");
 }
 
-void Program::Impl::check_inputs(const std::map<std::string, HostTensor>& inputs) const {
-  for (const auto& [name, tensor] : inputs) {
-    bool known = false;
-    for (const std::string& n : manifest.inputs) known |= n == name;
-    check(known, "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
+void Program::Impl::check_inputs(const std::map<std::string, HostTensor>& inputs,
+                                 const DeviceTensors& device_inputs) const {
+  auto known = [&](const std::string& name) {
+    for (const std::string& n : manifest.inputs)
+      if (n == name) return true;
+    return false;
+  };
+  for (const auto& [name, tensor] : inputs)
+    check(known(name), "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
+  for (const auto& [name, tensor] : device_inputs) {
+    check(known(name), "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
+    check(!inputs.count(name), "input '", name, "' is given both as a host and as a device tensor");
+    check(tensor != nullptr, "input '", name, "': empty device tensor");
   }
   for (const std::string& name : manifest.inputs) {
     const TensorDesc& t = manifest.tensor(name);
+    auto dev = device_inputs.find(name);
     auto it = inputs.find(name);
-    check(it != inputs.end(), "missing input '", name, "' (", type_str(t), ")");
-    const HostTensor& h = it->second;
-    check(h.dtype() == t.dtype, "input '", name, "': expected dtype ", dtype_name(t.dtype), ", found ",
-          dtype_name(h.dtype()));
-    check(h.shape() == t.shape, "input '", name, "': expected shape ", shape_str(t.shape), ", found ",
-          shape_str(h.shape()));
+    check(it != inputs.end() || dev != device_inputs.end(), "missing input '", name, "' (", type_str(t), ")");
+    DType dtype = dev != device_inputs.end() ? dev->second->dtype() : it->second.dtype();
+    const Shape& shape = dev != device_inputs.end() ? dev->second->shape() : it->second.shape();
+    check(dtype == t.dtype, "input '", name, "': expected dtype ", dtype_name(t.dtype), ", found ", dtype_name(dtype));
+    check(shape == t.shape, "input '", name, "': expected shape ", shape_str(t.shape), ", found ", shape_str(shape));
+    if (dev != device_inputs.end())
+      check(&dev->second->impl().ctx == &ctx, "input '", name, "': the device tensor belongs to another device context");
   }
 }
 
-Program::Program(Context& context, const ModuleImage& module)
-    : impl_(std::make_unique<Impl>(context, module)) {}
+void Program::Impl::record_copy_in(const DeviceTensors& inputs) {
+  const VolkDeviceTable& vk = ctx.vk;
+  VkCommandBufferBeginInfo begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vk_check(vk.vkBeginCommandBuffer(copy_in, &begin), "vkBeginCommandBuffer");
+  // After whatever wrote the device tensors (an earlier execution's copy-out or dispatches) and
+  // whatever still reads this program's input buffers.
+  constexpr VkPipelineStageFlags kStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  memory_barrier(ctx, copy_in, kStages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  for (const auto& [name, tensor] : inputs) {
+    StorageRange r = resolve_storage(manifest, name);
+    if (r.size == 0) continue;
+    VkBufferCopy region{0, r.offset, r.size};
+    vk.vkCmdCopyBuffer(copy_in, tensor->impl().buffer->handle(), buffer_of(r).handle(), 1, &region);
+  }
+  // The dispatch command buffer starts with a barrier covering transfer writes.
+  vk_check(vk.vkEndCommandBuffer(copy_in), "vkEndCommandBuffer");
+}
+
+void Program::Impl::record_copy_out(const DeviceTensors& outputs) {
+  const VolkDeviceTable& vk = ctx.vk;
+  VkCommandBufferBeginInfo begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vk_check(vk.vkBeginCommandBuffer(copy_out, &begin), "vkBeginCommandBuffer");
+  constexpr VkPipelineStageFlags kStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  memory_barrier(ctx, copy_out, kStages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  for (const auto& [name, tensor] : outputs) {
+    StorageRange r = resolve_storage(manifest, name);
+    if (r.size == 0) continue;
+    VkBufferCopy region{r.offset, 0, r.size};
+    vk.vkCmdCopyBuffer(copy_out, buffer_of(r).handle(), tensor->impl().buffer->handle(), 1, &region);
+  }
+  // Visible to later device work and to DeviceTensor::download() on mapped memory.
+  memory_barrier(ctx, copy_out, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 kStages | VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
+  vk_check(vk.vkEndCommandBuffer(copy_out), "vkEndCommandBuffer");
+}
+
+Program::Program(Context& context, const ModuleImage& module, const ProgramOptions& options)
+    : impl_(std::make_unique<Impl>(context, module, options)) {}
 
 Program::~Program() = default;
 
@@ -334,50 +447,123 @@ const Manifest& Program::manifest() const { return impl_->manifest; }
 
 const std::vector<DispatchProfile>& Program::last_profile() const { return impl_->profile; }
 
+bool Program::pipeline_cache_loaded() const { return impl_->cache_loaded; }
+size_t Program::recorded_command_buffers() const { return impl_->recorded.size(); }
+size_t Program::submissions() const { return impl_->submission_count; }
+
 std::map<std::string, HostTensor> Program::execute(const std::map<std::string, HostTensor>& inputs,
                                                    const ExecuteOptions& options) {
+  submit(inputs, {}, {}, options);
+  return wait().host;
+}
+
+void Program::submit(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs,
+                     const std::set<std::string>& device_outputs, const ExecuteOptions& options) {
   Impl& p = *impl_;
-  p.check_inputs(inputs);
+  check(!p.pending, "an execution of this module is still in flight; wait() for it before submitting another");
+  p.check_inputs(inputs, device_inputs);
+  for (const std::string& name : device_outputs) {
+    bool known = false;
+    for (const std::string& n : p.manifest.outputs) known |= n == name;
+    check(known, "unknown output '", name, "' (the module's outputs are: ", join(p.manifest.outputs), ")");
+  }
   check(!options.profile || p.timestamps, "profiling needs GPU timestamps, which device '", p.ctx.info.name,
         "' does not support on its compute queue");
 
-  for (const std::string& name : p.manifest.inputs) {
-    const HostTensor& h = inputs.at(name);
+  for (const auto& [name, h] : inputs) {
     StorageRange r = resolve_storage(p.manifest, name);
     auto staging = p.upload_staging.find(name);
     uint8_t* dst = staging != p.upload_staging.end() ? staging->second->mapped()
                                                      : p.buffer_of(r).mapped() + r.offset;
     if (h.size_bytes()) std::memcpy(dst, h.data(), h.size_bytes());
   }
-  p.fence->submit_and_wait(p.command_buffer(options.profile, options.poison_outputs));
-
-  if (options.profile) {
-    const size_t n = p.manifest.dispatches.size();
-    std::vector<uint64_t> ticks(2 * n);
-    vk_check(p.ctx.vk.vkGetQueryPoolResults(p.ctx.device, p.timestamps.get(), 0, uint32_t(2 * n),
-                                            ticks.size() * 8, ticks.data(), 8,
-                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-             "vkGetQueryPoolResults");
-    const uint64_t mask = p.ctx.timestamp_valid_bits >= 64 ? ~0ull : (1ull << p.ctx.timestamp_valid_bits) - 1;
-    const double period_ns = p.ctx.caps.properties.limits.timestampPeriod;
-    p.profile.clear();
-    for (size_t i = 0; i < n; ++i) {
-      const DispatchDesc& d = p.manifest.dispatches[i];
-      uint64_t delta = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
-      DispatchProfile dp;
-      dp.name = d.name;
-      dp.ms = double(delta) * period_ns / 1e6;
-      dp.gflops = dp.ms > 0 ? d.flops / dp.ms / 1e6 : 0;
-      dp.gbps = dp.ms > 0 ? d.bytes / dp.ms / 1e6 : 0;
-      p.profile.push_back(dp);
-    }
+  std::set<std::string> device_fed;
+  for (const auto& [name, t] : device_inputs) device_fed.insert(name);
+  DeviceTensors outputs;
+  for (const std::string& name : device_outputs) {
+    const TensorDesc& t = p.manifest.tensor(name);
+    outputs[name] = std::make_shared<DeviceTensor>(p.context, t.dtype, t.shape);
   }
+
+  // One submission: [device inputs in] + the replayed dispatches + [device outputs out].
+  std::vector<VkCommandBuffer> cmds;
+  if (!device_inputs.empty() || !outputs.empty())
+    vk_check(p.ctx.vk.vkResetCommandPool(p.ctx.device, p.transfer_pool.get(), 0), "vkResetCommandPool");
+  if (!device_inputs.empty()) {
+    p.record_copy_in(device_inputs);
+    cmds.push_back(p.copy_in);
+  }
+  cmds.push_back(p.command_buffer(options.profile, options.poison_outputs, device_fed));
+  if (!outputs.empty()) {
+    p.record_copy_out(outputs);
+    cmds.push_back(p.copy_out);
+  }
+  VkFence fence = p.execution_fence.get();
+  vk_check(p.ctx.vk.vkResetFences(p.ctx.device, 1, &fence), "vkResetFences");
+  VkSubmitInfo submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+  submit.commandBufferCount = uint32_t(cmds.size());
+  submit.pCommandBuffers = cmds.data();
+  vk_check(p.ctx.vk.vkQueueSubmit(p.ctx.queue, 1, &submit, fence), "vkQueueSubmit");
+  ++p.submission_count;
+  p.pending = true;
+  p.pending_profile = options.profile;
+  p.pending_device_inputs = device_inputs;
+  p.pending_device_outputs = std::move(outputs);
+}
+
+bool Program::ready() const {
+  const Impl& p = *impl_;
+  if (!p.pending) return true;
+  VkResult r = p.ctx.vk.vkGetFenceStatus(p.ctx.device, p.execution_fence.get());
+  if (r == VK_NOT_READY) return false;
+  vk_check(r, "vkGetFenceStatus");
+  return true;
+}
+
+void Program::Impl::read_profile() {
+  const size_t n = manifest.dispatches.size();
+  std::vector<uint64_t> ticks(2 * n);
+  vk_check(ctx.vk.vkGetQueryPoolResults(ctx.device, timestamps.get(), 0, uint32_t(2 * n), ticks.size() * 8,
+                                        ticks.data(), 8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+           "vkGetQueryPoolResults");
+  const uint64_t mask = ctx.timestamp_valid_bits >= 64 ? ~0ull : (1ull << ctx.timestamp_valid_bits) - 1;
+  const double period_ns = ctx.caps.properties.limits.timestampPeriod;
+  profile.clear();
+  for (size_t i = 0; i < n; ++i) {
+    const DispatchDesc& d = manifest.dispatches[i];
+    uint64_t delta = ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
+    DispatchProfile dp;
+    dp.name = d.name;
+    dp.ms = double(delta) * period_ns / 1e6;
+    dp.gflops = dp.ms > 0 ? d.flops / dp.ms / 1e6 : 0;
+    dp.gbps = dp.ms > 0 ? d.bytes / dp.ms / 1e6 : 0;
+    profile.push_back(dp);
+  }
+}
+
+ExecutionResults Program::wait() {
+  Impl& p = *impl_;
+  check(p.pending, "no execution in flight: submit() one first");
+  ExecutionResults results;
+  results.device = std::move(p.pending_device_outputs);
+  p.pending_device_outputs.clear();
+  p.pending_device_inputs.clear();  // the queue is idle or done with them once the fence signals
+  p.pending = false;
+  VkFence fence = p.execution_fence.get();
+  VkResult r = p.ctx.vk.vkWaitForFences(p.ctx.device, 1, &fence, VK_TRUE, kSubmitTimeoutNs);
+  if (r == VK_TIMEOUT) {
+    // Wait for the work anyway so that the buffers it uses are not freed under it.
+    p.ctx.vk.vkQueueWaitIdle(p.ctx.queue);
+    throw Error(cat("GPU execution timed out after ", kSubmitTimeoutNs / 1000000000ull, " s"));
+  }
+  vk_check(r, "vkWaitForFences");
+  if (p.pending_profile) p.read_profile();
 
   std::vector<std::string> messages = p.ctx.log.messages();
   check(messages.empty(), messages.empty() ? "" : messages.front());
 
-  std::map<std::string, HostTensor> outputs;
   for (const std::string& name : p.manifest.outputs) {
+    if (results.device.count(name)) continue;
     const TensorDesc& t = p.manifest.tensor(name);
     HostTensor out(t.dtype, t.shape);
     StorageRange r = resolve_storage(p.manifest, name);
@@ -385,9 +571,9 @@ std::map<std::string, HostTensor> Program::execute(const std::map<std::string, H
     const uint8_t* src = staging != p.download_staging.end() ? staging->second->mapped()
                                                              : p.buffer_of(r).mapped() + r.offset;
     if (out.size_bytes()) std::memcpy(out.data(), src, out.size_bytes());
-    outputs.emplace(name, std::move(out));
+    results.host.emplace(name, std::move(out));
   }
-  return outputs;
+  return results;
 }
 
 }  // namespace vkc::rt

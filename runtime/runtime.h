@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,11 +78,45 @@ struct ExecuteOptions {
   bool poison_outputs = false;
 };
 
+struct ProgramOptions {
+  // Directory of the persistent pipeline cache (runtime/pipeline_cache.h); empty: no disk cache.
+  std::string pipeline_cache_dir;
+};
+
+// A tensor in device memory that outlives executions: an output kept on the device feeds the next
+// execution (of any program on the same context) through a device-side copy, with no host round
+// trip. Host access (upload/download) waits for the queue to go idle first.
+class DeviceTensor {
+ public:
+  DeviceTensor(Context& context, DType dtype, Shape shape);
+  ~DeviceTensor();
+  DeviceTensor(const DeviceTensor&) = delete;
+  DeviceTensor& operator=(const DeviceTensor&) = delete;
+
+  DType dtype() const;
+  const Shape& shape() const;
+  // dtype and shape must match, else vkc::Error.
+  void upload(const HostTensor& tensor);
+  HostTensor download() const;
+
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// What one execution produced: outputs downloaded to the host, and outputs kept on the device.
+struct ExecutionResults {
+  std::map<std::string, HostTensor> host;
+  std::map<std::string, std::shared_ptr<DeviceTensor>> device;
+};
+
 // A module loaded on a device: pipelines created, constants uploaded, arena allocated.
 class Program {
  public:
   // Refuses a module whose target limits the device does not meet, naming the limits.
-  Program(Context& context, const ModuleImage& module);
+  Program(Context& context, const ModuleImage& module, const ProgramOptions& options = {});
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
@@ -92,6 +127,25 @@ class Program {
   // naming the input), records/replays one command buffer, waits, downloads outputs by name.
   std::map<std::string, HostTensor> execute(const std::map<std::string, HostTensor>& inputs,
                                             const ExecuteOptions& options = {});
+  // Asynchronous execution. submit() checks and uploads the host inputs, then submits the
+  // pre-recorded dispatches together with device-side copies for `device_inputs` (in) and
+  // `device_outputs` (out, into fresh DeviceTensors) as one queue submission, and returns. One
+  // execution per program is in flight at a time: submit() throws while one is pending.
+  void submit(const std::map<std::string, HostTensor>& host_inputs,
+              const std::map<std::string, std::shared_ptr<DeviceTensor>>& device_inputs = {},
+              const std::set<std::string>& device_outputs = {}, const ExecuteOptions& options = {});
+  // True when no execution is pending or the pending one has finished (polls the fence).
+  bool ready() const;
+  // Waits for the pending execution and returns its results (outputs not in device_outputs are
+  // downloaded). Throws vkc::Error on a timeout, device loss or a validation message.
+  ExecutionResults wait();
+  // Whether the pipelines came from a pipeline-cache file on disk (ProgramOptions).
+  bool pipeline_cache_loaded() const;
+  // Dispatch command buffers recorded so far (one per variant, replayed after) and queue
+  // submissions made (one per execution): the record-once, submit-once contract, for tests.
+  size_t recorded_command_buffers() const;
+  size_t submissions() const;
+
   // Profile of the last execute() with options.profile set.
   const std::vector<DispatchProfile>& last_profile() const;
 

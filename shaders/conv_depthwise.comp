@@ -22,5 +22,5 @@ ${DECODE}
         uvec3 k = uvec3(k0, k1, k2);
         acc += gather_x(n, grp, o, k) * load_w(grp, fl, 0u, k);
       }
-  y.data[gid] = ${STORE_TYPE}(acc);
+  store_result(gid, acc);  // gid is the output's physical (C-order) index
 }

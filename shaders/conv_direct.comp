@@ -24,5 +24,5 @@ ${DECODE}
           acc += gather_x(n, cin, o, k) * load_w(grp, fl, c, k);
         }
   }
-  y.data[gid] = ${STORE_TYPE}(acc);
+  store_result(gid, acc);  // gid is the output's physical (C-order) index
 }

@@ -17,5 +17,5 @@ ${INDEX}
   float acc = 0.0;
   for (uint k = 0u; k < ${K}u; ++k)
     acc += float(a.data[abase + m * ${A_RS}u + k * ${A_CS}u]) * float(b.data[bbase + k * ${B_RS}u + n * ${B_CS}u]);
-  result.data[gid] = ${STORE_TYPE}(epilogue(acc, m, n));
+  store_result(gid, epilogue(acc, m, n));
 }

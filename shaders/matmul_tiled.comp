@@ -59,7 +59,7 @@ ${B_COORDS}
     if (m >= ${M}u) continue;
     for (uint j = 0u; j < ${RN}u; ++j) {
       uint n = n0 + tx + j * ${TX}u;
-      if (n < ${N}u) result.data[(batch * ${M}u + m) * ${N}u + n] = ${STORE_TYPE}(epilogue(acc[i][j], m, n));
+      if (n < ${N}u) store_result((batch * ${M}u + m) * ${N}u + n, epilogue(acc[i][j], m, n));
     }
   }
 }

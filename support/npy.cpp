@@ -27,18 +27,35 @@ constexpr Descr kDescrs[] = {{"<f4", DType::f32}, {"<f2", DType::f16}, {"<i8", D
                              {"<i4", DType::i32}, {"|i1", DType::i8},  {"|u1", DType::u8},
                              {"|b1", DType::boolean}};
 
+// Header text quoted in messages: file bytes may hold newlines or control characters, and an
+// error message is one printable line, so anything outside printable ASCII is shown as \xNN.
+std::string printable(const std::string& text) {
+  const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 std::optional<DType> parse_descr(const std::string& descr, const std::string& what) {
-  check(descr.size() >= 3, what, ": unsupported dtype '", descr, "'");
+  check(descr.size() >= 3, what, ": unsupported dtype '", printable(descr), "'");
   const char order = descr[0];
   const std::string kind = descr.substr(1);
   for (const Descr& d : kDescrs) {
     if (kind != d.text + 1) continue;
     // One-byte types have no byte order: NumPy writes '|', but '<', '>' and '=' mean the same.
     if (dtype_size(d.dtype) == 1) return d.dtype;
-    check(order != '>', what, ": unsupported dtype '", descr, "' (big-endian)");
+    check(order != '>', what, ": unsupported dtype '", printable(descr), "' (big-endian)");
     if (order == '<' || order == '=') return d.dtype;  // '=' is native: this code is little-endian only
   }
-  throw Error(cat(what, ": unsupported dtype '", descr, "' (supported: <f4, <f2, <i8, <i4, |i1, |u1, |b1)"));
+  throw Error(cat(what, ": unsupported dtype '", printable(descr), "' (supported: <f4, <f2, <i8, <i4, |i1, |u1, |b1)"));
 }
 
 // A cursor over the header dict literal.
@@ -163,7 +180,7 @@ HostTensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& what)
     } else if (key == "shape") {
       shape = p.shape_tuple();
     } else {
-      p.fail(cat("unexpected key '", key, "'"));
+      p.fail(cat("unexpected key '", printable(key), "'"));
     }
     if (p.peek(',')) p.expect(',');
     else if (!p.peek('}')) p.fail("expected ',' or '}'");

@@ -1,9 +1,11 @@
 // vk-compile: IR text in, a compiled module directory out (manifest.json, one .spv per dispatch,
-// constants.bin, and the source graph as source.vkir so vk-run --check can use the reference).
+// constants.bin, and the source graph as source.vkir so vk-run --check can use the reference), or
+// the same content as one .vkcm file when the output name ends in .vkcm.
 #include <iostream>
 
 #include "codegen/targets.h"
 #include "ir/text_format.h"
+#include "module/module_file.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tools/cli_common.h"
@@ -12,7 +14,7 @@
 namespace {
 
 const char* kUsage =
-    "usage: vk-compile INPUT.vkir|MODEL.onnx -o OUTDIR [--target NAME] [--report]\n"
+    "usage: vk-compile INPUT.vkir|MODEL.onnx -o OUTDIR|MODEL.vkcm [--target NAME] [--report]\n"
     "                  [--input-shape NAME=D0,D1,...]\n"
     "                  [--print-ir-after-all] [--print-ir-after=PASS] [--device INDEX|NAME]\n"
     "  --target NAME   a profile (lavapipe, nvidia, amd-rdna3, amd-cdna3, intel-xe, vulkan-min)\n"
@@ -51,8 +53,14 @@ int compile_main(int argc, char** argv) {
     options.target = vkc::resolve_target(target_name, nullptr);
   }
   vkc::ModuleImage module = vkc::codegen::compile_graph(graph, options);
-  vkc::write_module_dir(out_dir, module);
-  vkc::write_text_file(out_dir + "/source.vkir", vkc::ir::print_graph(graph));
+  // OUT ending in .vkcm: the same content as one file (module/module_file.h), for shipping.
+  const std::string ext = ".vkcm";
+  if (out_dir.size() > ext.size() && out_dir.compare(out_dir.size() - ext.size(), ext.size(), ext) == 0) {
+    vkc::write_module_file(out_dir, module, {{"source.vkir", vkc::ir::print_graph(graph)}});
+  } else {
+    vkc::write_module_dir(out_dir, module);
+    vkc::write_text_file(out_dir + "/source.vkir", vkc::ir::print_graph(graph));
+  }
   if (report) std::cout << vkc::codegen::format_report(module.manifest);
   std::cout << "wrote " << out_dir << ": " << module.manifest.dispatches.size()
             << " dispatches for target " << options.target.name << "\n";

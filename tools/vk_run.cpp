@@ -1,47 +1,31 @@
-// vk-run: runs a compiled module directory (or compiles a .vkir in process) on a Vulkan device,
-// with .npy inputs and outputs, optional reference check, benchmark and per-dispatch profile.
+// vk-run: runs a compiled module (directory or .vkcm file), or compiles a .vkir/.onnx model in
+// process, on a Vulkan device, with .npy inputs and outputs, optional reference check, benchmark
+// and per-dispatch profile. Uses only the public API (include/vkc/).
 #include <algorithm>
-#include <cmath>
-#include <optional>
-#include <sstream>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <random>
+#include <sstream>
 
-#include "ir/interpreter.h"
-#include "ir/text_format.h"
-#include "support/error.h"
-#include "support/file_io.h"
-#include "support/npy.h"
 #include "tools/cli_common.h"
-#include "umbrella/vkc.h"
+#include "vkc/vkc.h"
 
 namespace {
 
 const char* kUsage =
-    "usage: vk-run MODULE_DIR|MODEL.vkir|MODEL.onnx [--input NAME=FILE.npy ...] [--random-inputs SEED]\n"
-    "              [--input-shape NAME=D0,D1,...]\n"
+    "usage: vk-run MODULE_DIR|MODEL.vkcm|MODEL.vkir|MODEL.onnx [--input NAME=FILE.npy ...]\n"
+    "              [--random-inputs SEED] [--input-shape NAME=D0,D1,...]\n"
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
-    "              [--benchmark N] [--profile] [--list-devices]\n";
+    "              [--benchmark N] [--profile] [--recompile] [--no-pipeline-cache] [--list-devices]\n"
+    "  --recompile          recompile a module whose target exceeds the device (needs source.vkir)\n"
+    "  --no-pipeline-cache  do not read or write the pipeline cache ($XDG_CACHE_HOME/vkc)\n";
 
-struct Loaded {
-  vkc::ModuleImage module;
-  std::optional<vkc::ir::Graph> graph;  // for --check
-};
-
-Loaded load(const std::string& path, const vkc::rt::Context& context, const vkc::LoadOptions& options) {
-  Loaded l;
-  if (std::filesystem::is_directory(path)) {
-    l.module = vkc::read_module_dir(path);
-    if (std::filesystem::exists(path + "/source.vkir"))
-      l.graph = vkc::ir::parse_graph_file(path + "/source.vkir");
-  } else {
-    l.graph = vkc::load_graph(path, options);
-    l.module = vkc::compile_for_device(*l.graph, context);
-  }
-  return l;
+bool is_compiled_module(const std::string& path) {
+  if (std::filesystem::is_directory(path)) return true;
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".vkcm") == 0;
 }
 
 std::string summary(const vkc::HostTensor& t) {
@@ -54,16 +38,44 @@ std::string summary(const vkc::HostTensor& t) {
   return s.str();
 }
 
+// Prints one line per output and throws when any differs from the reference beyond `tolerance`.
+void check_against_reference(const vkc::Module& module, const std::map<std::string, vkc::HostTensor>& inputs,
+                             const vkc::Outputs& outputs, double tolerance) {
+  vkc::check(module.has_source(), "--check needs the source graph (source.vkir in the module)");
+  std::map<std::string, vkc::HostTensor> ref = module.reference(inputs);
+  bool ok = true;
+  for (const auto& [name, r] : ref) {
+    const vkc::HostTensor& a = outputs.at(name);
+    double diff2 = 0, ref2 = 0, max_abs = 0;
+    bool mismatch = false;
+    for (int64_t i = 0; i < r.numel(); ++i) {
+      double x = a.get_f64(i), y = r.get_f64(i);
+      if (std::isnan(x) != std::isnan(y)) mismatch = true;
+      if (std::isnan(x) || std::isnan(y)) continue;
+      max_abs = std::max(max_abs, std::abs(x - y));
+      diff2 += (x - y) * (x - y);
+      ref2 += y * y;
+    }
+    double rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+    bool pass = !mismatch && rel <= tolerance;
+    ok &= pass;
+    std::cout << "check " << name << ": max abs " << std::scientific << std::setprecision(3) << max_abs << ", rel "
+              << rel << (mismatch ? " (NaN mismatch)" : "") << (pass ? " ok" : " FAIL") << "\n"
+              << std::fixed;
+  }
+  vkc::check(ok, "outputs differ from the reference interpreter beyond tolerance ", tolerance);
+}
+
 int run_main(int argc, char** argv) {
   vkc::cli::Args args(argc, argv);
   if (args.flag("--help") || args.flag("-h")) {
     std::cout << kUsage;
     return 0;
   }
-  vkc::rt::ContextOptions co;
-  co.device = args.value("--device");
+  vkc::DeviceOptions device_options;
+  device_options.select = args.value("--device");
   if (args.flag("--list-devices")) {
-    for (const vkc::rt::DeviceInfo& d : vkc::rt::Context::enumerate_devices())
+    for (const vkc::DeviceInfo& d : vkc::Device::enumerate())
       std::cout << d.index << ": " << d.name << " (" << d.type << ", " << d.driver << ")\n";
     return 0;
   }
@@ -74,50 +86,58 @@ int run_main(int argc, char** argv) {
   double tolerance = vkc::cli::parse_double(args.value("--tolerance", "1e-4"), "--tolerance");
   int bench = int(vkc::cli::parse_int(args.value("--benchmark", "0"), "--benchmark"));
   bool profile = args.flag("--profile");
-  vkc::LoadOptions load_options{vkc::cli::parse_input_shapes(args.values("--input-shape"))};
+  vkc::SessionOptions session_options;
+  session_options.recompile_if_unmet = args.flag("--recompile");
+  if (args.flag("--no-pipeline-cache")) session_options.pipeline_cache_dir = "";
+  vkc::CompileOptions compile_options;
+  compile_options.input_shapes = vkc::cli::parse_input_shapes(args.values("--input-shape"));
   std::vector<std::string> pos = args.positionals();
   args.finish();
-  vkc::check(pos.size() == 1, "usage: expected one module directory or model file (see --help)");
+  vkc::check(pos.size() == 1, "usage: expected one module directory, .vkcm file or model file (see --help)");
   vkc::check(bench >= 0, "usage: --benchmark needs a count >= 0");
 
-  vkc::rt::Context context(co);
-  std::cout << "device: " << context.device_info().name << " (" << context.device_info().type << ", "
-            << context.device_info().driver << ")\n";
-  Loaded loaded = load(pos[0], context, load_options);
-  const vkc::Manifest& m = loaded.module.manifest;
+  vkc::Device device(device_options);
+  std::cout << "device: " << device.info().name << " (" << device.info().type << ", " << device.info().driver << ")\n";
+  vkc::Module module = is_compiled_module(pos[0]) ? vkc::Module::load(pos[0])
+                                                  : vkc::Module::compile(pos[0], device, compile_options);
 
   std::map<std::string, vkc::HostTensor> inputs;
   for (const std::string& a : input_args) {
     auto [name, file] = vkc::cli::split_assignment(a, "--input");
-    vkc::check(m.find_tensor(name) && m.tensor(name).role == vkc::TensorRole::Input,
-               "--input ", name, ": the module has no input named '", name, "'");
+    try {
+      module.input(name);
+    } catch (const vkc::Error& e) {
+      throw vkc::Error(vkc::cat("--input ", name, ": ", e.what()));
+    }
     inputs[name] = vkc::read_npy(file);
   }
   std::mt19937 rng(seed.empty() ? 0u : unsigned(vkc::cli::parse_int(seed, "--random-inputs")));
-  for (const std::string& name : m.inputs) {
-    if (inputs.count(name)) continue;
-    vkc::check(!seed.empty(), "input '", name, "' is missing (give --input ", name,
+  for (const vkc::TensorInfo& t : module.inputs()) {
+    if (inputs.count(t.name)) continue;
+    vkc::check(!seed.empty(), "input '", t.name, "' is missing (give --input ", t.name,
                "=FILE.npy or --random-inputs SEED)");
-    const vkc::TensorDesc& t = m.tensor(name);
     vkc::HostTensor h(t.dtype, t.shape);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     for (int64_t i = 0; i < h.numel(); ++i) h.set_f64(i, vkc::is_float(t.dtype) ? dist(rng) : double(rng() % 8));
-    inputs[name] = std::move(h);
+    inputs[t.name] = std::move(h);
   }
 
-  vkc::rt::Program program(context, loaded.module);
+  vkc::Session session(device, module, session_options);
   auto t0 = std::chrono::steady_clock::now();
-  std::map<std::string, vkc::HostTensor> outputs = program.execute(inputs, {profile});
+  vkc::RunOptions run_options;
+  run_options.profile = profile;
+  vkc::Outputs outputs = session.run(inputs, run_options);
   double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << "ran " << m.dispatches.size() << " dispatches in " << std::fixed << std::setprecision(3)
+  std::cout << "ran " << session.module().dispatch_count() << " dispatches in " << std::fixed << std::setprecision(3)
             << first_ms << " ms (first run, host clock)\n";
-  for (const std::string& name : m.outputs) std::cout << "output " << name << ": " << summary(outputs.at(name)) << "\n";
+  for (const vkc::TensorInfo& t : session.module().outputs())
+    std::cout << "output " << t.name << ": " << summary(outputs.at(t.name)) << "\n";
 
   if (bench > 0) {
     std::vector<double> times;
     for (int i = 0; i < bench; ++i) {
       auto s = std::chrono::steady_clock::now();
-      program.execute(inputs);
+      session.run(inputs);
       times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
     }
     std::sort(times.begin(), times.end());
@@ -126,10 +146,10 @@ int run_main(int argc, char** argv) {
   }
   if (profile) {
     double total = 0;
-    for (const vkc::rt::DispatchProfile& p : program.last_profile()) {
-      std::cout << "  " << std::left << std::setw(24) << p.name << std::right << std::setw(10) << p.ms
-                << " ms " << std::setw(10) << std::setprecision(1) << p.gflops << " GFLOP/s "
-                << std::setw(8) << p.gbps << " GB/s\n"
+    for (const vkc::DispatchTiming& p : session.last_profile()) {
+      std::cout << "  " << std::left << std::setw(24) << p.name << std::right << std::setw(10) << p.ms << " ms "
+                << std::setw(10) << std::setprecision(1) << p.gflops << " GFLOP/s " << std::setw(8) << p.gbps
+                << " GB/s\n"
                 << std::setprecision(3);
       total += p.ms;
     }
@@ -137,33 +157,10 @@ int run_main(int argc, char** argv) {
   }
   if (!out_dir.empty()) {
     std::filesystem::create_directories(out_dir);
-    for (const auto& [name, t] : outputs) vkc::write_npy(out_dir + "/" + vkc::cli::safe_file_name(name) + ".npy", t);
+    for (const auto& [name, t] : outputs.host)
+      vkc::write_npy(out_dir + "/" + vkc::cli::safe_file_name(name) + ".npy", t);
   }
-  if (check_ref) {
-    vkc::check(loaded.graph.has_value(), "--check needs the source graph (source.vkir in the module)");
-    std::map<std::string, vkc::HostTensor> ref = vkc::ir::interpret(*loaded.graph, inputs);
-    bool ok = true;
-    for (const auto& [name, r] : ref) {
-      const vkc::HostTensor& a = outputs.at(name);
-      double diff2 = 0, ref2 = 0, max_abs = 0;
-      bool mismatch = false;
-      for (int64_t i = 0; i < r.numel(); ++i) {
-        double x = a.get_f64(i), y = r.get_f64(i);
-        if (std::isnan(x) != std::isnan(y)) mismatch = true;
-        if (std::isnan(x) || std::isnan(y)) continue;
-        max_abs = std::max(max_abs, std::abs(x - y));
-        diff2 += (x - y) * (x - y);
-        ref2 += y * y;
-      }
-      double rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-      bool pass = !mismatch && rel <= tolerance;
-      ok &= pass;
-      std::cout << "check " << name << ": max abs " << std::scientific << std::setprecision(3) << max_abs
-                << ", rel " << rel << (mismatch ? " (NaN mismatch)" : "") << (pass ? " ok" : " FAIL") << "\n"
-                << std::fixed;
-    }
-    vkc::check(ok, "outputs differ from the reference interpreter beyond tolerance ", tolerance);
-  }
+  if (check_ref) check_against_reference(session.module(), inputs, outputs, tolerance);
   return 0;
 }
 

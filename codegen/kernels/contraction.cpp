@@ -6,6 +6,7 @@
 // the transpose flags and 1-D promotion (as in the reference, ir/interpreter_contraction.cpp).
 #include <algorithm>
 
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/grid.h"
 #include "codegen/kernels/gemm_planner.h"
@@ -54,7 +55,6 @@ std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
 std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
                                             std::vector<ScratchTensor>&) {
   const ir::Op& op = *group.anchor;
-  check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
   const std::string what = op.describe();
   const ir::Value* av = op.operand(0);
   const ir::Value* bv = op.operand(1);
@@ -95,8 +95,12 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     }
   }
   fns += cat("float epilogue(float acc, uint m, uint n) { return ", epi, "; }\n");
-  buffers += glsl_buffer(uint32_t(bindings.size()), t, true, "result");
-  bindings.push_back({ctx.tensor(out), true});
+  // The result goes through the fused epilogue (codegen/fusion.h): store_result(index, value).
+  FusedCode st = result_store(group, uint32_t(bindings.size()), ctx);
+  buffers += st.buffers;
+  fns += st.functions;
+  bindings.insert(bindings.end(), st.bindings.begin(), st.bindings.end());
+  types.insert(st.types.begin(), st.types.end());
 
   std::string forced = ctx.forced(op);
   check(forced.empty() || forced == "tiled" || forced == "naive", what, ": unknown strategy '", forced,
@@ -113,8 +117,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
       {"EXTENSIONS", glsl_extensions(types)}, {"BUFFERS", buffers}, {"FUNCTIONS", fns},
       {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},
       {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)},
-      {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)},
-      {"STORE_TYPE", glsl_storage_type(t)}};
+      {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
   if (!tiled) {
     k.kernel = "matmul_naive";
     k.strategy = "naive";

@@ -34,7 +34,7 @@ ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx) 
   c.op = group.anchor;
   const ir::Op& op = *c.op;
   c.what = op.describe();
-  check(group.ops.size() == 1, "internal: ", c.what, ": conv kernels take no fused ops yet");
+  c.group = &group;
   c.g = ir::conv_geometry(op);
   c.input = op.operand(0);
   if (op.kind != ir::OpKind::Im2Col) {
@@ -51,7 +51,7 @@ ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx) 
 }
 
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
-                            const std::string& buffer, const std::string& value_type) {
+                            const std::string& reader, const std::string& value_type) {
   std::vector<int64_t> xs = logical_strides(input_shape, g.input_pos);
   std::string zero = value_type + "(0)";
   std::string s = cat(value_type, " gather_x(uint n, uint c, uvec3 o, uvec3 k) {\n",
@@ -72,12 +72,12 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
     }
     s += cat("  off += uint(p) * ", u32(xs[2 + i]), ";\n");
   }
-  s += cat("  return ", value_type, "(", buffer, ".data[off]);\n}\n");
+  s += cat("  return ", value_type, "(", reader, "(off));\n}\n");
   return s;
 }
 
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
-                           const std::string& buffer) {
+                           const std::string& reader) {
   std::vector<int64_t> ws = logical_strides(filter_shape, g.filter_pos);
   std::string s = "float load_w(uint grp, uint fl, uint c, uvec3 k) {\n";
   if (!g.transposed) {
@@ -88,7 +88,7 @@ std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
              " + c) * ", u32(ws[1]));
   }
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + k[", i, "] * ", u32(ws[2 + i]));
-  s += cat(";\n  return float(", buffer, ".data[off]);\n}\n");
+  s += cat(";\n  return float(", reader, "(off));\n}\n");
   return s;
 }
 

@@ -15,6 +15,7 @@
 namespace vkc::codegen::kernels::conv {
 
 struct ConvOperands {
+  const DispatchGroup* group = nullptr;  // for the fused prologue / epilogue (codegen/fusion.h)
   const ir::Op* op = nullptr;
   ir::ConvGeometry g;
   const ir::Value* input = nullptr;
@@ -33,20 +34,21 @@ void check_32bit_elements(uint64_t elements, const std::string& name, const std:
 
 std::string u32(int64_t v);  // "123u"
 
-// float/T gather_x(uint n, uint c, uvec3 o, uvec3 k): the input element that output position o
+// float/T gather_x(uint n, uint c, uvec3 o, uvec3 k): the input element (read through the GLSL
+// function `reader(uint offset)`, a plain buffer read or a fused prologue) that output position o
 // (canonical D,H,W order in components 0..rank-1) sees through kernel tap k for absolute input
 // channel c, or zero in the padding. Conv: position o*s - pb + k*d. Conv_transpose gathers the
 // scatter of ONNX: position (o + pb - k*d) / s when that is an exact, in-range division; taps that
 // land between input elements (the zeros of the strided upsampling) contribute nothing.
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
-                            const std::string& buffer, const std::string& value_type);
+                            const std::string& reader, const std::string& value_type);
 
 // float load_w(uint grp, uint fl, uint c, uvec3 k): filter tap for output channel fl and input
-// channel c, both relative to group grp. Conv_transpose swaps the roles of the filter's C and F
+// channel c, both relative to group grp, read through the GLSL function `reader(uint offset)`. Conv_transpose swaps the roles of the filter's C and F
 // dims (C holds all input channels, F the outputs per group); its spatial taps are read at k
 // directly because gather_input_fn already mirrors the index (o + pb - k*d), which is the flip.
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
-                           const std::string& buffer);
+                           const std::string& reader);
 
 // uvec3 decode_out(uint p): output position p (row-major over D,H,W) -> coordinates.
 std::string decode_out_fn(const ir::ConvGeometry& g);

@@ -1,4 +1,5 @@
 // Direct and depthwise conv kernels: one invocation per output element, global memory only.
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
 #include "codegen/shader_library.h"
@@ -12,21 +13,30 @@ EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, cons
   EmittedKernel k;
   k.kernel = depthwise ? "conv_depthwise" : "conv_direct";
   k.strategy = depthwise ? "depthwise" : "direct";
-  std::string buffers = glsl_buffer(0, c.dtype, false, "x") + glsl_buffer(1, c.dtype, false, "w");
-  k.bindings = {{ctx.tensor(c.input), false}, {ctx.tensor(c.filter), false}};
+  // Bindings: the input and filter (through their fused prologues), the bias, then the result
+  // (through the fused epilogue).
+  FusedCode xl = operand_loader(*c.group, c.input, "x_at", 0, ctx);
+  FusedCode wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(xl.bindings.size()), ctx);
+  std::string buffers = xl.buffers + wl.buffers;
+  k.bindings = xl.bindings;
+  k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
   if (c.bias) {
-    buffers += glsl_buffer(2, c.dtype, false, "b");
+    buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
     k.bindings.push_back({ctx.tensor(c.bias), false});
   }
-  buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, true, "y");
-  k.bindings.push_back({ctx.tensor(c.output), true});
+  FusedCode st = result_store(*c.group, uint32_t(k.bindings.size()), ctx);
+  buffers += st.buffers;
+  k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
+  std::set<DType> types{c.dtype};
+  for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
-  std::string helpers = gather_input_fn(g, c.input->type.shape, "x", "float") +
-                        load_filter_fn(g, c.filter->type.shape, "w") + bias_fn(c.bias != nullptr, "b");
+  std::string helpers = xl.functions + wl.functions + st.functions +
+                        gather_input_fn(g, c.input->type.shape, "x_at", "float") +
+                        load_filter_fn(g, c.filter->type.shape, "w_at") + bias_fn(c.bias != nullptr, "b");
   std::vector<int64_t> taps(3, 1);
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) taps[i] = g.kernel[i];
   std::vector<std::pair<std::string, std::string>> values{
-      {"EXTENSIONS", glsl_extensions({c.dtype})},
+      {"EXTENSIONS", glsl_extensions(types)},
       {"WG_SIZE", std::to_string(plan.workgroup_size[0])},
       {"BUFFERS", buffers},
       {"HELPERS", helpers},
@@ -35,8 +45,7 @@ EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, cons
       {"FG", std::to_string(g.out_channels_per_group())},
       {"K0", std::to_string(taps[0])},
       {"K1", std::to_string(taps[1])},
-      {"K2", std::to_string(taps[2])},
-      {"STORE_TYPE", glsl_storage_type(c.dtype)}};
+      {"K2", std::to_string(taps[2])}};
   if (!depthwise) values.push_back({"CG", std::to_string(g.in_channels_per_group())});
   k.glsl = instantiate_shader(k.kernel, values);
   k.workgroup_size = plan.workgroup_size;

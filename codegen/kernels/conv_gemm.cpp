@@ -1,4 +1,5 @@
 // The tiled GEMM kernel of the implicit_gemm and im2col conv strategies.
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
 #include "codegen/shader_library.h"
@@ -27,12 +28,12 @@ std::string load_b_fn(const ConvGemmShape& s) {
              "  return load_w(grp, nn, c, kk);\n}\n");
 }
 
-// void store_c(uint grp, uint m, uint nn, float v): adds the bias and writes one output element.
-std::string store_c_fn(const ConvGemmShape& s, DType t) {
+// void store_c(uint grp, uint m, uint nn, float v): adds the bias and hands one output element to
+// store_result (the fused epilogue, codegen/fusion.h).
+std::string store_c_fn(const ConvGemmShape& s) {
   return cat("void store_c(uint grp, uint m, uint nn, float v) {\n  if (m >= ", u32(s.m), " || nn >= ",
-             u32(s.n), ") return;\n  uint f = grp * ", u32(s.n), " + nn;\n  y.data[out_offset(m / ",
-             u32(s.positions), ", f, decode_out(m % ", u32(s.positions), "))] = ", glsl_storage_type(t),
-             "(v + bias_of(f));\n}\n");
+             u32(s.n), ") return;\n  uint f = grp * ", u32(s.n), " + nn;\n  store_result(out_offset(m / ",
+             u32(s.positions), ", f, decode_out(m % ", u32(s.positions), ")), v + bias_of(f));\n}\n");
 }
 
 }  // namespace
@@ -45,27 +46,41 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   EmittedKernel k;
   k.kernel = from_columns ? "conv_gemm_columns" : "conv_implicit_gemm";
   k.strategy = plan.strategy;
-  // Binding 0 is A's source: the input (implicit GEMM) or the im2col matrix.
-  std::string buffers = glsl_buffer(0, c.dtype, false, from_columns ? "cols" : "x") +
-                        glsl_buffer(1, c.dtype, false, "w");
-  k.bindings = {{from_columns ? columns_tensor : ctx.tensor(c.input), false},
-                {ctx.tensor(c.filter), false}};
+  // Binding 0.. is A's source: the input through its fused prologue (implicit GEMM) or the im2col
+  // matrix (whose kernel applied the prologue); then the filter, the bias and the fused epilogue.
+  FusedCode xl;
+  std::string buffers;
+  if (from_columns) {
+    buffers = glsl_buffer(0, c.dtype, false, "cols");
+    k.bindings = {{columns_tensor, false}};
+  } else {
+    xl = operand_loader(*c.group, c.input, "x_at", 0, ctx);
+    buffers = xl.buffers;
+    k.bindings = xl.bindings;
+  }
+  FusedCode wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(k.bindings.size()), ctx);
+  buffers += wl.buffers;
+  k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
   if (c.bias) {
-    buffers += glsl_buffer(2, c.dtype, false, "b");
+    buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
     k.bindings.push_back({ctx.tensor(c.bias), false});
   }
-  buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, true, "y");
-  k.bindings.push_back({ctx.tensor(c.output), true});
+  FusedCode st = result_store(*c.group, uint32_t(k.bindings.size()), ctx);
+  buffers += st.buffers;
+  k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
+  std::set<DType> types{c.dtype};
+  for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
-  std::string helpers = decode_out_fn(g) + decode_k_fn(g) + load_filter_fn(g, c.filter->type.shape, "w") +
-                        bias_fn(c.bias != nullptr, "b") + out_offset_fn(g, c.output->type.shape);
-  if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x", "float");
-  helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s) + store_c_fn(s, c.dtype);
+  std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g) + decode_k_fn(g) +
+                        load_filter_fn(g, c.filter->type.shape, "w_at") + bias_fn(c.bias != nullptr, "b") +
+                        out_offset_fn(g, c.output->type.shape);
+  if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float");
+  helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s) + store_c_fn(s);
 
   const GemmTile& t = plan.tile;
   uint64_t m_tiles = (uint64_t(s.m) + t.tm - 1) / t.tm, n_tiles = (uint64_t(s.n) + t.tn - 1) / t.tn;
   check_32bit_elements(plan.tile_count, "the tile grid", c.what);
-  k.glsl = instantiate_shader("conv_gemm", {{"EXTENSIONS", glsl_extensions({c.dtype})},
+  k.glsl = instantiate_shader("conv_gemm", {{"EXTENSIONS", glsl_extensions(types)},
                                             {"THREADS", std::to_string(t.invocations())},
                                             {"BUFFERS", buffers},
                                             {"HELPERS", helpers},

@@ -2,9 +2,16 @@
 //
 // Shapes are static, so coordinates and broadcast strides are baked into the GLSL as constants:
 // the driver sees plain integer arithmetic with literal divisors.
+//
+// Every op of the group is evaluated in a "frame": a shape with the group's element count whose
+// coordinates are decoded from the invocation index. An op whose result has all the elements uses
+// its own shape (so reshape views inside the group re-index nothing: element gid of a view is
+// element gid of its operand); a smaller op that a consumer broadcasts is evaluated in its
+// consumer's frame. Operands read from memory broadcast against the frame of the op reading them.
 #include <map>
 #include <set>
 
+#include "codegen/fusion_expr.h"
 #include "codegen/glsl_types.h"
 #include "codegen/grid.h"
 #include "codegen/kernels/kernels.h"
@@ -12,76 +19,6 @@
 #include "support/error.h"
 
 namespace vkc::codegen::kernels {
-namespace {
-
-std::string unary_expr(const ir::Op& op, const std::string& x, DType t) {
-  bool f = is_float(t);
-  switch (op.kind) {
-    case ir::OpKind::Neg: return "(-" + x + ")";
-    case ir::OpKind::Abs: return "abs(" + x + ")";
-    case ir::OpKind::Relu: return f ? "(" + x + " > 0.0 ? " + x + " : 0.0)" : "max(" + x + ", 0)";
-    case ir::OpKind::LeakyRelu:
-      return "(" + x + " >= 0.0 ? " + x + " : " + glsl_literal(t, op.attr_float("alpha")) + " * " + x + ")";
-    case ir::OpKind::Clip: {
-      std::string e = x;
-      if (op.has_attr("min")) e = "vkc_max(" + e + ", " + glsl_literal(t, op.attr_float("min")) + ")";
-      if (op.has_attr("max")) e = "vkc_min(" + e + ", " + glsl_literal(t, op.attr_float("max")) + ")";
-      return e;
-    }
-    case ir::OpKind::Sigmoid: return "vkc_sigmoid(" + x + ")";
-    case ir::OpKind::Tanh: return "vkc_tanh(" + x + ")";
-    case ir::OpKind::Exp: return "exp(" + x + ")";
-    case ir::OpKind::Log: return "log(" + x + ")";
-    case ir::OpKind::Sqrt: return "sqrt(" + x + ")";
-    case ir::OpKind::Erf: return "vkc_erf(" + x + ")";
-    case ir::OpKind::Gelu:
-      return (op.attr_string("approximate") == "tanh" ? "vkc_gelu_tanh(" : "vkc_gelu(") + x + ")";
-    case ir::OpKind::HardSwish: return "vkc_hardswish(" + x + ")";
-    default: break;
-  }
-  throw Error(cat("internal: ", op.describe(), " is not a unary elementwise op"));
-}
-
-std::string binary_expr(const ir::Op& op, const std::string& a, const std::string& b, DType t) {
-  bool f = is_float(t);
-  switch (op.kind) {
-    case ir::OpKind::Add: return "(" + a + " + " + b + ")";
-    case ir::OpKind::Sub: return "(" + a + " - " + b + ")";
-    case ir::OpKind::Mul: return "(" + a + " * " + b + ")";
-    case ir::OpKind::Div: return f ? "(" + a + " / " + b + ")" : "vkc_div(" + a + ", " + b + ")";
-    case ir::OpKind::Max: return "vkc_max(" + a + ", " + b + ")";
-    case ir::OpKind::Min: return "vkc_min(" + a + ", " + b + ")";
-    case ir::OpKind::Pow: return "vkc_pow(" + a + ", " + b + ")";
-    default: break;
-  }
-  throw Error(cat("internal: ", op.describe(), " is not a binary elementwise op"));
-}
-
-std::string cast_expr(const std::string& x, DType from, DType to) {
-  if (is_float(from) == is_float(to)) return x;
-  if (is_float(to)) return "float(" + x + ")";
-  // Float -> int: saturate, truncate toward zero, NaN -> 0 (docs/ops.md, cast).
-  return "(isnan(" + x + ") ? 0 : int(clamp(" + x + ", -2147483648.0, 2147483520.0)))";
-}
-
-// Index of an operand of shape `in` when iterating the output shape `out` with coordinates c0..:
-// numpy broadcasting aligns trailing dims; size-1 dims contribute nothing.
-std::string broadcast_index(const Shape& in, const Shape& out) {
-  if (in == out) return "gid";
-  std::string e;
-  int64_t stride = 1;
-  size_t offset = out.size() - in.size();
-  for (size_t d = in.size(); d-- > 0;) {
-    if (in[d] != 1) {
-      if (!e.empty()) e += " + ";
-      e += stride == 1 ? cat("c", d + offset) : cat("c", d + offset, " * ", stride, "u");
-    }
-    stride *= in[d];
-  }
-  return e.empty() ? "0u" : e;
-}
-
-}  // namespace
 
 std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const KernelContext& ctx,
                                             std::vector<ScratchTensor>&) {
@@ -98,50 +35,71 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
   k.kernel = group.ops.empty() ? "copy" : "elementwise";
   k.strategy = "one invocation per element";
   std::set<DType> types{out_type};
-  std::string buffers, body;
+  std::string buffers, coords, body;
 
-  // Coordinates of the output element, only if some operand broadcasts.
-  bool need_coords = false;
-  for (const ir::Value* v : group.inputs) need_coords |= v->type.shape != out_shape;
-  if (need_coords) {
-    body += "  uint rem = gid;\n";
-    for (size_t d = out_shape.size(); d-- > 0;) {
-      if (d == 0) body += "  uint c0 = rem;\n";
-      else body += cat("  uint c", d, " = rem % ", out_shape[d], "u; rem /= ", out_shape[d], "u;\n");
-    }
+  // Frames, from the result backwards (see the file comment).
+  std::map<const ir::Op*, Shape> frame;
+  for (size_t i = group.ops.size(); i-- > 0;) {
+    const ir::Op* op = group.ops[i];
+    const ir::Value* r = op->result();
+    if (i + 1 == group.ops.size() || r->type.numel() == total) frame[op] = r->type.shape;
+    else frame[op] = frame.at(ctx.graph.users(r).at(0));
   }
+  std::map<Shape, std::string> frame_prefix;  // coordinates decoded once per distinct frame
+  auto coordinates = [&](const Shape& f) {
+    auto [it, fresh] = frame_prefix.try_emplace(f, cat("f", frame_prefix.size(), "_"));
+    if (fresh) {
+      coords += cat("  uint ", it->second, "rem = gid;\n");
+      for (size_t d = f.size(); d-- > 0;) {
+        if (d == 0) coords += cat("  uint ", it->second, "0 = ", it->second, "rem;\n");
+        else coords += cat("  uint ", it->second, d, " = ", it->second, "rem % ", f[d], "u; ", it->second,
+                           "rem /= ", f[d], "u;\n");
+      }
+    }
+    return it->second;
+  };
 
-  std::map<const ir::Value*, std::string> names;
+  std::map<const ir::Value*, std::string> instance;  // bound inputs
   for (size_t i = 0; i < group.inputs.size(); ++i) {
     const ir::Value* v = group.inputs[i];
     require_storable(v->type.dtype, ctx.target, what);
     types.insert(v->type.dtype);
-    std::string inst = cat("in", i);
-    buffers += glsl_buffer(uint32_t(i), v->type.dtype, false, inst);
+    instance[v] = cat("in", i);
+    buffers += glsl_buffer(uint32_t(i), v->type.dtype, false, instance[v]);
     k.bindings.push_back({ctx.tensor(v), false});
-    names[v] = cat("x", i);
-    std::string load = cat(inst, ".data[", broadcast_index(v->type.shape, out_shape), "]");
-    if (v->type.dtype == DType::boolean) load = "(" + load + " != uint8_t(0))";
-    else load = glsl_compute_type(v->type.dtype) + "(" + load + ")";
-    std::string type = v->type.dtype == DType::boolean ? "bool" : glsl_compute_type(v->type.dtype);
-    body += cat("  ", type, " x", i, " = ", load, ";\n");
   }
+  // A load of input v as seen from frame f, one variable per distinct index expression.
+  std::map<std::pair<const ir::Value*, std::string>, std::string> loads;
+  auto load = [&](const ir::Value* v, const Shape& f) {
+    std::string index = v->type.numel() == total ? "gid" : broadcast_index(v->type.shape, f, coordinates(f));
+    auto [it, fresh] = loads.try_emplace({v, index}, cat("x", loads.size()));
+    if (fresh) {
+      std::string e = cat(instance.at(v), ".data[", index, "]");
+      if (v->type.dtype == DType::boolean) e = "(" + e + " != uint8_t(0))";
+      else e = glsl_compute_type(v->type.dtype) + "(" + e + ")";
+      std::string type = v->type.dtype == DType::boolean ? "bool" : glsl_compute_type(v->type.dtype);
+      body += cat("  ", type, " ", it->second, " = ", e, ";\n");
+    }
+    return it->second;
+  };
   require_storable(out_type, ctx.target, what);
 
+  std::map<const ir::Value*, std::string> names;
   for (const ir::Op* op : group.ops) {
     const ir::Value* r = op->result();
-    DType t = r->type.dtype;
-    std::string e;
-    auto arg = [&](int i) { return names.at(op->operand(i)); };
-    switch (ir::op_schema(op->kind).category) {
-      case ir::OpCategory::Unary:
-        e = op->kind == ir::OpKind::Cast ? cast_expr(arg(0), op->operand(0)->type.dtype, t)
-                                          : unary_expr(*op, arg(0), t);
-        break;
-      case ir::OpCategory::Binary: e = binary_expr(*op, arg(0), arg(1), t); break;
-      case ir::OpCategory::Ternary: e = "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")"; break;
-      default: throw Error(cat("internal: ", op->describe(), " in an elementwise group"));
+    auto arg = [&](int i) {
+      const ir::Value* v = op->operand(i);
+      auto it = names.find(v);
+      return it != names.end() ? it->second : load(v, frame.at(op));
+    };
+    if (is_view_op(op->kind)) {  // same element, another shape
+      names[r] = arg(0);
+      continue;
     }
+    DType t = r->type.dtype;
+    std::vector<std::string> args;
+    for (int i = 0; i < op->num_operands(); ++i) args.push_back(arg(i));
+    std::string e = elementwise_expr(*op, args);
     check(t != DType::boolean, op->describe(), ": bool results are not supported on the GPU yet");
     names[r] = cat("v", r->id);
     body += cat("  ", glsl_compute_type(t), " v", r->id, " = ", e, ";\n");
@@ -151,7 +109,7 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
   uint32_t out_binding = uint32_t(group.inputs.size());
   buffers += glsl_buffer(out_binding, out_type, true, "result");
   k.bindings.push_back({out_tensor, true});
-  std::string value = names.at(result);
+  std::string value = group.ops.empty() ? load(result, out_shape) : names.at(result);
   body += cat("  result.data[gid] = ", glsl_storage_type(out_type), "(", value, ");\n");
 
   uint32_t wg = fit_workgroup_size_x(256, ctx.target);
@@ -162,7 +120,7 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
                                               {"WG_SIZE", std::to_string(wg)},
                                               {"BUFFERS", buffers},
                                               {"MATH", shader_source("elementwise_math.glsl")},
-                                              {"BODY", body}});
+                                              {"BODY", coords + body}});
   for (const ir::Value* v : group.inputs) k.bytes += double(v->type.size_bytes());
   k.bytes += double(result->type.size_bytes());
   k.tiles["elements"] = total;

@@ -1,4 +1,5 @@
 // Im2Col as its own dispatch, and the column-matrix kernel of the conv "im2col" strategy.
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/grid.h"
 #include "codegen/kernels/conv_common.h"
@@ -19,13 +20,19 @@ EmittedKernel emit_im2col_kernel(const ConvOperands& c, const KernelContext& ctx
   k.kernel = "im2col";
   k.strategy = "one invocation per column element";
   std::string type = glsl_storage_type(c.dtype);
-  k.bindings = {{ctx.tensor(c.input), false}, {columns_tensor, true}};
-  std::string buffers = glsl_buffer(0, c.dtype, false, "x") + glsl_buffer(1, c.dtype, true, "cols");
-  std::string helpers = decode_out_fn(g) + decode_k_fn(g) + gather_input_fn(g, c.input->type.shape, "x", type);
+  // The input is read through the conv's fused prologue, if any (codegen/fusion.h).
+  FusedCode xl = operand_loader(*c.group, c.input, "x_at", 0, ctx);
+  k.bindings = xl.bindings;
+  k.bindings.push_back({columns_tensor, true});
+  std::string buffers = xl.buffers + glsl_buffer(uint32_t(xl.bindings.size()), c.dtype, true, "cols");
+  std::string helpers = xl.functions + decode_out_fn(g) + decode_k_fn(g) +
+                        gather_input_fn(g, c.input->type.shape, "x_at", type);
+  std::set<DType> types = xl.types;
+  types.insert(c.dtype);
   uint32_t wg = fit_workgroup_size_x(128, ctx.target);
   k.workgroup_size = {wg, 1, 1};
   k.workgroup_count = linear_grid(total, wg, ctx.target, c.what);
-  k.glsl = instantiate_shader("im2col", {{"EXTENSIONS", glsl_extensions({c.dtype})},
+  k.glsl = instantiate_shader("im2col", {{"EXTENSIONS", glsl_extensions(types)},
                                          {"WG_SIZE", std::to_string(wg)},
                                          {"BUFFERS", buffers},
                                          {"HELPERS", helpers},

@@ -314,6 +314,9 @@ std::vector<EmittedKernel> emit_reduction(const DispatchGroup& group, const Kern
   const ir::Op& op = *group.anchor;
   check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
   const std::string what = op.describe();
+  // Element offsets into the input are 32-bit (offset_function returns uint): refuse inputs they
+  // cannot address instead of letting slot * stride wrap.
+  check_32bit(shape_numel(op.operand(0)->type.shape), what);
   switch (op.kind) {
     case K::ArgMax:
     case K::ArgMin: return {emit_arg(op, ctx, what)};

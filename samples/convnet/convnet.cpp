@@ -1,5 +1,6 @@
 // Sample: a small convolutional classifier built with the C++ IR API, compiled in process for the
-// best Vulkan device and run there; the result is checked against the float64 reference.
+// best Vulkan device and run there; the result is checked against the float64 reference. It uses
+// only the public API: vkc/vkc.h (Device, Module, Session) and vkc/graph.h (the IR builder).
 //
 //   input [1,3,32,32] -> conv 3->16 3x3 pad 1 + bias -> relu -> max_pool 2x2
 //                     -> conv 16->32 3x3 pad 1 + bias -> relu -> avg_pool global
@@ -13,9 +14,8 @@
 #include <iostream>
 #include <random>
 
-#include "ir/interpreter.h"
-#include "support/error.h"
-#include "umbrella/vkc.h"
+#include "vkc/graph.h"
+#include "vkc/vkc.h"
 
 namespace {
 
@@ -59,25 +59,25 @@ vkc::ir::Graph build_network(std::mt19937& rng) {
 int run() {
   std::mt19937 rng(2026);
   vkc::ir::Graph graph = build_network(rng);
-  vkc::rt::Context context;  // best device; VKC_DEVICE / VKC_VALIDATION are honoured
-  const vkc::rt::DeviceInfo& dev = context.device_info();
+  vkc::Device device;  // best device; VKC_DEVICE / VKC_VALIDATION are honoured
+  const vkc::DeviceInfo& dev = device.info();
   std::cout << "device: " << dev.name << " (" << dev.type << ", " << dev.driver << ")\n";
 
   auto t0 = std::chrono::steady_clock::now();
-  vkc::ModuleImage module = vkc::compile_for_device(graph, context);
+  vkc::Module module = vkc::Module::compile(graph, device);
   auto t1 = std::chrono::steady_clock::now();
-  vkc::rt::Program program(context, module);
+  vkc::Session session(device, module);
   std::map<std::string, HostTensor> inputs{{"image", random_f32({1, 3, 32, 32}, rng, 1.0)}};
-  program.execute(inputs);  // warm-up: first submission pays driver setup
-  vkc::rt::ExecuteOptions timed;
+  session.run(inputs);  // warm-up: first submission pays driver setup
+  vkc::RunOptions timed;
   timed.profile = true;
   auto t2 = std::chrono::steady_clock::now();
-  HostTensor probs = program.execute(inputs, timed).at("probabilities");
+  HostTensor probs = session.run(inputs, timed).at("probabilities");
   auto t3 = std::chrono::steady_clock::now();
   double gpu_ms = 0;
-  for (const vkc::rt::DispatchProfile& p : program.last_profile()) gpu_ms += p.ms;
+  for (const vkc::DispatchTiming& p : session.last_profile()) gpu_ms += p.ms;
 
-  HostTensor ref = vkc::ir::interpret(graph, inputs).at("probabilities");
+  HostTensor ref = module.reference(inputs).at("probabilities");
   double max_err = 0;
   int best = 0;
   for (int i = 0; i < 10; ++i) {
@@ -88,7 +88,7 @@ int run() {
   std::cout << std::fixed << std::setprecision(4) << "class probabilities:";
   for (int i = 0; i < 10; ++i) std::cout << " " << probs.get_f64(i);
   std::cout << "\ntop class: " << best << " (p=" << probs.get_f64(best) << ")\n"
-            << std::setprecision(3) << "dispatches: " << module.manifest.dispatches.size()
+            << std::setprecision(3) << "dispatches: " << module.dispatch_count()
             << ", compile " << ms(t0, t1) << " ms, inference " << ms(t2, t3) << " ms (host clock), GPU "
             << gpu_ms << " ms (timestamps)\n"
             << std::scientific << std::setprecision(2) << "max |vkc - reference| = " << max_err << "\n";

@@ -59,5 +59,10 @@ fi
 unknown=$("$compile" "$first" -o "$work/x" --target nosuchgpu 2>&1)
 case "$unknown" in *"known: lavapipe"*) pass ;; *) fail "unknown target message lists no targets: $unknown" ;; esac
 
+# --print-ir-after-all prints the IR after each pass on stderr; --report prints the budget table.
+"$compile" "$first" -o "$work/x" --target vulkan-min --print-ir-after-all --report >"$work/report" 2>"$work/ir"
+grep -q "IR after dce" "$work/ir" && grep -q "graph @" "$work/ir" && pass || fail "--print-ir-after-all printed no IR"
+grep -q "wg memory/limit" "$work/report" && grep -q "/16384" "$work/report" && pass || fail "--report lacks the budget column"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,145 @@
+#include "bench/bench_cases.h"
+
+#include "ir/conv_geometry.h"
+
+namespace vkc::bench {
+namespace {
+
+using ir::AttrMap;
+using ir::OpKind;
+using Ints = std::vector<int64_t>;
+
+int64_t prod(const Shape& s) {
+  int64_t p = 1;
+  for (int64_t d : s) p *= d;
+  return p;
+}
+
+// A conv or conv_transpose "x" * "w" (+ "b") -> "y". FLOPs come from the verified geometry so they
+// count exactly the multiply-adds the op's semantics define (zero padding included, as PyTorch's
+// FLOP counters do).
+BenchCase conv_case(std::string name, OpKind kind, Shape x, Shape w, bool bias, int64_t groups,
+                    Ints pads, Ints strides = {}) {
+  AttrMap attrs{{"pads", pads}, {"groups", groups}};
+  if (!strides.empty()) attrs["strides"] = strides;
+  const size_t spatial = x.size() - 2;
+  ir::Graph probe;
+  ir::Op* op = probe.add_op(kind, {probe.add_input("x", {DType::f32, x}), probe.add_input("w", {DType::f32, w})}, attrs);
+  ir::ConvGeometry geo = ir::conv_geometry(*op);
+  const bool transposed = kind == OpKind::ConvTranspose;
+  // Each input (transposed) or output (forward) position meets Cg (or Fg) * kernel taps.
+  double taps = double(prod(geo.kernel)) *
+                double(transposed ? geo.out_channels_per_group() : geo.in_channels_per_group());
+  double points = transposed ? double(geo.batch * geo.in_channels * prod(geo.in_spatial))
+                             : double(geo.batch * geo.out_channels * prod(geo.out_spatial));
+  BenchCase c;
+  c.name = std::move(name);
+  c.group = "conv";
+  c.flops = 2.0 * taps * points;
+  const int64_t channels = geo.out_channels;
+  c.build = [=](ir::Graph& g) {
+    std::vector<ir::Value*> operands{g.add_input("x", {DType::f32, x}), g.add_input("w", {DType::f32, w})};
+    if (bias) operands.push_back(g.add_input("b", {DType::f32, {channels}}));
+    g.add_output(g.add_op(kind, operands, attrs, "conv")->result(), "y");
+  };
+  // PyTorch takes one symmetric pad per spatial dim; every case here is symmetric.
+  Ints torch_pad(pads.begin(), pads.begin() + long(spatial));
+  c.torch = {{"op", transposed ? "conv_transpose" : "conv"}, {"dims", spatial}, {"padding", torch_pad},
+             {"stride", strides.empty() ? Ints(spatial, 1) : strides}, {"groups", groups}, {"bias", bias}};
+  return c;
+}
+
+BenchCase im2col_case(Shape x, Ints kernel, Ints pads) {
+  BenchCase c;
+  c.name = "im2col_" + shape_str(x) + "_k3";
+  c.group = "im2col";
+  c.build = [=](ir::Graph& g) {
+    ir::Value* in = g.add_input("x", {DType::f32, x});
+    g.add_output(g.add_op(OpKind::Im2Col, {in}, {{"kernel", kernel}, {"pads", pads}}, "im2col")->result(), "y");
+  };
+  c.torch = {{"op", "im2col"}, {"kernel", kernel}, {"padding", Ints(pads.begin(), pads.begin() + 2)}};
+  return c;
+}
+
+BenchCase matmul_case(int64_t n) {
+  BenchCase c;
+  c.name = "matmul_" + std::to_string(n) + "^3";
+  c.group = "matmul";
+  c.flops = 2.0 * double(n) * double(n) * double(n);
+  c.build = [=](ir::Graph& g) {
+    ir::Value* a = g.add_input("a", {DType::f32, {n, n}});
+    ir::Value* b = g.add_input("b", {DType::f32, {n, n}});
+    g.add_output(g.add_op(OpKind::MatMul, {a, b}, {}, "matmul")->result(), "y");
+  };
+  c.torch = {{"op", "matmul"}};
+  return c;
+}
+
+// Indices are i64 because torch.topk returns int64: both sides write the same bytes.
+BenchCase topk_case(Shape x, int64_t k) {
+  BenchCase c;
+  c.name = "topk_" + shape_str(x) + "_k" + std::to_string(k);
+  c.group = "topk";
+  c.build = [=](ir::Graph& g) {
+    ir::Value* in = g.add_input("x", {DType::f32, x});
+    ir::Op* op = g.add_op(OpKind::TopK, {in}, {{"k", k}, {"axis", int64_t(-1)}, {"index_type", std::string("i64")}}, "topk");
+    g.add_output(op->result(0), "values");
+    g.add_output(op->result(1), "indices");
+  };
+  c.torch = {{"op", "topk"}, {"k", k}};
+  return c;
+}
+
+// torch.sort returns values and indices; vkc's sort gets the indices as an i32 payload that starts
+// as 0..n-1 (the iota input) and is permuted with the keys.
+BenchCase sort_case(Shape x) {
+  BenchCase c;
+  c.name = "sort_" + shape_str(x);
+  c.group = "sort";
+  c.iota_inputs = {"pos"};
+  c.build = [=](ir::Graph& g) {
+    ir::Value* keys = g.add_input("x", {DType::f32, x});
+    ir::Value* pos = g.add_input("pos", {DType::i32, x});
+    ir::Op* op = g.add_op(OpKind::Sort, {keys, pos}, {{"axis", int64_t(-1)}}, "sort");
+    g.add_output(op->result(0), "sorted");
+    g.add_output(op->result(1), "order");
+  };
+  c.torch = {{"op", "sort"}};
+  return c;
+}
+
+}  // namespace
+
+std::vector<BenchCase> make_cases(bool small) {
+  const OpKind conv = OpKind::Conv, convt = OpKind::ConvTranspose;
+  const Ints p1{1, 1, 1, 1}, p0{0, 0, 0, 0};
+  std::vector<BenchCase> cases;
+  auto s = [small](Shape big, Shape tiny) { return small ? tiny : big; };
+  auto n = [small](int64_t big, int64_t tiny) { return small ? tiny : big; };
+  cases.push_back(conv_case("conv_1x64x512x512_f256_k3", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
+                            s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1));
+  cases.push_back(conv_case("conv_resnet3x3_8x256x56x56", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
+                            s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1));
+  cases.push_back(conv_case("conv_1x1_8x256x56x56_f64", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
+                            s({64, 256, 1, 1}, {8, 16, 1, 1}), false, 1, p0));
+  cases.push_back(conv_case("conv_depthwise_8x144x56x56", conv, s({8, 144, 56, 56}, {2, 8, 14, 14}),
+                            s({144, 1, 3, 3}, {8, 1, 3, 3}), false, n(144, 8), p1));
+  cases.push_back(conv_case("conv_grouped32_1x256x128x128", conv, s({1, 256, 128, 128}, {1, 64, 16, 16}),
+                            s({256, 8, 3, 3}, {64, 2, 3, 3}), false, 32, p1));
+  cases.push_back(conv_case("conv3d_1x1x32^3_f16_k9x9x1_bias", conv, s({1, 1, 32, 32, 32}, {1, 1, 8, 8, 8}),
+                            s({16, 1, 9, 9, 1}, {4, 1, 3, 3, 1}), true, 1,
+                            small ? Ints{1, 1, 0, 1, 1, 0} : Ints{4, 4, 0, 4, 4, 0}));
+  cases.push_back(conv_case("conv_transpose_up2x_1x64x128x128_k4", convt, s({1, 64, 128, 128}, {1, 8, 16, 16}),
+                            s({64, 64, 4, 4}, {8, 8, 4, 4}), false, 1, p1, {2, 2}));
+  cases.push_back(im2col_case(s({1, 64, 256, 256}, {1, 4, 16, 16}), {3, 3}, p1));
+  cases.push_back(matmul_case(n(4096, 64)));
+  cases.push_back(topk_case({n(131072, 1000)}, 4));
+  cases.push_back(topk_case({n(1 << 20, 2048)}, n(64, 16)));
+  cases.push_back(topk_case({n(1 << 24, 8192)}, 8));
+  cases.push_back(topk_case(s({4096, 32768}, {4, 2048}), n(1024, 64)));
+  cases.push_back(sort_case({n(1 << 24, 5000)}));
+  cases.push_back(sort_case(s({4096, 4096}, {8, 512})));
+  return cases;
+}
+
+}  // namespace vkc::bench

@@ -1,0 +1,33 @@
+// The benchmark cases of issue 9 ("GPU performance"): each is a small IR graph plus what the
+// PyTorch side needs to run the same computation (bench/torch_reference.py reads `torch` as-is).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/graph.h"
+
+namespace vkc::bench {
+
+struct BenchCase {
+  std::string name;
+  std::string group;  // "conv", "im2col", "matmul", "topk", "sort": which target applies
+  std::function<void(ir::Graph&)> build;
+  double flops = 0;  // useful floating-point operations (2 per multiply-add)
+  // Fewest bytes through device memory: each input read once, each output written once. Filled
+  // from the graph by the harness.
+  double bytes = 0;
+  // For torch_reference.py: {"op": ..., op arguments...}; inputs/outputs are matched by name.
+  nlohmann::json torch;
+  // Inputs that are index payloads (sort): filled with 0..n-1 along the last axis, not random.
+  std::vector<std::string> iota_inputs;
+};
+
+// The suite. `small` shrinks every shape so the whole harness can run on lavapipe in seconds
+// (a plumbing check; its timings mean nothing).
+std::vector<BenchCase> make_cases(bool small);
+
+}  // namespace vkc::bench

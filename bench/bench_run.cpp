@@ -1,0 +1,78 @@
+#include "bench/bench_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "support/error.h"
+
+namespace vkc::bench {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Timing time_program(rt::Program& program, const std::vector<DeviceInputs>& sets, int warmup, int runs,
+                    int min_runs, double budget_s) {
+  using Clock = std::chrono::steady_clock;
+  // Outputs stay on the device: downloading hundreds of MiB per run would dominate the lease.
+  std::set<std::string> outputs(program.manifest().outputs.begin(), program.manifest().outputs.end());
+  rt::ExecuteOptions profiled;
+  profiled.profile = true;
+  for (int i = 0; i < warmup; ++i) {
+    program.submit({}, sets[size_t(i) % sets.size()], outputs, profiled);
+    program.wait();
+  }
+  Timing t;
+  std::map<std::string, std::vector<double>> per_dispatch;
+  const auto start = Clock::now();
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = Clock::now();
+    program.submit({}, sets[size_t(i) % sets.size()], outputs, profiled);
+    program.wait();
+    auto t1 = Clock::now();
+    double sum = 0;
+    for (const rt::DispatchProfile& d : program.last_profile()) {
+      sum += d.ms;
+      per_dispatch[d.name].push_back(d.ms);
+    }
+    t.gpu_ms.push_back(sum);
+    t.wall_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (i + 1 >= min_runs && std::chrono::duration<double>(t1 - start).count() > budget_s) break;
+  }
+  t.median_ms = median(t.gpu_ms);
+  t.min_ms = *std::min_element(t.gpu_ms.begin(), t.gpu_ms.end());
+  t.max_ms = *std::max_element(t.gpu_ms.begin(), t.gpu_ms.end());
+  t.wall_median_ms = median(t.wall_ms);
+  for (const DispatchDesc& d : program.manifest().dispatches) t.dispatches.emplace_back(d.name, median(per_dispatch[d.name]));
+  return t;
+}
+
+HostTensor random_tensor(DType dtype, const Shape& shape, uint64_t seed) {
+  check(dtype == DType::f32, "bench: random inputs are f32 only");
+  HostTensor t(dtype, shape);
+  // splitmix64: fast and good enough for benchmark data; 24 random bits per float keeps values
+  // distinct enough that ties in topk/sort are rare (and handled by the checks anyway).
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  float* p = t.as<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    p[i] = float(int64_t(z >> 40) - (int64_t(1) << 23)) * (1.0f / float(1 << 23));
+  }
+  return t;
+}
+
+HostTensor iota_tensor(DType dtype, const Shape& shape) {
+  HostTensor t(dtype, shape);
+  const int64_t last = shape.empty() ? 1 : shape.back();
+  for (int64_t i = 0; i < t.numel(); ++i) t.set_i64(i, i % last);
+  return t;
+}
+
+}  // namespace vkc::bench

@@ -1,0 +1,286 @@
+#include "codegen/fusion.h"
+
+#include <algorithm>
+#include <map>
+
+#include "codegen/fusion_expr.h"
+#include "codegen/glsl_types.h"
+#include "codegen/shader_library.h"
+#include "support/error.h"
+
+namespace vkc::codegen {
+namespace {
+
+bool contains(const std::vector<ir::Op*>& ops, const ir::Op* op) {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+
+bool is_8bit(DType t) { return t == DType::i8 || t == DType::u8; }
+
+// C-order coordinates of linear index `var` in `shape` as uint `<prefix>0..`.
+std::string unravel(const Shape& shape, const std::string& var, const std::string& prefix) {
+  std::string s = cat("  uint ", prefix, "rem = ", var, ";\n");
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (d == 0) s += cat("  uint ", prefix, "0 = ", prefix, "rem;\n");
+    else s += cat("  uint ", prefix, d, " = ", prefix, "rem % ", shape[d], "u; ", prefix, "rem /= ", shape[d], "u;\n");
+  }
+  return s;
+}
+
+// Builds the functions of one FusedCode; bindings are numbered consecutively.
+class Builder {
+ public:
+  Builder(FusedCode& code, uint32_t first_binding, const KernelContext& ctx, std::string prefix)
+      : code_(code), next_(first_binding), ctx_(ctx), prefix_(std::move(prefix)) {}
+
+  // `T fn(uint i)` reading element i of external value v (8-bit values without 8-bit storage are
+  // read from packed words). Returns the function name.
+  std::string read_external(const ir::Value* v, const std::string& what) {
+    DType t = v->type.dtype;
+    uint32_t b = next_++;
+    std::string inst = cat(prefix_, "buf", b), fn = cat(prefix_, "read", b);
+    std::string ct = glsl_compute_type(t);
+    if (is_8bit(t) && !gpu_storable(t, ctx_.target)) {
+      code_.buffers += cat("layout(std430, set = 0, binding = ", b, ") restrict readonly buffer Buffer", b,
+                           " { uint data[]; } ", inst, ";\n");
+      std::string word = cat(inst, ".data[i >> 2u]");
+      code_.functions += t == DType::i8
+          ? cat("int ", fn, "(uint i) { return bitfieldExtract(int(", word, "), int((i & 3u) * 8u), 8); }\n")
+          : cat("int ", fn, "(uint i) { return int(bitfieldExtract(", word, ", int((i & 3u) * 8u), 8)); }\n");
+    } else {
+      require_storable(t, ctx_.target, what);
+      code_.types.insert(t);
+      code_.buffers += glsl_buffer(b, t, false, inst);
+      code_.functions += cat(ct, " ", fn, "(uint i) { return ", ct, "(", inst, ".data[i]); }\n");
+    }
+    code_.bindings.push_back({ctx_.tensor(v), false});
+    code_.bytes += double(v->type.size_bytes());
+    return fn;
+  }
+
+  // An expression for a per-tensor or per-channel quantization parameter at channel `c`.
+  std::string parameter(const ir::Value* v, const std::string& c, const std::string& what) {
+    if (inlined_as_literal(v)) return literal_of(v);
+    return cat(read_external(v, what), "(", c, ")");
+  }
+
+  uint32_t next() const { return next_; }
+  FusedCode& code() { return code_; }
+  const KernelContext& ctx() const { return ctx_; }
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  FusedCode& code_;
+  uint32_t next_;
+  const KernelContext& ctx_;
+  std::string prefix_;
+};
+
+// "c" such that element i of a quantize/dequantize operand belongs to channel c (0 per tensor).
+std::string channel_expr(const ir::Op& op, const std::string& i) {
+  const ir::Value* scale = op.operand(1);
+  const Shape& shape = op.operand(0)->type.shape;
+  if (scale->type.numel() == 1) return "0u";
+  int64_t axis = op.attr_int("axis");
+  if (axis < 0) axis += int64_t(shape.size());
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  return cat("((", i, " / ", inner, "u) % ", shape[size_t(axis)], "u)");
+}
+
+// Prologue: the function computing element i of value v.
+std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what) {
+  const ir::Op* op = v->producer;
+  if (op == nullptr || !contains(group.prologue, op)) return b.read_external(v, what);
+  std::string src = prologue_fn(b, group, op->operand(0), what);
+  std::string fn = cat(b.prefix(), "v", v->id);
+  std::string ct = glsl_compute_type(v->type.dtype);
+  const Shape& out = v->type.shape;
+  const Shape& in = op->operand(0)->type.shape;
+  std::vector<int64_t> in_strides = shape_strides(in);
+  std::string body;
+  auto linear = [&](const std::vector<std::string>& coords) {
+    std::string e = "0u";
+    for (size_t d = 0; d < coords.size(); ++d) e += cat(" + ", coords[d], " * ", in_strides[d], "u");
+    return e;
+  };
+  switch (op->kind) {
+    case ir::OpKind::ExpandShape:
+    case ir::OpKind::CollapseShape:
+    case ir::OpKind::Reshape: body = cat("  return ", src, "(i);\n"); break;
+    case ir::OpKind::Reverse: {
+      body = unravel(out, "i", "c");
+      std::vector<std::string> coords;
+      for (size_t d = 0; d < out.size(); ++d) coords.push_back(cat("c", d));
+      for (int64_t a : op->attr_ints("axes")) {
+        if (a < 0) a += int64_t(out.size());
+        coords[size_t(a)] = cat("(", out[size_t(a)] - 1, "u - c", a, ")");
+      }
+      body += cat("  return ", src, "(", linear(coords), ");\n");
+      break;
+    }
+    case ir::OpKind::Transpose: {
+      body = unravel(out, "i", "c");
+      const std::vector<int64_t>& perm = op->attr_ints("perm");
+      std::vector<std::string> coords(in.size());
+      for (size_t d = 0; d < out.size(); ++d) coords[size_t(perm[d])] = cat("c", d);
+      body += cat("  return ", src, "(", linear(coords), ");\n");
+      break;
+    }
+    case ir::OpKind::Pad: {
+      body = unravel(out, "i", "c");
+      const std::vector<int64_t>& p = op->attr_ints("pads");
+      std::string fill = cat(ct, "(", glsl_literal(v->type.dtype, op->attr_float("value")), ")");
+      std::vector<std::string> coords;
+      for (size_t d = 0; d < out.size(); ++d) {
+        if (p[d] == 0 && p[out.size() + d] == 0) {
+          coords.push_back(cat("c", d));
+          continue;
+        }
+        body += cat("  int p", d, " = int(c", d, ") - ", p[d], ";\n  if (p", d, " < 0 || p", d, " >= ", in[d],
+                    ") return ", fill, ";\n");
+        coords.push_back(cat("uint(p", d, ")"));
+      }
+      body += cat("  return ", src, "(", linear(coords), ");\n");
+      break;
+    }
+    case ir::OpKind::Cast:
+      body = cat("  return ", cast_expr(cat(src, "(i)"), op->operand(0)->type.dtype, v->type.dtype), ";\n");
+      break;
+    case ir::OpKind::Dequantize: {
+      std::string c = channel_expr(*op, "i");
+      std::string scale = b.parameter(op->operand(1), c, what);
+      std::string zp = op->num_operands() > 2 ? b.parameter(op->operand(2), c, what) : "0";
+      body = cat("  return float(", src, "(i) - ", zp, ") * ", scale, ";\n");
+      break;
+    }
+    default: throw Error(cat("internal: ", op->describe(), " cannot be fused into a prologue"));
+  }
+  b.code().functions += cat(ct, " ", fn, "(uint i) {\n", body, "}\n");
+  return fn;
+}
+
+}  // namespace
+
+bool prologue_fusible(const ir::Op& op) {
+  switch (op.kind) {
+    case ir::OpKind::ExpandShape:
+    case ir::OpKind::CollapseShape:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Pad:
+    case ir::OpKind::Reverse:
+    case ir::OpKind::Transpose:
+    case ir::OpKind::Dequantize: return true;
+    case ir::OpKind::Cast: return is_float(op.result()->type.dtype);
+    default: return false;
+  }
+}
+
+bool epilogue_fusible(const ir::Op& op) {
+  if (op.results.size() != 1) return false;
+  DType t = op.result()->type.dtype;
+  switch (ir::op_schema(op.kind).category) {
+    case ir::OpCategory::Reshape: return true;
+    case ir::OpCategory::Unary: return op.kind != ir::OpKind::Cast && is_float(t);
+    case ir::OpCategory::Binary: return is_float(t);
+    case ir::OpCategory::Quant: return op.kind == ir::OpKind::Quantize;
+    default: return false;
+  }
+}
+
+const ir::Value* fused_result(const DispatchGroup& group) {
+  return group.epilogue.empty() ? group.anchor->result() : group.epilogue.back()->result();
+}
+
+uint32_t fused_binding_count(const DispatchGroup& group) {
+  uint32_t n = 1;  // the output
+  for (const ir::Op* op : group.ops)
+    for (const ir::Value* v : op->operands) {
+      bool inside = v->producer != nullptr && contains(group.ops, v->producer);
+      if (!inside && (op == group.anchor || !inlined_as_literal(v))) ++n;
+    }
+  return n;
+}
+
+FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,
+                         uint32_t first_binding, const KernelContext& ctx) {
+  FusedCode code;
+  Builder b(code, first_binding, ctx, name + "_");
+  std::string what = group.anchor->describe();
+  std::string fn = prologue_fn(b, group, operand, what);
+  std::string ct = glsl_compute_type(operand->type.dtype);
+  code.functions += cat(ct, " ", name, "(uint i) { return ", fn, "(i); }\n");
+  return code;
+}
+
+FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx) {
+  FusedCode code;
+  Builder b(code, first_binding, ctx, "epi_");
+  std::string what = group.anchor->describe();
+  const ir::Value* anchor_result = group.anchor->result();
+  std::map<const ir::Value*, std::string> names{{anchor_result, "acc"}};
+  std::string body;
+  for (size_t k = 0; k < group.epilogue.size(); ++k) {
+    const ir::Op* op = group.epilogue[k];
+    const ir::Value* r = op->result();
+    if (is_view_op(op->kind)) {
+      names[r] = names.at(op->operand(0));
+      continue;
+    }
+    std::string coords = cat("e", k, "_");
+    bool decoded = false;
+    auto arg = [&](const ir::Value* v) -> std::string {
+      if (auto it = names.find(v); it != names.end()) return it->second;
+      if (inlined_as_literal(v)) return literal_of(v);
+      std::string index = "i";
+      if (v->type.shape != r->type.shape) {
+        if (!decoded) body += unravel(r->type.shape, "i", coords);
+        decoded = true;
+        index = broadcast_index(v->type.shape, r->type.shape, coords);
+      }
+      return cat(b.read_external(v, what), "(", index, ")");
+    };
+    std::string value = cat("v", r->id);
+    if (op->kind == ir::OpKind::Quantize) {
+      std::string c = channel_expr(*op, "i");
+      std::string x = arg(op->operand(0));
+      std::string scale = b.parameter(op->operand(1), c, what);
+      std::string zp = op->num_operands() > 2 ? b.parameter(op->operand(2), c, what) : "0";
+      DType rt = r->type.dtype;
+      double lo = rt == DType::i8 ? -128 : 0, hi = rt == DType::i8 ? 127 : 255;
+      // As the quantize kernel: the quotient in f32, ties to even, NaN stores 0.
+      body += cat("  float q", k, " = roundEven(", x, " / ", scale, ") + float(", zp, ");\n",
+                  "  int ", value, " = isnan(q", k, ") ? 0 : int(clamp(q", k, ", ", lo, ".0, ", hi, ".0));\n");
+    } else {
+      std::vector<std::string> args;
+      for (const ir::Value* v : op->operands) args.push_back(arg(v));
+      body += cat("  ", glsl_compute_type(r->type.dtype), " ", value, " = ", elementwise_expr(*op, args), ";\n");
+    }
+    names[r] = value;
+  }
+  const ir::Value* out = fused_result(group);
+  DType t = out->type.dtype;
+  uint32_t ob = b.next();
+  std::string v = names.at(out);
+  if (is_8bit(t) && !gpu_storable(t, ctx.target)) {
+    // No 8-bit stores: each invocation owns one byte of a shared word, so it clears and sets that
+    // byte with two atomics; the other bytes' owners touch disjoint bits, in any order.
+    code.buffers += cat("layout(std430, set = 0, binding = ", ob, ") restrict buffer Buffer", ob,
+                        " { uint data[]; } fused_out;\n");
+    body += cat("  uint sh = (i & 3u) * 8u;\n  atomicAnd(fused_out.data[i >> 2u], ~(0xffu << sh));\n",
+                "  atomicOr(fused_out.data[i >> 2u], (uint(", v, ") & 0xffu) << sh);\n");
+  } else {
+    require_storable(t, ctx.target, what);
+    code.types.insert(t);
+    code.buffers += glsl_buffer(ob, t, true, "fused_out");
+    body += cat("  fused_out.data[i] = ", glsl_storage_type(t), "(", v, ");\n");
+  }
+  code.bindings.push_back({ctx.tensor(out), true});
+  code.bytes += double(out->type.size_bytes());
+  // The elementwise helpers (vkc_max, vkc_sigmoid, ...) only when some op needs them.
+  if (!group.epilogue.empty()) code.functions += shader_source("elementwise_math.glsl") + "\n";
+  code.functions += cat("void store_result(uint i, float acc) {\n", body, "}\n");
+  return code;
+}
+
+}  // namespace vkc::codegen

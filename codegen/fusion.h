@@ -1,0 +1,57 @@
+// Fused prologues and epilogues of anchor kernels (conv, conv_transpose, matmul, gemm).
+//
+// A prologue is the chain of ops that computes one of the anchor's operands from values in
+// memory: reshape views, pad, reverse, transpose, cast and dequantize. Every one of them is an
+// index map or a per-element function, so the chain becomes one GLSL function `T NAME(uint i)`
+// returning element i (C order) of the operand: the kernel calls it wherever it read the operand's
+// buffer, and the intermediate tensors never exist.
+//
+// An epilogue is the chain of elementwise ops, reshape views and a final quantize applied to the
+// anchor's result: it becomes `void store_result(uint i, float acc)`, which takes the f32
+// accumulator of element i (C order of the anchor result) and stores the chain's last value.
+// Every value in the chain has the anchor result's element count, so element i of each is at
+// linear index i of its own shape; side operands broadcast from coordinates decoded from i.
+//
+// Neither changes a kernel's tiling or workgroup memory: prologues run where the tile loads ran
+// and epilogues on registers before the store. What fusion costs is bindings (side operands) and,
+// for 8-bit results on targets without 8-bit storage, a packed read-modify-write of the output.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_context.h"
+
+namespace vkc::codegen {
+
+// GLSL pieces a kernel splices in, and the bindings they use (numbered from `first_binding`).
+struct FusedCode {
+  std::string buffers;    // buffer declarations
+  std::string functions;  // helper functions, ending with the entry point
+  std::vector<KernelBinding> bindings;
+  std::set<DType> types;  // storage types, for glsl_extensions
+  double bytes = 0;       // bytes read / written through these bindings
+};
+
+// `T name(uint i)` returning element i of `operand` of the group's anchor, through the group's
+// prologue ops (a plain buffer read when none is fused). T is the compute type of the operand.
+FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,
+                         uint32_t first_binding, const KernelContext& ctx);
+
+// `void store_result(uint i, float acc)` for the group's anchor result through its epilogue ops.
+FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx);
+
+// The value the group finally writes (the last epilogue op's result, else the anchor's).
+const ir::Value* fused_result(const DispatchGroup& group);
+
+// Ops that may join an anchor's prologue / epilogue (shape and use constraints are checked by
+// dispatch formation).
+bool prologue_fusible(const ir::Op& op);
+bool epilogue_fusible(const ir::Op& op);
+
+// Storage buffers a dispatch of the group binds (anchor operands, prologue sources, side
+// operands not inlined as literals, the output).
+uint32_t fused_binding_count(const DispatchGroup& group);
+
+}  // namespace vkc::codegen

@@ -1,0 +1,130 @@
+// vkc::Session: a Module loaded on a Device (pipelines created, constants uploaded once, one
+// memory arena for intermediates), executed synchronously (run) or asynchronously (submit/wait).
+//
+// Every execution replays one pre-recorded command buffer holding all dispatches, with barriers only
+// between dependent dispatches, in one queue submission.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vkc/device.h"
+#include "vkc/module.h"
+#include "vkc/tensor.h"
+
+namespace vkc {
+
+// A tensor kept in device memory: an output of one execution that feeds the next one (of this or
+// another session on the same device) with no round trip through the host.
+class DeviceTensor {
+ public:
+  DeviceTensor() = default;  // empty
+  // Copies `tensor` into a new device tensor.
+  static DeviceTensor upload(const Device& device, const HostTensor& tensor);
+
+  explicit operator bool() const { return impl_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  // Copies to the host (waits for the device to finish the work that produces it).
+  HostTensor download() const;
+
+  struct Impl;
+  const std::shared_ptr<Impl>& impl() const { return impl_; }
+  explicit DeviceTensor(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// The inputs of one execution, by name: each from the host or from a device tensor.
+struct Inputs {
+  std::map<std::string, HostTensor> host;
+  std::map<std::string, DeviceTensor> device;
+
+  Inputs() = default;
+  Inputs(std::map<std::string, HostTensor> host_inputs) : host(std::move(host_inputs)) {}  // NOLINT: implicit
+  Inputs& set(const std::string& name, HostTensor tensor);
+  Inputs& set(const std::string& name, DeviceTensor tensor);
+};
+
+// The outputs of one execution: downloaded ones in `host`, those named in RunOptions::keep_on_device
+// in `device`.
+struct Outputs {
+  std::map<std::string, HostTensor> host;
+  std::map<std::string, DeviceTensor> device;
+  const HostTensor& at(const std::string& name) const;  // a host output; throws naming the outputs
+};
+
+struct RunOptions {
+  // Time each dispatch with GPU timestamps; read them with Session::last_profile().
+  bool profile = false;
+  // Outputs returned as DeviceTensor instead of being downloaded.
+  std::set<std::string> keep_on_device;
+};
+
+// Per-dispatch timing of the last profiled execution.
+struct DispatchTiming {
+  std::string name;   // the dispatch (manifest name)
+  double ms = 0;
+  double gflops = 0;  // the compiler's FLOP count / time
+  double gbps = 0;    // the compiler's minimum bytes moved / time
+};
+
+struct SessionOptions {
+  // Where compiled pipelines are cached between processes. Unset: $XDG_CACHE_HOME/vkc, else
+  // ~/.cache/vkc. Empty string: no disk cache.
+  std::optional<std::string> pipeline_cache_dir;
+  // When the module's target asks more than the device has and the module carries its source
+  // graph, recompile it for the device instead of refusing.
+  bool recompile_if_unmet = false;
+};
+
+class Execution;
+
+class Session {
+ public:
+  // Refuses (vkc::Error naming the limits) a module planned for limits the device does not meet,
+  // unless options.recompile_if_unmet applies.
+  Session(const Device& device, const Module& module, const SessionOptions& options = {});
+
+  // Synchronous: submit + wait. Input names, dtypes and shapes must match the module's; errors
+  // name the input.
+  Outputs run(const Inputs& inputs, const RunOptions& options = {});
+  // Asynchronous: returns once the work is queued. One execution per session is in flight at a
+  // time: submitting again first completes the previous one (its Execution keeps the results).
+  Execution submit(const Inputs& inputs, const RunOptions& options = {});
+
+  const std::vector<DispatchTiming>& last_profile() const;
+  // The module running (after recompile_if_unmet, the recompiled one).
+  const Module& module() const;
+  const Device& device() const;
+  // Whether the pipelines came from the disk cache (a warm start).
+  bool pipeline_cache_hit() const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// A submitted execution: a future for its Outputs.
+class Execution {
+ public:
+  // True once the device finished (never blocks).
+  bool ready() const;
+  // Blocks until done and returns the outputs (once; a second call throws).
+  Outputs wait();
+
+  struct State;
+  Execution(std::shared_ptr<Session::Impl> session, std::shared_ptr<State> state);
+
+ private:
+  std::shared_ptr<Session::Impl> session_;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace vkc

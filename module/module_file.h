@@ -1,0 +1,44 @@
+// The single-file module (.vkcm): the content of a module directory in one file, for shipping.
+//
+//   offset 0   8 bytes  magic "VKCM\r\n\x1a\n" (text-mode transfers and truncated headers show up)
+//          8   u32      container version (kModuleFileVersion)
+//         12   u32      section count
+//         16   u64      total file size in bytes (a truncated file fails here)
+//         24   u64      content_hash() of every byte after this 32-byte header
+//         32   index    one entry per section: u64 offset, u64 size, u32 name length, u32 zero,
+//                       then the name bytes, zero-padded to a multiple of 8
+//              data     the sections, each starting at a multiple of 8
+//
+// All integers are little-endian. The first section is "manifest.json"; then one section per
+// SPIR-V file named as in the manifest, the constants under the manifest's constants_file, and
+// optional extra files (vk-compile adds "source.vkir"). docs/module-format.md has the details.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "module/manifest.h"
+
+namespace vkc {
+
+inline constexpr uint32_t kModuleFileVersion = 1;
+inline constexpr char kModuleFileMagic[8] = {'V', 'K', 'C', 'M', '\r', '\n', '\x1a', '\n'};
+
+// Files carried besides the module proper, by name (e.g. "source.vkir").
+using ModuleExtras = std::map<std::string, std::string>;
+
+std::vector<uint8_t> pack_module_file(const ModuleImage& module, const ModuleExtras& extras = {});
+// Validates the container (magic, version, size, index bounds, checksum) and then the manifest;
+// throws vkc::Error naming `what` and the problem. Extra sections go to `extras` when non-null.
+ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::string& what,
+                               ModuleExtras* extras = nullptr);
+
+void write_module_file(const std::string& path, const ModuleImage& module, const ModuleExtras& extras = {});
+ModuleImage read_module_file(const std::string& path, ModuleExtras* extras = nullptr);
+
+// True when `path` is a regular file that starts with the .vkcm magic.
+bool is_module_file(const std::string& path);
+
+}  // namespace vkc

@@ -1,0 +1,20 @@
+// rt::DeviceTensor's state, shared with program.cpp (which copies between device tensors and a
+// program's input/output buffers inside an execution's submission).
+#pragma once
+
+#include <memory>
+
+#include "runtime/memory.h"
+#include "runtime/runtime.h"
+
+namespace vkc::rt {
+
+struct DeviceTensor::Impl {
+  Context::Impl& ctx;
+  DType dtype;
+  Shape shape;
+  uint64_t bytes = 0;              // the tensor's own size
+  std::unique_ptr<Buffer> buffer;  // whole 32-bit words, at least one
+};
+
+}  // namespace vkc::rt

@@ -1,0 +1,60 @@
+// The command-line contract on hostile inputs: vk-compile and vk-run exit with code 1 and exactly
+// one line on stderr, never a signal (an abort, a sanitizer report or a crash).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "hostile/hostile_util.h"
+
+namespace vkc::hostile {
+namespace {
+
+std::string tool(const std::string& name) { return std::string(VKC_BINARY_DIR) + "/tools/" + name; }
+
+void expect_one_line_error(const std::string& command_line) {
+  SCOPED_TRACE(command_line);
+  CommandResult r = run_command(command_line);
+  EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << ": " << r.stderr_text;
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+}
+
+TEST(HostileCli, CompileRefusesEveryBadIrFile) {
+  std::string out = scratch_dir("cli-compile");
+  for (const char* f : {"truncated_body.vkir", "truncated_type.vkir", "unterminated_string.vkir", "unknown_op.vkir",
+                        "undefined_value.vkir", "redefined_value.vkir", "binary_garbage.vkir",
+                        "dim_overflows_int64.vkir", "constant_count_overflow.vkir", "constant_absurd_size.vkir",
+                        "conv3d_wrong_filter.vkir", "huge_70000x70000.vkir"})
+    expect_one_line_error(tool("vk-compile") + " " + data_path(f) + " -o " + out + "/m --target lavapipe");
+}
+
+TEST(HostileCli, CompileRefusesBadOnnx) {
+  std::string out = scratch_dir("cli-onnx");
+  for (const char* f : {"truncated.onnx", "absurd_length.onnx", "absurd_dims.onnx", "unsupported_ops.onnx",
+                        "onnx_newline_in_output_name.onnx"})
+    expect_one_line_error(tool("vk-compile") + " " + data_path(f) + " -o " + out + "/m --target lavapipe");
+}
+
+TEST(HostileCli, RunRefusesBadNpyAndBadModules) {
+  std::string dir = scratch_dir("cli-run");
+  std::string model = dir + "/relu.vkir";
+  std::ofstream(model) << "graph @g(%x: tensor<2x3xf32>) {\n  %y = relu (%x) : tensor<2x3xf32>\n  return %y as \"y\"\n}\n";
+  CommandResult built = run_command(tool("vk-compile") + " " + model + " -o " + dir + "/mod --target lavapipe");
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  for (const char* f : {"truncated_data.npy", "bad_magic.npy"})
+    expect_one_line_error(tool("vk-run") + " " + dir + "/mod --input x=" + data_path(f));
+
+  // A manifest whose .spv points outside the module directory.
+  std::vector<uint8_t> bytes = read_bytes(dir + "/mod/manifest.json");
+  std::string json(bytes.begin(), bytes.end());
+  size_t at = json.find("\"spv\": \"");
+  ASSERT_NE(at, std::string::npos);
+  at += 8;
+  json.replace(at, json.find('"', at) - at, "../x.spv");
+  std::ofstream(dir + "/mod/manifest.json", std::ios::trunc) << json;
+  expect_one_line_error(tool("vk-run") + " " + dir + "/mod --random-inputs 1");
+  expect_one_line_error(tool("vk-run") + " " + dir + "/no-such-module --random-inputs 1");
+}
+
+}  // namespace
+}  // namespace vkc::hostile

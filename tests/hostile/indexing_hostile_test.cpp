@@ -1,0 +1,112 @@
+// Tensors too big for the kernels' 32-bit indexing or for maxStorageBufferRange, and zero-size
+// dims. A kernel must either index in 64 bits or refuse clearly; a module whose indices wrap would
+// silently read and write the wrong elements.
+#include <gtest/gtest.h>
+
+#include "codegen/compiler.h"
+#include "codegen/targets.h"
+#include "hostile/hostile_util.h"
+#include "ir/text_format.h"
+
+namespace vkc::hostile {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+// A target whose storage-buffer range is no obstacle, so the indexing limit is what gets tested.
+TargetLimits huge_range_target() {
+  TargetLimits t = codegen::find_target("nvidia").limits;
+  t.name = "huge-range";
+  t.max_storage_buffer_range = uint64_t(1) << 44;
+  return t;
+}
+
+std::string compile_error(const ir::Graph& g, const TargetLimits& t) {
+  codegen::CompileOptions o;
+  o.target = t;
+  return error_of([&] { codegen::compile_graph(g, o); });
+}
+
+ir::Graph one_op(ir::OpKind kind, const std::vector<ir::TensorType>& inputs, ir::AttrMap attrs = {}) {
+  ir::Graph g;
+  std::vector<ir::Value*> operands;
+  for (size_t i = 0; i < inputs.size(); ++i) operands.push_back(g.add_input("x" + std::to_string(i), inputs[i]));
+  ir::Op* op = g.add_op(kind, operands, std::move(attrs), "big");
+  for (size_t i = 0; i < op->results.size(); ++i) g.add_output(op->result(int(i)), "y" + std::to_string(i));
+  return g;
+}
+
+ir::TensorType f32(Shape s) { return {DType::f32, std::move(s)}; }
+
+TEST(HostileIndexing, Relu70000x70000FromTextIsRefused) {
+  std::string m = compile_error(ir::parse_graph_file(data_path("huge_70000x70000.vkir")), huge_range_target());
+  EXPECT_NE(m.find("4900000000 elements exceed 32-bit indexing"), std::string::npos) << m;
+  EXPECT_NE(m.find("relu"), std::string::npos) << m;
+}
+
+struct BigOp {
+  const char* name;
+  std::function<ir::Graph()> build;
+};
+
+// Each op family with 4.9e9 (> 2^32) elements in an operand or result.
+std::vector<BigOp> big_ops() {
+  const int64_t n = 70000;
+  return {
+      {"relu", [=] { return one_op(ir::OpKind::Relu, {f32({n, n})}); }},
+      {"add_broadcast", [=] { return one_op(ir::OpKind::Add, {f32({n, 1}), f32({1, n})}); }},
+      {"reduce_sum", [=] { return one_op(ir::OpKind::ReduceSum, {f32({n, n})}, {{"axes", Ints{1}}}); }},
+      {"argmax", [=] { return one_op(ir::OpKind::ArgMax, {f32({n, n})}, {{"axis", int64_t(0)}}); }},
+      {"softmax", [=] { return one_op(ir::OpKind::Softmax, {f32({n, n})}); }},
+      {"transpose", [=] { return one_op(ir::OpKind::Transpose, {f32({n, n})}, {{"perm", Ints{1, 0}}}); }},
+      {"matmul", [=] { return one_op(ir::OpKind::MatMul, {f32({n, n}), f32({n, 2})}); }},
+      {"matmul_output", [=] { return one_op(ir::OpKind::MatMul, {f32({n, 1}), f32({1, n})}); }},
+      {"conv", [=] { return one_op(ir::OpKind::Conv, {f32({1, 1, n, n}), f32({1, 1, 1, 1})}); }},
+      {"conv_transpose",
+       [=] { return one_op(ir::OpKind::ConvTranspose, {f32({1, 1, n / 2, n / 2}), f32({1, 1, 2, 2})}, {{"strides", Ints{2, 2}}}); }},
+      {"max_pool", [=] { return one_op(ir::OpKind::MaxPool, {f32({1, 1, n, n})}, {{"kernel", Ints{1, 1}}}); }},
+      {"sort", [=] { return one_op(ir::OpKind::Sort, {f32({n, n})}); }},
+      {"topk", [=] { return one_op(ir::OpKind::TopK, {f32({n, n})}, {{"k", int64_t(2)}}); }},
+      {"pad", [=] { return one_op(ir::OpKind::Pad, {f32({n, n - 1})}, {{"pads", Ints{0, 0, 0, 1}}}); }},
+      {"concat", [=] { return one_op(ir::OpKind::Concat, {f32({n / 2, n}), f32({n / 2, n})}, {{"axis", int64_t(0)}}); }},
+      {"cast_to_i8", [=] { return one_op(ir::OpKind::Cast, {f32({n, n})}, {{"to", std::string("i8")}}); }},
+  };
+}
+
+TEST(HostileIndexing, EveryOpFamilyRefusesMoreThan32BitElements) {
+  for (const BigOp& c : big_ops()) {
+    SCOPED_TRACE(c.name);
+    ir::Graph g;
+    std::string build_error = error_of([&] { g = c.build(); });
+    ASSERT_EQ(build_error, "(no error)") << "the test graph itself is invalid";
+    std::string m = compile_error(g, huge_range_target());
+    EXPECT_NE(m, "(no error)") << c.name << " compiled with > 2^32 elements: indices would wrap";
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.find("internal"), std::string::npos) << m;
+  }
+}
+
+TEST(HostileIndexing, TensorAboveMaxStorageBufferRange) {
+  // 64 Mi f32 elements = 256 MiB, twice lavapipe's 2^27 range; fine for 32-bit indexing.
+  ir::Graph g = one_op(ir::OpKind::Relu, {f32({8192, 8192})});
+  std::string m = compile_error(g, codegen::find_target("lavapipe").limits);
+  EXPECT_NE(m.find("(8192x8192 f32) is 268435456 bytes"), std::string::npos) << m;
+  EXPECT_NE(m.find("maxStorageBufferRange 134217728"), std::string::npos) << m;
+}
+
+TEST(HostileIndexing, ZeroSizeDimsCompile) {
+  // A zero-size dim is a valid (empty) tensor: compile must not divide by zero or refuse.
+  codegen::CompileOptions o;
+  o.target = codegen::find_target("lavapipe").limits;
+  EXPECT_EQ(error_of([&] { codegen::compile_graph(ir::parse_graph_file(data_path("zero_size.vkir")), o); }),
+            "(no error)");
+  for (ir::OpKind kind : {ir::OpKind::Softmax, ir::OpKind::Sort}) {
+    ir::Graph g = one_op(kind, {f32({0, 7})});
+    std::string m = compile_error(g, o.target);
+    EXPECT_TRUE(m == "(no error)" || (m.find("internal") == std::string::npos && m.find('\n') == std::string::npos))
+        << ir::op_name(kind) << ": " << m;
+  }
+}
+
+}  // namespace
+}  // namespace vkc::hostile

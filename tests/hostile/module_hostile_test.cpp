@@ -1,0 +1,114 @@
+// Hostile compiled modules: a manifest that points outside its directory, a missing or corrupt
+// .spv, truncated constants, and a module planned for a target the device does not meet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "codegen/compiler.h"
+#include "codegen/targets.h"
+#include "common/gpu_harness.h"
+#include "hostile/hostile_util.h"
+#include "ir/text_format.h"
+
+namespace vkc::hostile {
+namespace {
+
+ModuleImage relu_module(const std::string& target) {
+  codegen::CompileOptions o;
+  o.target = codegen::find_target(target).limits;
+  return codegen::compile_graph(ir::parse_graph("graph @g(%x: tensor<64xf32>) {\n"
+                                                "  %y = relu (%x) : tensor<64xf32>\n"
+                                                "  return %y as \"y\"\n}\n"),
+                                o);
+}
+
+std::string read_text(const std::string& path) {
+  std::vector<uint8_t> b = read_bytes(path);
+  return {b.begin(), b.end()};
+}
+
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+}
+
+TEST(HostileModule, SpvPathTraversalIsRefused) {
+  ModuleImage m = relu_module("lavapipe");
+  std::string json = manifest_to_json(m.manifest);
+  const std::string spv = m.manifest.dispatches.at(0).spv;
+  for (const char* evil : {"../x.spv", "/etc/passwd", "sub/dir.spv", "..", "a\\\\b.spv"}) {
+    std::string bad = json;
+    replace_once(bad, "\"" + spv + "\"", "\"" + std::string(evil) + "\"");
+    std::string message = error_of([&] { manifest_from_json(bad, "evil/manifest.json"); });
+    EXPECT_NE(message.find("must be a plain file name inside the module directory"), std::string::npos)
+        << evil << ": " << message;
+    EXPECT_NE(message.find("evil/manifest.json"), std::string::npos) << message;
+  }
+}
+
+TEST(HostileModule, ConstantsPathTraversalIsRefused) {
+  std::string json = manifest_to_json(relu_module("lavapipe").manifest);
+  replace_once(json, "\"constants.bin\"", "\"../../secret.bin\"");
+  EXPECT_NE(error_of([&] { manifest_from_json(json); }).find("constants_file"), std::string::npos);
+}
+
+TEST(HostileModule, TraversalInAModuleDirectoryIsRefusedBeforeAnyRead) {
+  std::string dir = scratch_dir("module-traversal");
+  ModuleImage m = relu_module("lavapipe");
+  write_module_dir(dir + "/mod", m);
+  // A file outside the module that a traversal would otherwise read.
+  write_bytes(dir + "/x.spv", read_bytes(dir + "/mod/" + m.manifest.dispatches[0].spv));
+  std::string json = read_text(dir + "/mod/manifest.json");
+  replace_once(json, "\"" + m.manifest.dispatches[0].spv + "\"", "\"../x.spv\"");
+  std::ofstream(dir + "/mod/manifest.json", std::ios::trunc) << json;
+  std::string message = error_of([&] { read_module_dir(dir + "/mod"); });
+  EXPECT_NE(message.find("../x.spv"), std::string::npos) << message;
+  EXPECT_NE(message.find("inside the module directory"), std::string::npos) << message;
+}
+
+TEST(HostileModule, MissingSpvNamesTheFile) {
+  std::string dir = scratch_dir("module-missing-spv");
+  ModuleImage m = relu_module("lavapipe");
+  write_module_dir(dir, m);
+  std::filesystem::remove(dir + "/" + m.manifest.dispatches[0].spv);
+  std::string message = error_of([&] { read_module_dir(dir); });
+  EXPECT_NE(message.find(m.manifest.dispatches[0].spv), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(HostileModule, CorruptSpvIsRefused) {
+  std::string dir = scratch_dir("module-corrupt-spv");
+  ModuleImage m = relu_module("lavapipe");
+  write_module_dir(dir, m);
+  write_bytes(dir + "/" + m.manifest.dispatches[0].spv, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20});
+  EXPECT_NE(error_of([&] { read_module_dir(dir); }).find("not a SPIR-V module"), std::string::npos);
+  write_bytes(dir + "/" + m.manifest.dispatches[0].spv, {3, 2, 0x23});
+  EXPECT_NE(error_of([&] { read_module_dir(dir); }), "(no error)");
+}
+
+TEST(HostileModule, MissingManifest) {
+  std::string dir = scratch_dir("module-empty");
+  std::string message = error_of([&] { read_module_dir(dir); });
+  EXPECT_NE(message.find("manifest.json"), std::string::npos) << message;
+}
+
+TEST(HostileModule, TargetTheDeviceDoesNotMeet) {
+  rt::Context& ctx = test::shared_context();
+  // Every limit raised above the device's own: whatever the device, it falls short.
+  ModuleImage m = relu_module("lavapipe");
+  TargetLimits& t = m.manifest.target;
+  t = ctx.limits();
+  t.name = "beyond-this-device";
+  t.max_compute_shared_memory_size = ctx.limits().max_compute_shared_memory_size * 2;
+  t.max_compute_work_group_invocations = ctx.limits().max_compute_work_group_invocations * 2;
+  std::string message = error_of([&] { rt::Program p(ctx, m); });
+  EXPECT_EQ(message.rfind("module compiled for target 'beyond-this-device' cannot run on ", 0), 0u) << message;
+  EXPECT_NE(message.find("maxComputeSharedMemorySize"), std::string::npos) << message;
+  EXPECT_NE(message.find("maxComputeWorkGroupInvocations"), std::string::npos) << message;
+  EXPECT_TRUE(ctx.validation_messages().empty());
+}
+
+}  // namespace
+}  // namespace vkc::hostile

@@ -1,0 +1,112 @@
+// ONNX import of hostile or broken files: one vkc::Error, never a crash or a huge allocation.
+// Also external data files, including locations that try to leave the model's directory.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "onnx/importer.h"
+#include "onnx_model_builder.h"
+#include "support/error.h"
+
+namespace vkc::test {
+namespace {
+
+std::string import_error(const std::string& path) {
+  try {
+    onnx::import_model(path);
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    return m;
+  }
+  return "(no error)";
+}
+
+// y = x + w, with w given by `set_w`.
+template <typename F>
+std::string add_model(const std::string& dir, F set_w) {
+  OnnxModel m(17);
+  m.input("x", {4});
+  auto* w = m.initializer("w", {4}, {});
+  set_w(*w);
+  m.node("Add", {"x", "w"}, {"y"});
+  m.output("y");
+  return m.write(dir);
+}
+
+void external(::onnx::TensorProto& t, const std::string& location, int64_t offset = 0) {
+  t.set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto* loc = t.add_external_data();
+  loc->set_key("location");
+  loc->set_value(location);
+  auto* off = t.add_external_data();
+  off->set_key("offset");
+  off->set_value(std::to_string(offset));
+}
+
+TEST(OnnxHostile, TruncatedFile) {
+  std::string dir = scratch_dir("truncated");
+  std::string path = add_model(dir, [](auto& t) { for (int i = 0; i < 4; ++i) t.add_float_data(1); });
+  auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, size - 7);
+  EXPECT_EQ(import_error(path), path + ": not a valid ONNX model (truncated or corrupt protobuf)");
+}
+
+TEST(OnnxHostile, MissingFileAndGarbage) {
+  std::string dir = scratch_dir("garbage");
+  EXPECT_EQ(import_error(dir + "/nope.onnx"), dir + "/nope.onnx: no such file");
+  std::ofstream(dir + "/g.onnx") << std::string(100, '\xff');
+  EXPECT_NE(import_error(dir + "/g.onnx").find("not a valid ONNX model"), std::string::npos);
+}
+
+TEST(OnnxHostile, AbsurdDimsAreRefusedBeforeAllocating) {
+  std::string path = add_model(scratch_dir("absurd"), [](auto& t) {
+    t.clear_dims();
+    t.add_dims(int64_t(1) << 40);
+    t.add_dims(int64_t(1) << 40);
+  });
+  EXPECT_NE(import_error(path).find("initializer 'w': shape is too large"), std::string::npos);
+  path = add_model(scratch_dir("absurd2"), [](auto& t) {
+    t.clear_dims();
+    t.add_dims(int64_t(1) << 33);
+  });
+  EXPECT_NE(import_error(path).find("initializer 'w': shape is too large"), std::string::npos);
+}
+
+TEST(OnnxHostile, RawDataSizeMismatch) {
+  std::string path = add_model(scratch_dir("rawsize"), [](auto& t) { t.set_raw_data(std::string(12, '\0')); });
+  EXPECT_NE(import_error(path).find("raw_data has 12 bytes, the shape needs 16"), std::string::npos);
+}
+
+TEST(OnnxExternalData, LoadsWeightsNextToTheModel) {
+  std::string dir = scratch_dir("external");
+  float values[6] = {9, 9, 1.5f, -2, 3, 4};  // the weights start at byte 8
+  std::ofstream(dir + "/weights.bin", std::ios::binary).write(reinterpret_cast<char*>(values), sizeof values);
+  std::string path = add_model(dir, [](auto& t) { external(t, "weights.bin", 8); });
+  ir::Graph g = onnx::import_model(path);
+  const ir::Op* add = g.outputs()[0].value->producer;
+  const HostTensor& w = *add->operand(1)->producer->attr_tensor("value");
+  EXPECT_EQ(w.get_f64(0), 1.5);
+  EXPECT_EQ(w.get_f64(3), 4.0);
+}
+
+TEST(OnnxExternalData, RefusesPathsOutsideTheModelDirectory) {
+  std::string dir = scratch_dir("traversal");
+  std::string path = add_model(dir + "/model", [](auto& t) { external(t, "../secret.bin"); });
+  std::ofstream(dir + "/secret.bin") << std::string(16, 'x');
+  EXPECT_EQ(import_error(path), path + ": cannot import 1 item: node (Add): " + path +
+                                    ": initializer 'w': external data location '../secret.bin' "
+                                    "leaves the model's directory");
+  path = add_model(dir + "/abs", [](auto& t) { external(t, "/etc/passwd"); });
+  EXPECT_NE(import_error(path).find("is absolute"), std::string::npos);
+  path = add_model(dir + "/missing", [](auto& t) { external(t, "none.bin"); });
+  EXPECT_NE(import_error(path).find("external data file 'none.bin' not found"), std::string::npos);
+  std::ofstream(dir + "/short/short.bin") << "abc";
+  path = add_model(dir + "/short", [](auto& t) { external(t, "short.bin"); });
+  std::ofstream(dir + "/short/short.bin") << "abc";
+  EXPECT_NE(import_error(path).find("has 3 bytes, needs offset 0 + length 16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vkc::test

@@ -1,0 +1,55 @@
+// The state behind the public handles of include/vkc/ (Device, Module, DeviceTensor, Session,
+// Execution), shared by the umbrella's api_*.cpp files.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "module/manifest.h"
+#include "runtime/runtime.h"
+#include "vkc/vkc.h"
+
+namespace vkc {
+
+struct Device::Impl {
+  std::unique_ptr<rt::Context> context;
+  DeviceInfo info;
+  DeviceLimits limits;
+};
+
+struct Module::Impl {
+  ModuleImage image;
+  std::string source_vkir;  // empty: the module carries no source graph
+  std::vector<TensorInfo> inputs, outputs;
+};
+
+// Builds a Module around a compiled image (fills the tensor lists).
+Module make_module(ModuleImage image, std::string source_vkir);
+
+struct DeviceTensor::Impl {
+  std::shared_ptr<Device::Impl> device;  // declared first: destroyed after the tensor
+  std::shared_ptr<rt::DeviceTensor> tensor;
+};
+
+struct Execution::State {
+  bool done = false;
+  bool consumed = false;
+  Outputs outputs;
+  std::exception_ptr error;
+};
+
+struct Session::Impl {
+  Device device;  // declared first: outlives the program
+  Module module;
+  std::unique_ptr<rt::Program> program;
+  std::shared_ptr<Execution::State> in_flight;
+  bool profiled = false;  // whether the execution in flight records timestamps
+  std::vector<DispatchTiming> profile;
+
+  // Waits for the execution in flight (if any) and stores its outputs or error in its state.
+  void finish();
+};
+
+}  // namespace vkc

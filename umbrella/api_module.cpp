@@ -1,0 +1,126 @@
+// vkc::Module: loading (directory or .vkcm), in-process compilation, saving, and the source graph.
+#include <filesystem>
+
+#include "codegen/compiler.h"
+#include "ir/interpreter.h"
+#include "ir/text_format.h"
+#include "module/module_file.h"
+#include "support/file_io.h"
+#include "umbrella/api_internal.h"
+#include "umbrella/vkc.h"
+
+namespace vkc {
+
+namespace {
+
+constexpr const char* kSourceFile = "source.vkir";
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+TensorInfo info_of(const Manifest& m, const std::string& name) {
+  const TensorDesc& t = m.tensor(name);
+  return {t.name, t.dtype, t.shape};
+}
+
+codegen::CompileOptions compile_options(const Device& device, const CompileOptions& options) {
+  codegen::CompileOptions co;
+  co.target = resolve_target(options.target, device.impl()->context.get());
+  return co;
+}
+
+}  // namespace
+
+Module make_module(ModuleImage image, std::string source_vkir) {
+  auto impl = std::make_shared<Module::Impl>();
+  impl->image = std::move(image);
+  impl->source_vkir = std::move(source_vkir);
+  for (const std::string& n : impl->image.manifest.inputs) impl->inputs.push_back(info_of(impl->image.manifest, n));
+  for (const std::string& n : impl->image.manifest.outputs) impl->outputs.push_back(info_of(impl->image.manifest, n));
+  return Module(std::move(impl));
+}
+
+Module::Module(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+Module Module::load(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  check(fs::exists(path, ec), path, ": no such module directory or .vkcm file");
+  if (fs::is_directory(path, ec)) {
+    ModuleImage image = read_module_dir(path);
+    std::string source;
+    if (fs::exists(path + "/" + kSourceFile, ec)) source = read_text_file(path + "/" + kSourceFile);
+    return make_module(std::move(image), std::move(source));
+  }
+  check(ends_with(path, ".vkcm") || is_module_file(path), path,
+        ": not a module (expected a module directory or a .vkcm file; Module::compile takes .vkir/.onnx)");
+  ModuleExtras extras;
+  ModuleImage image = read_module_file(path, &extras);
+  return make_module(std::move(image), extras.count(kSourceFile) ? extras[kSourceFile] : "");
+}
+
+Module Module::compile(const std::string& model_path, const Device& device, const CompileOptions& options) {
+  ir::Graph graph = load_graph(model_path, {options.input_shapes});
+  return compile(graph, device, options);
+}
+
+Module Module::compile(const ir::Graph& graph, const Device& device, const CompileOptions& options) {
+  return make_module(codegen::compile_graph(graph, compile_options(device, options)), ir::print_graph(graph));
+}
+
+void Module::save(const std::string& path) const {
+  ModuleExtras extras;
+  if (!impl_->source_vkir.empty()) extras[kSourceFile] = impl_->source_vkir;
+  if (ends_with(path, ".vkcm")) {
+    write_module_file(path, impl_->image, extras);
+    return;
+  }
+  write_module_dir(path, impl_->image);
+  for (const auto& [name, text] : extras) write_text_file(path + "/" + name, text);
+}
+
+const std::vector<TensorInfo>& Module::inputs() const { return impl_->inputs; }
+const std::vector<TensorInfo>& Module::outputs() const { return impl_->outputs; }
+
+const TensorInfo& Module::input(const std::string& name) const {
+  for (const TensorInfo& t : impl_->inputs)
+    if (t.name == name) return t;
+  throw Error(cat("the module has no input named '", name, "' (its inputs are: ",
+                  join(impl_->image.manifest.inputs), ")"));
+}
+
+std::string Module::target() const { return impl_->image.manifest.target.name; }
+size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.size(); }
+std::string Module::manifest_json() const { return manifest_to_json(impl_->image.manifest); }
+
+std::vector<std::string> Module::unmet_limits(const Device& device) const {
+  const TargetLimits& target = impl_->image.manifest.target;
+  const TargetLimits& have = device.impl()->context->limits();
+  std::vector<std::string> unmet = target.unmet_by(have);
+  // Same rule as rt::Program: SPIR-V for a newer Vulkan environment is invalid on an older one.
+  if (target.vulkan_version > have.vulkan_version)
+    unmet.push_back(cat("Vulkan ", have.vulkan_version, " < ", target.vulkan_version));
+  return unmet;
+}
+
+bool Module::has_source() const { return !impl_->source_vkir.empty(); }
+
+Module Module::recompile_for(const Device& device) const {
+  check(has_source(), "module for target '", target(), "' carries no source graph (source.vkir) to recompile");
+  ir::Graph graph = ir::parse_graph(impl_->source_vkir, kSourceFile);
+  return compile(graph, device, CompileOptions{});
+}
+
+std::map<std::string, HostTensor> Module::reference(const std::map<std::string, HostTensor>& inputs) const {
+  check(has_source(), "the reference needs the module's source graph (source.vkir), which it does not carry");
+  return ir::interpret(ir::parse_graph(impl_->source_vkir, kSourceFile), inputs);
+}
+
+}  // namespace vkc

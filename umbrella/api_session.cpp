@@ -1,0 +1,155 @@
+// vkc::Session, vkc::Execution and vkc::DeviceTensor over rt::Program / rt::DeviceTensor.
+#include "runtime/pipeline_cache.h"
+#include "umbrella/api_internal.h"
+
+namespace vkc {
+
+namespace {
+
+std::string join(const std::vector<TensorInfo>& items) {
+  std::string s;
+  for (const TensorInfo& i : items) s += (s.empty() ? "" : ", ") + i.name;
+  return s;
+}
+
+// Applies recompile_if_unmet, or refuses naming the limits (and the way out when there is one).
+Module module_for(const Device& device, const Module& module, const SessionOptions& options) {
+  std::vector<std::string> unmet = module.unmet_limits(device);
+  if (unmet.empty()) return module;
+  if (options.recompile_if_unmet && module.has_source()) return module.recompile_for(device);
+  std::string limits;
+  for (const std::string& u : unmet) limits += (limits.empty() ? "" : ", ") + u;
+  throw Error(cat("module compiled for target '", module.target(), "' cannot run on ", device.info().name, ": ",
+                  limits,
+                  module.has_source() ? " (it carries its source graph: recompile it for this device with "
+                                        "SessionOptions::recompile_if_unmet, vk-run --recompile)"
+                                      : ""));
+}
+
+}  // namespace
+
+// --- DeviceTensor ---------------------------------------------------------------------------
+
+DeviceTensor DeviceTensor::upload(const Device& device, const HostTensor& tensor) {
+  auto t = std::make_shared<rt::DeviceTensor>(*device.impl()->context, tensor.dtype(), tensor.shape());
+  t->upload(tensor);
+  return DeviceTensor(std::make_shared<Impl>(Impl{device.impl(), std::move(t)}));
+}
+
+DType DeviceTensor::dtype() const {
+  check(impl_ != nullptr, "empty DeviceTensor");
+  return impl_->tensor->dtype();
+}
+
+const Shape& DeviceTensor::shape() const {
+  check(impl_ != nullptr, "empty DeviceTensor");
+  return impl_->tensor->shape();
+}
+
+HostTensor DeviceTensor::download() const {
+  check(impl_ != nullptr, "empty DeviceTensor");
+  return impl_->tensor->download();
+}
+
+// --- Inputs / Outputs -------------------------------------------------------------------------
+
+Inputs& Inputs::set(const std::string& name, HostTensor tensor) {
+  device.erase(name);
+  host[name] = std::move(tensor);
+  return *this;
+}
+
+Inputs& Inputs::set(const std::string& name, DeviceTensor tensor) {
+  host.erase(name);
+  device[name] = std::move(tensor);
+  return *this;
+}
+
+const HostTensor& Outputs::at(const std::string& name) const {
+  auto it = host.find(name);
+  if (it != host.end()) return it->second;
+  check(!device.count(name), "output '", name, "' was kept on the device (Outputs::device)");
+  std::string names;
+  for (const auto& [n, t] : host) names += (names.empty() ? "" : ", ") + n;
+  throw Error(cat("no output named '", name, "' (host outputs: ", names, ")"));
+}
+
+// --- Session ----------------------------------------------------------------------------------
+
+void Session::Impl::finish() {
+  if (!in_flight) return;
+  std::shared_ptr<Execution::State> state = std::move(in_flight);
+  in_flight.reset();
+  state->done = true;
+  try {
+    rt::ExecutionResults r = program->wait();
+    state->outputs.host = std::move(r.host);
+    for (auto& [name, t] : r.device)
+      state->outputs.device.emplace(name, DeviceTensor(std::make_shared<DeviceTensor::Impl>(
+                                              DeviceTensor::Impl{device.impl(), std::move(t)})));
+    if (profiled) {
+      profile.clear();
+      for (const rt::DispatchProfile& p : program->last_profile()) profile.push_back({p.name, p.ms, p.gflops, p.gbps});
+    }
+  } catch (...) {
+    state->error = std::current_exception();
+  }
+}
+
+Session::Session(const Device& device, const Module& module, const SessionOptions& options)
+    : impl_(std::make_shared<Impl>(Impl{device, module_for(device, module, options), nullptr, nullptr, false, {}})) {
+  rt::ProgramOptions po;
+  po.pipeline_cache_dir = options.pipeline_cache_dir ? *options.pipeline_cache_dir : rt::default_pipeline_cache_dir();
+  impl_->program = std::make_unique<rt::Program>(*device.impl()->context, impl_->module.impl()->image, po);
+}
+
+Outputs Session::run(const Inputs& inputs, const RunOptions& options) { return submit(inputs, options).wait(); }
+
+Execution Session::submit(const Inputs& inputs, const RunOptions& options) {
+  Impl& s = *impl_;
+  s.finish();  // the previous execution's outputs move into its Execution
+  std::map<std::string, std::shared_ptr<rt::DeviceTensor>> device_inputs;
+  for (const auto& [name, t] : inputs.device) {
+    check(bool(t), "input '", name, "': empty DeviceTensor");
+    check(t.impl()->device == s.device.impl(), "input '", name,
+          "': the device tensor lives on another vkc::Device than this session's");
+    device_inputs[name] = t.impl()->tensor;
+  }
+  for (const std::string& name : options.keep_on_device) {
+    bool known = false;
+    for (const TensorInfo& o : s.module.outputs()) known |= o.name == name;
+    check(known, "keep_on_device: no output named '", name, "' (the module's outputs are: ",
+          join(s.module.outputs()), ")");
+  }
+  rt::ExecuteOptions eo;
+  eo.profile = options.profile;
+  s.program->submit(inputs.host, device_inputs, options.keep_on_device, eo);
+  s.profiled = options.profile;
+  s.in_flight = std::make_shared<Execution::State>();
+  return Execution(impl_, s.in_flight);
+}
+
+const std::vector<DispatchTiming>& Session::last_profile() const { return impl_->profile; }
+const Module& Session::module() const { return impl_->module; }
+const Device& Session::device() const { return impl_->device; }
+bool Session::pipeline_cache_hit() const { return impl_->program->pipeline_cache_loaded(); }
+
+// --- Execution --------------------------------------------------------------------------------
+
+Execution::Execution(std::shared_ptr<Session::Impl> session, std::shared_ptr<State> state)
+    : session_(std::move(session)), state_(std::move(state)) {}
+
+bool Execution::ready() const {
+  if (state_->done) return true;
+  return session_->program->ready();
+}
+
+Outputs Execution::wait() {
+  if (!state_->done) session_->finish();  // an unfinished execution is always the session's in-flight one
+  if (state_->error) std::rethrow_exception(state_->error);
+  check(!state_->consumed, "Execution::wait() was already called for this execution");
+  state_->consumed = true;
+  return std::move(state_->outputs);
+}
+
+}  // namespace vkc
