@@ -278,7 +278,7 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
   code.bindings.push_back({ctx.tensor(out), true});
   code.bytes += double(out->type.size_bytes());
   // The elementwise helpers (vkc_max, vkc_sigmoid, ...) only when some op needs them.
-  if (!group.epilogue.empty()) code.functions += shader_source("elementwise_math.glsl") + "\n";
+  if (!group.epilogue.empty()) code.functions += elementwise_math(code.types) + "\n";
   code.functions += cat("void store_result(uint i, float acc) {\n", body, "}\n");
   return code;
 }

@@ -1,16 +1,20 @@
 #include "codegen/fusion_expr.h"
 
+#include "codegen/shader_library.h"
+
 #include "codegen/glsl_types.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
 
 std::string unary_expr(const ir::Op& op, const std::string& x, DType t) {
-  bool f = is_float(t);
   switch (op.kind) {
     case ir::OpKind::Neg: return "(-" + x + ")";
     case ir::OpKind::Abs: return "abs(" + x + ")";
-    case ir::OpKind::Relu: return f ? "(" + x + " > 0.0 ? " + x + " : 0.0)" : "max(" + x + ", 0)";
+    case ir::OpKind::Relu: {
+      std::string zero = glsl_literal(t, 0.0);
+      return "(" + x + " > " + zero + " ? " + x + " : " + zero + ")";
+    }
     case ir::OpKind::LeakyRelu:
       return "(" + x + " >= 0.0 ? " + x + " : " + glsl_literal(t, op.attr_float("alpha")) + " * " + x + ")";
     case ir::OpKind::Clip: {
@@ -90,6 +94,12 @@ bool inlined_as_literal(const ir::Value* v) {
 std::string literal_of(const ir::Value* v) {
   const HostTensor& t = *v->producer->attr_tensor("value");
   return glsl_literal(v->type.dtype, t.get_f64(0));
+}
+
+std::string elementwise_math(const std::set<DType>& types) {
+  std::string math = shader_source("elementwise_math.glsl");
+  if (types.count(DType::i64)) math += "\n" + shader_source("elementwise_math_i64.glsl");
+  return math;
 }
 
 }  // namespace vkc::codegen

@@ -3,6 +3,7 @@
 // thing wherever it is fused.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "ir/graph.h"
@@ -21,6 +22,10 @@ std::string elementwise_expr(const ir::Op& op, const std::vector<std::string>& a
 // Index of an operand of shape `in` broadcast (numpy) against `out`, whose C-order coordinates are
 // the GLSL uints `<prefix>0..`: size-1 dims contribute nothing.
 std::string broadcast_index(const Shape& in, const Shape& out, const std::string& prefix);
+
+// The helper functions (vkc_max, vkc_sigmoid, ...) for kernels computing in `types`: the int64
+// overloads only when int64 is among them, since they need the int64 extension.
+std::string elementwise_math(const std::set<DType>& types);
 
 // A constant with one element is baked into the GLSL as a literal instead of taking a binding.
 bool inlined_as_literal(const ir::Value* v);

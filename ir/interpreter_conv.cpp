@@ -40,39 +40,73 @@ std::vector<double> bias_values(const Operands& in, int64_t channels, const Op& 
 
 }  // namespace
 
+// Logical geometry padded to three spatial dims (D, H, W; missing leading dims have extent 1 and
+// stride 0), so the hot loop below is plain nested arithmetic. The oracle runs on every test's
+// full-size convs, so its speed matters; the summation order (c, then kernel positions in row-major
+// order) is the documented one and is the same as a generic N-D loop would use.
+struct Padded3 {
+  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], xs[3], ws[3], ys[3];
+};
+
+Padded3 pad_to_3d(const ConvGeometry& g, const std::vector<int64_t>& xs, const std::vector<int64_t>& ws,
+                  const std::vector<int64_t>& ys) {
+  Padded3 p{};
+  const size_t S = size_t(g.spatial_rank), lead = 3 - S;
+  for (size_t i = 0; i < 3; ++i) {
+    bool real = i >= lead;
+    size_t j = i - lead;
+    p.in[i] = real ? g.in_spatial[j] : 1;
+    p.out[i] = real ? g.out_spatial[j] : 1;
+    p.k[i] = real ? g.kernel[j] : 1;
+    p.s[i] = real ? g.strides[j] : 1;
+    p.d[i] = real ? g.dilations[j] : 1;
+    p.pb[i] = real ? g.pad_begin[j] : 0;
+    p.xs[i] = real ? xs[2 + j] : 0;
+    p.ws[i] = real ? ws[2 + j] : 0;
+    p.ys[i] = real ? ys[2 + j] : 0;
+  }
+  return p;
+}
+
 // out[n, g*Fg + f, o] = bias[g*Fg + f] + sum_{c < Cg, k} in[n, g*Cg + c, o*s - pb + k*d] * w[g*Fg + f, c, k]
 Results eval_conv(const Op& op, const Operands& in, const ResultTypes& types) {
   ConvGeometry g = conv_geometry(op);
   check_result_shape(op, g.output_shape(), types[0]);
-  const size_t S = size_t(g.spatial_rank);
   std::vector<double> x = to_f64(*in[0]), w = to_f64(*in[1]);
   std::vector<double> bias = bias_values(in, g.out_channels, op);
   std::vector<int64_t> xs = logical_strides(in[0]->shape(), g.input_pos);
   std::vector<int64_t> ws = logical_strides(in[1]->shape(), g.filter_pos);
   std::vector<int64_t> ys = logical_strides(types[0].shape, g.output_pos);
+  const Padded3 p = pad_to_3d(g, xs, ws, ys);
   std::vector<double> y(size_t(shape_numel(types[0].shape)), 0.0);
   const int64_t Cg = g.in_channels_per_group(), Fg = g.out_channels_per_group();
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t f = 0; f < g.out_channels; ++f) {
-      int64_t group = f / Fg;
-      for_each_index(g.out_spatial, [&](const std::vector<int64_t>& o) {
-        double acc = bias[size_t(f)];
-        for (int64_t c = 0; c < Cg; ++c)
-          for_each_index(g.kernel, [&](const std::vector<int64_t>& k) {
-            int64_t xoff = n * xs[0] + (group * Cg + c) * xs[1];
-            for (size_t i = 0; i < S; ++i) {
-              int64_t p = o[i] * g.strides[i] - g.pad_begin[i] + k[i] * g.dilations[i];
-              if (p < 0 || p >= g.in_spatial[i]) return;  // zero padding contributes nothing
-              xoff += p * xs[2 + i];
+      const int64_t group = f / Fg;
+      for (int64_t o0 = 0; o0 < p.out[0]; ++o0)
+        for (int64_t o1 = 0; o1 < p.out[1]; ++o1)
+          for (int64_t o2 = 0; o2 < p.out[2]; ++o2) {
+            double acc = bias[size_t(f)];
+            for (int64_t c = 0; c < Cg; ++c) {
+              const int64_t xbase = n * xs[0] + (group * Cg + c) * xs[1];
+              const int64_t wbase = f * ws[0] + c * ws[1];
+              for (int64_t k0 = 0; k0 < p.k[0]; ++k0) {
+                const int64_t i0 = o0 * p.s[0] - p.pb[0] + k0 * p.d[0];
+                if (i0 < 0 || i0 >= p.in[0]) continue;  // zero padding contributes nothing
+                for (int64_t k1 = 0; k1 < p.k[1]; ++k1) {
+                  const int64_t i1 = o1 * p.s[1] - p.pb[1] + k1 * p.d[1];
+                  if (i1 < 0 || i1 >= p.in[1]) continue;
+                  for (int64_t k2 = 0; k2 < p.k[2]; ++k2) {
+                    const int64_t i2 = o2 * p.s[2] - p.pb[2] + k2 * p.d[2];
+                    if (i2 < 0 || i2 >= p.in[2]) continue;
+                    acc += x[size_t(xbase + i0 * p.xs[0] + i1 * p.xs[1] + i2 * p.xs[2])] *
+                           w[size_t(wbase + k0 * p.ws[0] + k1 * p.ws[1] + k2 * p.ws[2])];
+                  }
+                }
+              }
             }
-            int64_t woff = f * ws[0] + c * ws[1];
-            for (size_t i = 0; i < S; ++i) woff += k[i] * ws[2 + i];
-            acc += x[size_t(xoff)] * w[size_t(woff)];
-          });
-        int64_t yoff = n * ys[0] + f * ys[1];
-        for (size_t i = 0; i < S; ++i) yoff += o[i] * ys[2 + i];
-        y[size_t(yoff)] = acc;
-      });
+            y[size_t(n * ys[0] + f * ys[1] + o0 * p.ys[0] + o1 * p.ys[1] + o2 * p.ys[2])] = acc;
+          }
     }
   return {from_f64(types[0], y)};
 }

@@ -129,6 +129,9 @@ Manifest manifest_from_json(const std::string& text, const std::string& what) {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(cat(what, ": not valid JSON (byte ", e.byte, ")"));
+  } catch (const json::exception& e) {
+    // parse() also throws out_of_range for numbers no C++ type holds (1e999999): still bad JSON.
+    throw Error(cat(what, ": not valid JSON (", e.what(), ")"));
   }
   Manifest m;
   const std::string root = what;

@@ -25,6 +25,17 @@ int find_memory_type(const VkPhysicalDeviceMemoryProperties& mem, uint32_t type_
   return fallback;
 }
 
+// A device-local memory type that is not host visible; -1 if the device has none (UMA devices).
+int find_device_only_type(const VkPhysicalDeviceMemoryProperties& mem, uint32_t type_bits) {
+  for (uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags flags = mem.memoryTypes[i].propertyFlags;
+    if ((type_bits & (1u << i)) && (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) &&
+        !(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+      return int(i);
+  }
+  return -1;
+}
+
 }  // namespace
 
 Buffer::Buffer(Context::Impl& ctx, uint64_t size, BufferUse use, const std::string& what)
@@ -45,8 +56,16 @@ Buffer::Buffer(Context::Impl& ctx, uint64_t size, BufferUse use, const std::stri
     ctx.vk.vkGetBufferMemoryRequirements(ctx.device, buffer_, &req);
     int type = -1;
     if (use == BufferUse::Storage) {
-      type = find_memory_type(ctx.memory, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
-                              ctx.force_staging ? 0 : kHostCoherent);
+      // Discrete GPUs: plain device-local memory, with uploads and downloads through staging.
+      // Host-visible device-local memory (ReBAR) halved kernel bandwidth on NVIDIA H100/H200 with
+      // driver 580 (copy 1.4-2.1 TB/s against 3.35 TB/s; bench/RESULTS.md, 2026-11-21). Devices
+      // that share memory with the host (integrated, CPU) map storage buffers directly instead,
+      // which saves the staging copy.
+      bool staged = ctx.force_staging || ctx.info.type == "discrete";
+      if (staged) type = find_device_only_type(ctx.memory, req.memoryTypeBits);
+      if (type < 0)
+        type = find_memory_type(ctx.memory, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                staged ? 0 : kHostCoherent);
       if (type < 0) type = find_memory_type(ctx.memory, req.memoryTypeBits, 0, 0);
     } else {
       VkMemoryPropertyFlags preferred =
@@ -61,7 +80,8 @@ Buffer::Buffer(Context::Impl& ctx, uint64_t size, BufferUse use, const std::stri
              cat("asked ", req.size, " bytes for ", what));
     vk_check(ctx.vk.vkBindBufferMemory(ctx.device, buffer_, memory_, 0), "vkBindBufferMemory", what);
     VkMemoryPropertyFlags flags = ctx.memory.memoryTypes[type].propertyFlags;
-    bool map = (flags & kHostCoherent) == kHostCoherent && !(use == BufferUse::Storage && ctx.force_staging);
+    bool map = (flags & kHostCoherent) == kHostCoherent &&
+               !(use == BufferUse::Storage && (ctx.force_staging || ctx.info.type == "discrete"));
     if (map) {
       void* p = nullptr;
       vk_check(ctx.vk.vkMapMemory(ctx.device, memory_, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory", what);

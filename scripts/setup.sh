@@ -10,7 +10,7 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # lavapipe, Khronos validation
   googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-  libstb-dev python3-numpy python3-onnx
+  libstb-dev python3-numpy python3-onnx python3-sklearn   # samples: digits data, china.jpg
 )
 
 missing=()

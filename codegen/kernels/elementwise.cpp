@@ -84,7 +84,10 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
   };
   require_storable(out_type, ctx.target, what);
 
+  // Local names (v0, v1, ...) rather than IR value ids, so identical chains emit identical GLSL and
+  // share one compiled kernel through the SPIR-V cache.
   std::map<const ir::Value*, std::string> names;
+  int next_local = 0;
   for (const ir::Op* op : group.ops) {
     const ir::Value* r = op->result();
     auto arg = [&](int i) {
@@ -101,8 +104,9 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
     for (int i = 0; i < op->num_operands(); ++i) args.push_back(arg(i));
     std::string e = elementwise_expr(*op, args);
     check(t != DType::boolean, op->describe(), ": bool results are not supported on the GPU yet");
-    names[r] = cat("v", r->id);
-    body += cat("  ", glsl_compute_type(t), " v", r->id, " = ", e, ";\n");
+    types.insert(t);
+    names[r] = cat("v", next_local++);
+    body += cat("  ", glsl_compute_type(t), " ", names[r], " = ", e, ";\n");
     k.flops += double(total);
   }
 
@@ -119,7 +123,7 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
   k.glsl = instantiate_shader("elementwise", {{"EXTENSIONS", glsl_extensions(types)},
                                               {"WG_SIZE", std::to_string(wg)},
                                               {"BUFFERS", buffers},
-                                              {"MATH", shader_source("elementwise_math.glsl")},
+                                              {"MATH", elementwise_math(types)},
                                               {"BODY", coords + body}});
   for (const ir::Value* v : group.inputs) k.bytes += double(v->type.size_bytes());
   k.bytes += double(result->type.size_bytes());

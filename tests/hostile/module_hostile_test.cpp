@@ -88,6 +88,36 @@ TEST(HostileModule, CorruptSpvIsRefused) {
   EXPECT_NE(error_of([&] { read_module_dir(dir); }), "(no error)");
 }
 
+// Found by fuzz_manifest: json::parse throws out_of_range (not parse_error) for a number no C++
+// type holds, which escaped manifest_from_json as a non-vkc exception and aborted vk-run.
+TEST(HostileModule, NumberOverflowInTheManifestIsAnError) {
+  std::vector<uint8_t> bytes = read_bytes(data_path("manifest_number_overflow.json"));
+  std::string message = error_of([&] { manifest_from_json(std::string(bytes.begin(), bytes.end()), "m.json"); });
+  EXPECT_EQ(message.rfind("m.json: not valid JSON", 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+// Found by fuzz_manifest: a uint32_t target limit given as 3.3e45 was converted with undefined
+// behaviour (UBSan: "outside the range of representable values"); negative and too-large
+// integers wrapped silently.
+TEST(HostileModule, TargetLimitsMustBeExactIntegersInRange) {
+  std::vector<uint8_t> bytes = read_bytes(data_path("manifest_limit_float_overflow.json"));
+  std::string message = error_of([&] { manifest_from_json(std::string(bytes.begin(), bytes.end()), "m.json"); });
+  EXPECT_NE(message.find("max_per_stage_descriptor_storage_buffers"), std::string::npos) << message;
+  std::string json = manifest_to_json(relu_module("lavapipe").manifest);
+  size_t at = json.find("\"max_push_constants_size\": ");
+  ASSERT_NE(at, std::string::npos);
+  at += 27;
+  size_t end = json.find_first_of(",\n}", at);
+  for (const char* bad : {"3.3e45", "-1", "4294967296", "128.5", "\"128\""}) {
+    std::string text = json;
+    text.replace(at, end - at, bad);
+    message = error_of([&] { manifest_from_json(text, "m.json"); });
+    EXPECT_NE(message.find("'max_push_constants_size' has the wrong type or is out of range"), std::string::npos)
+        << bad << ": " << message;
+  }
+}
+
 TEST(HostileModule, MissingManifest) {
   std::string dir = scratch_dir("module-empty");
   std::string message = error_of([&] { read_module_dir(dir); });
