@@ -288,4 +288,11 @@ Im2ColColumns im2col_columns(const ConvGeometry& g) {
   return cols;
 }
 
+std::vector<int64_t> logical_strides(const Shape& physical, const std::vector<int>& pos) {
+  std::vector<int64_t> phys = shape_strides(physical);
+  std::vector<int64_t> out(pos.size());
+  for (size_t i = 0; i < pos.size(); ++i) out[i] = phys[size_t(pos[i])];
+  return out;
+}
+
 }  // namespace vkc::ir

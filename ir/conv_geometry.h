@@ -50,6 +50,10 @@ ConvGeometry conv_geometry(const Op& op);
 std::vector<int> parse_layout(const std::string& layout, const std::string& letters,
                               const std::string& what);
 
+// Strides of a tensor's logical dims (N/F, C, spatial...): logical dim i lives at physical
+// position pos[i] (input_pos, filter_pos or output_pos of a ConvGeometry).
+std::vector<int64_t> logical_strides(const Shape& physical, const std::vector<int>& pos);
+
 // The canonical spatial letters for a spatial rank: "W", "HW", "DHW".
 std::string spatial_letters(int spatial_rank);
 

@@ -2,44 +2,21 @@
 #include <algorithm>
 
 #include "ir/interpreter_ops.h"
+#include "ir/matmul_geometry.h"
 
 namespace vkc::ir::interp {
 namespace {
 
 // One matmul operand seen as a batch of [rows, cols] matrices after 1-D promotion and the
 // optional transpose of its last two dims.
-struct MatrixView {
-  Shape batch;           // leading dims (numpy-broadcast against the other operand)
-  int64_t rows = 0, cols = 0;
-  int64_t row_stride = 0, col_stride = 0, matrix_size = 0;
-};
-
-// lhs: a 1-D [K] becomes [1, K]; rhs: a 1-D [K] becomes [K, 1] (numpy promotion; the inserted dim
-// is dropped from the result). Transposes apply to operands of rank >= 2 only.
-MatrixView view(const Shape& shape, bool is_lhs, bool transpose) {
-  MatrixView v;
-  Shape s = shape;
-  bool promoted = s.size() == 1;
-  if (promoted) s = is_lhs ? Shape{1, s[0]} : Shape{s[0], 1};
-  v.batch.assign(s.begin(), s.end() - 2);
-  int64_t r = s[s.size() - 2], c = s[s.size() - 1];
-  v.matrix_size = r * c;
-  if (transpose && !promoted) {
-    v.rows = c, v.cols = r, v.row_stride = 1, v.col_stride = c;
-  } else {
-    v.rows = r, v.cols = c, v.row_stride = c, v.col_stride = 1;
-  }
-  return v;
-}
-
 }  // namespace
 
 Results eval_matmul(const Op& op, const Operands& in, const ResultTypes& types) {
   const HostTensor& a = *in[0];
   const HostTensor& b = *in[1];
   if (a.rank() < 1 || b.rank() < 1) fail(op, "operands must have rank >= 1");
-  MatrixView va = view(a.shape(), true, op.attr_bool("transpose_a"));
-  MatrixView vb = view(b.shape(), false, op.attr_bool("transpose_b"));
+  MatrixView va = matrix_view(a.shape(), true, op.attr_bool("transpose_a"));
+  MatrixView vb = matrix_view(b.shape(), false, op.attr_bool("transpose_b"));
   if (va.cols != vb.rows)
     fail(op, "contraction dims differ: lhs has ", va.cols, ", rhs has ", vb.rows);
   size_t rank = std::max(va.batch.size(), vb.batch.size());
@@ -81,8 +58,8 @@ Results eval_gemm(const Op& op, const Operands& in, const ResultTypes& types) {
   const HostTensor& a = *in[0];
   const HostTensor& b = *in[1];
   if (a.rank() != 2 || b.rank() != 2) fail(op, "a and b must have rank 2");
-  MatrixView va = view(a.shape(), true, op.attr_bool("transpose_a"));
-  MatrixView vb = view(b.shape(), false, op.attr_bool("transpose_b"));
+  MatrixView va = matrix_view(a.shape(), true, op.attr_bool("transpose_a"));
+  MatrixView vb = matrix_view(b.shape(), false, op.attr_bool("transpose_b"));
   if (va.cols != vb.rows) fail(op, "contraction dims differ: a has ", va.cols, ", b has ", vb.rows);
   Shape shape{va.rows, vb.cols};
   check_result_shape(op, shape, types[0]);

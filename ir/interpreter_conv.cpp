@@ -9,14 +9,6 @@
 namespace vkc::ir::interp {
 namespace {
 
-// Strides of a tensor's logical dims: logical dim i lives at physical position pos[i].
-std::vector<int64_t> logical_strides(const Shape& physical, const std::vector<int>& pos) {
-  std::vector<int64_t> phys = shape_strides(physical);
-  std::vector<int64_t> out(pos.size());
-  for (size_t i = 0; i < pos.size(); ++i) out[i] = phys[size_t(pos[i])];
-  return out;
-}
-
 // Iterates all multi-indices of `extents` in row-major order (last fastest); calls f(index).
 template <typename F>
 void for_each_index(const std::vector<int64_t>& extents, F&& f) {

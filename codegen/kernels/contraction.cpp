@@ -12,29 +12,14 @@
 #include "codegen/kernels/gemm_planner.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
+#include "ir/matmul_geometry.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 
 namespace vkc::codegen::kernels {
 namespace {
 
-struct Operand {
-  Shape batch;  // leading dims
-  int64_t rows = 0, cols = 0, row_stride = 0, col_stride = 0, matrix_size = 0;
-};
-
-Operand matrix_operand(const Shape& shape, bool is_lhs, bool transpose) {
-  Operand v;
-  Shape s = shape;
-  bool promoted = s.size() == 1;
-  if (promoted) s = is_lhs ? Shape{1, s[0]} : Shape{s[0], 1};
-  v.batch.assign(s.begin(), s.end() - 2);
-  int64_t r = s[s.size() - 2], c = s[s.size() - 1];
-  v.matrix_size = r * c;
-  if (transpose && !promoted) v.rows = c, v.cols = r, v.row_stride = 1, v.col_stride = c;
-  else v.rows = r, v.cols = c, v.row_stride = c, v.col_stride = 1;
-  return v;
-}
+using Operand = ir::MatrixView;
 
 // Batch offset of an operand as a walk over the output batch dims (stride 0 where it broadcasts).
 std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
@@ -62,8 +47,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   const ir::Value* out = op.result();
   const DType t = out->type.dtype;
   require_storable(t, ctx.target, what);
-  Operand a = matrix_operand(av->type.shape, true, op.attr_bool("transpose_a"));
-  Operand b = matrix_operand(bv->type.shape, false, op.attr_bool("transpose_b"));
+  Operand a = ir::matrix_view(av->type.shape, true, op.attr_bool("transpose_a"));
+  Operand b = ir::matrix_view(bv->type.shape, false, op.attr_bool("transpose_b"));
   const int64_t M = a.rows, N = b.cols, K = a.cols;
   Shape batch(std::max(a.batch.size(), b.batch.size()), 1);
   for (size_t d = 0; d < batch.size(); ++d) {

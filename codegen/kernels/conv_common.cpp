@@ -6,14 +6,6 @@
 namespace vkc::codegen::kernels::conv {
 namespace {
 
-// Strides of a tensor's logical dims: logical dim i lives at physical position pos[i].
-std::vector<int64_t> logical_strides(const Shape& physical, const std::vector<int>& pos) {
-  std::vector<int64_t> phys = shape_strides(physical);
-  std::vector<int64_t> out(pos.size());
-  for (size_t i = 0; i < pos.size(); ++i) out[i] = phys[size_t(pos[i])];
-  return out;
-}
-
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
@@ -52,7 +44,7 @@ ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx) 
 
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
                             const std::string& reader, const std::string& value_type) {
-  std::vector<int64_t> xs = logical_strides(input_shape, g.input_pos);
+  std::vector<int64_t> xs = ir::logical_strides(input_shape, g.input_pos);
   std::string zero = value_type + "(0)";
   std::string s = cat(value_type, " gather_x(uint n, uint c, uvec3 o, uvec3 k) {\n",
                       "  uint off = n * ", u32(xs[0]), " + c * ", u32(xs[1]), ";\n  int p;\n");
@@ -78,7 +70,7 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
 
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
                            const std::string& reader) {
-  std::vector<int64_t> ws = logical_strides(filter_shape, g.filter_pos);
+  std::vector<int64_t> ws = ir::logical_strides(filter_shape, g.filter_pos);
   std::string s = "float load_w(uint grp, uint fl, uint c, uvec3 k) {\n";
   if (!g.transposed) {
     s += cat("  uint off = (grp * ", u32(g.out_channels_per_group()), " + fl) * ", u32(ws[0]),
@@ -116,7 +108,7 @@ std::string decode_k_fn(const ir::ConvGeometry& g) {
 }
 
 std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape) {
-  std::vector<int64_t> ys = logical_strides(output_shape, g.output_pos);
+  std::vector<int64_t> ys = ir::logical_strides(output_shape, g.output_pos);
   std::string s = cat("uint out_offset(uint n, uint f, uvec3 o) {\n  return n * ", u32(ys[0]),
                       " + f * ", u32(ys[1]));
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + o[", i, "] * ", u32(ys[2 + i]));
