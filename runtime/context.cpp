@@ -52,8 +52,10 @@ Context::Impl::~Impl() {
 
 Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
   Impl& c = *impl_;
-  c.validation = options.validation || (options.validation_from_env && env("VKC_VALIDATION") == "1");
-  c.instance = create_instance(c.validation ? &c.log : nullptr);
+  std::string from_env = options.validation_from_env ? env("VKC_VALIDATION") : "";
+  bool gpu_assisted = options.gpu_assisted_validation || from_env == "gpu";
+  c.validation = options.validation || gpu_assisted || from_env == "1";
+  c.instance = create_instance(c.validation ? &c.log : nullptr, gpu_assisted);
 
   uint32_t count = 0;
   vk_check(vkEnumeratePhysicalDevices(c.instance.instance, &count, nullptr), "vkEnumeratePhysicalDevices");

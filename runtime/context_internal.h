@@ -38,7 +38,7 @@ struct InstanceHandles {
 
 // Creates an instance (the newest of API 1.3, 1.2, 1.1 that the loader has). With `log` non-null, enables
 // VK_LAYER_KHRONOS_validation with synchronization validation and a messenger feeding `log`.
-InstanceHandles create_instance(ValidationLog* log);
+InstanceHandles create_instance(ValidationLog* log, bool gpu_assisted = false);
 void destroy_instance(InstanceHandles& handles);
 
 // What a physical device offers, queried once (extensions, features, properties).

@@ -51,7 +51,7 @@ void load_vulkan_loader() {
   check(result == VK_SUCCESS, "Vulkan loader (libvulkan.so.1) not found");
 }
 
-InstanceHandles create_instance(ValidationLog* log) {
+InstanceHandles create_instance(ValidationLog* log, bool gpu_assisted) {
   load_vulkan_loader();
   InstanceHandles handles;
   uint32_t loader_version = volkGetInstanceVersion();
@@ -82,7 +82,10 @@ InstanceHandles create_instance(ValidationLog* log) {
   }
 
   VkDebugUtilsMessengerCreateInfoEXT messenger_info{};
-  VkValidationFeatureEnableEXT sync_validation = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  // Synchronization validation always; GPU-assisted validation (shader instrumentation that
+  // reports out-of-bounds accesses) only on request, since it slows every dispatch.
+  std::vector<VkValidationFeatureEnableEXT> enabled = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  if (gpu_assisted) enabled.push_back(VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT);
   VkValidationFeaturesEXT features = vk_struct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
   if (log) {
     check(layer_available(kValidationLayer),
@@ -97,8 +100,8 @@ InstanceHandles create_instance(ValidationLog* log) {
     info.pNext = &messenger_info;
     if (contains(layer_exts, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
       extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
-      features.enabledValidationFeatureCount = 1;
-      features.pEnabledValidationFeatures = &sync_validation;
+      features.enabledValidationFeatureCount = uint32_t(enabled.size());
+      features.pEnabledValidationFeatures = enabled.data();
       messenger_info.pNext = &features;
     }
   }

@@ -177,6 +177,10 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
     execution_fence = Unique<VkFence>(f, [c](VkFence h) { c->vk.vkDestroyFence(c->device, h, nullptr); });
   }
 
+  // A pipeline that failed validation must not be recorded: the layer itself can crash recording
+  // commands against an invalid pipeline (tests/hostile: binding missing from the layout).
+  if (std::vector<std::string> messages = ctx.log.messages(); !messages.empty())
+    throw Error(cat("module rejected at load: ", messages.front()));
   command_buffer(false, false);  // the plain variant is recorded up front
   if (ctx.timestamp_valid_bits != 0 && !manifest.dispatches.empty()) {
     VkQueryPoolCreateInfo info = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);

@@ -34,6 +34,10 @@ struct ContextOptions {
   // Enable VK_LAYER_KHRONOS_validation (core + synchronization). Default: VKC_VALIDATION=1.
   bool validation = false;
   bool validation_from_env = true;
+  // Also enable the layer's GPU-assisted validation, which instruments shaders to catch
+  // out-of-bounds buffer accesses (slow; for tests and debugging). Implies `validation`.
+  // VKC_VALIDATION=gpu in the environment sets both.
+  bool gpu_assisted_validation = false;
 };
 
 // Instance + physical device + logical device + one compute queue.

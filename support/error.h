@@ -11,9 +11,13 @@
 
 namespace vkc {
 
+// Escapes control characters ("\n" -> "\\n", other bytes below 0x20 -> "\\xHH") so a message
+// stays on one line whatever names from a model or file it quotes.
+std::string one_line(const std::string& text);
+
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message) : std::runtime_error(one_line(message)) {}
 };
 
 // Builds a message from stream-able parts: throw Error(cat("conv '", name, "': bad dim ", d)).

@@ -3,9 +3,7 @@
 // descriptor ranges shrink with it while the kernels still touch all 64, so the accesses fall
 // outside the bound range yet inside the arena allocation (no host memory is actually corrupted).
 //
-// GPU-AV is switched on for this process through the layer's own VK_LAYER_ENABLES setting, read
-// when the layer is loaded: CTest runs each test case in a process of its own, and this one
-// creates its Context before any other.
+// GPU-AV is switched on for this test's own Context (ContextOptions::gpu_assisted_validation).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -22,10 +20,10 @@ namespace {
 TEST(HostileGpuAssisted, OutOfBoundsAccessIsReported) {
   const char* validation = std::getenv("VKC_VALIDATION");
   if (!validation || std::string(validation) != "1") GTEST_SKIP() << "needs VKC_VALIDATION=1";
-  setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_GPU_ASSISTED_EXT", 1);
+  rt::ContextOptions options;
+  options.gpu_assisted_validation = true;
   std::unique_ptr<rt::Context> ctx;
-  std::string created = error_of([&] { ctx = std::make_unique<rt::Context>(); });
-  unsetenv("VK_LAYER_ENABLES");
+  std::string created = error_of([&] { ctx = std::make_unique<rt::Context>(options); });
   ASSERT_EQ(created, "(no error)");
 
   codegen::CompileOptions o;
