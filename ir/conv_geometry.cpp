@@ -4,6 +4,9 @@
 // interpreter and the kernel planners cannot disagree about which physical dim is which.
 #include "ir/conv_geometry.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "support/error.h"
 
 namespace vkc::ir {
@@ -59,8 +62,9 @@ void read_input(const Op& op, ConvGeometry& g, const std::string& layout_attr) {
          ", expected 3, 4 or 5 (N, C and 1 to 3 spatial dims)");
   g.spatial_rank = int(in.rank()) - 2;
   std::string sp = spatial_letters(g.spatial_rank);
-  g.input_layout = op.attr_string_or(layout_attr, "NC" + sp);
-  g.input_pos = parse_layout(g.input_layout, "NC" + sp, cat(op.describe(), ": ", layout_attr));
+  const std::string input_what = cat(op.describe(), ": ", layout_attr);
+  g.input_layout = layout_letters(op.attr_string_or(layout_attr, "NC" + sp), "NC" + sp, input_what);
+  g.input_pos = parse_layout(g.input_layout, "NC" + sp, input_what);
   g.batch = in.shape[size_t(g.input_pos[0])];
   g.in_channels = in.shape[size_t(g.input_pos[1])];
   g.in_spatial.clear();
@@ -182,8 +186,32 @@ std::string spatial_letters(int spatial_rank) {
   }
 }
 
-std::vector<int> parse_layout(const std::string& layout, const std::string& letters,
+std::string layout_letters(const std::string& layout, const std::string& letters,
+                           const std::string& what) {
+  if (layout.empty() || !std::isdigit(static_cast<unsigned char>(layout[0]))) return layout;
+  // Permutation form: "0,2,3,1" puts canonical dims (the order of `letters`) 0, 2, 3, 1 at
+  // physical positions 0..3, i.e. "NHWC" for an "NCHW" canonical order.
+  std::string out;
+  size_t start = 0;
+  while (start <= layout.size()) {
+    size_t comma = layout.find(',', start);
+    std::string item = layout.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool digits = !item.empty() && item.size() <= 2 &&
+                  std::all_of(item.begin(), item.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    size_t index = digits ? size_t(std::stoi(item)) : letters.size();
+    if (index >= letters.size())
+      throw Error(cat(what, " is '", layout, "', expected a permutation of 0..", letters.size() - 1,
+                      " or of the letters '", letters, "'"));
+    out += letters[index];
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<int> parse_layout(const std::string& raw_layout, const std::string& letters,
                               const std::string& what) {
+  const std::string layout = layout_letters(raw_layout, letters, what);
   std::vector<int> pos(letters.size(), -1);
   bool ok = layout.size() == letters.size();
   for (size_t i = 0; ok && i < layout.size(); ++i) {
@@ -194,7 +222,7 @@ std::vector<int> parse_layout(const std::string& layout, const std::string& lett
       pos[l] = int(i);
     }
   }
-  if (!ok) throw Error(cat(what, " is '", layout, "', expected a permutation of '", letters, "'"));
+  if (!ok) throw Error(cat(what, " is '", raw_layout, "', expected a permutation of '", letters, "'"));
   return pos;
 }
 
@@ -205,12 +233,14 @@ ConvGeometry conv_geometry(const Op& op) {
   g.transposed = op.kind == OpKind::ConvTranspose;
   read_input(op, g, "input_layout");
   std::string sp = spatial_letters(g.spatial_rank);
-  g.filter_layout = op.attr_string_or("filter_layout", (g.transposed ? "CF" : "FC") + sp);
+  g.filter_layout = layout_letters(op.attr_string_or("filter_layout", (g.transposed ? "CF" : "FC") + sp),
+                                   "FC" + sp, cat(op.describe(), ": filter_layout"));
   g.filter_pos = parse_layout(g.filter_layout, "FC" + sp, cat(op.describe(), ": filter_layout"));
   if (op.kind == OpKind::Im2Col) {
     g.output_layout = "NC" + sp;  // im2col has its own [N, (G,) P, K] result; see the header
   } else {
-    g.output_layout = op.attr_string_or("output_layout", "NC" + sp);
+    g.output_layout = layout_letters(op.attr_string_or("output_layout", "NC" + sp), "NC" + sp,
+                                     cat(op.describe(), ": output_layout"));
   }
   g.output_pos = parse_layout(g.output_layout, "NC" + sp, cat(op.describe(), ": output_layout"));
   g.strides = spatial_attr(op, "strides", g.spatial_rank, 1, 1);

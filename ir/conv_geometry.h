@@ -44,6 +44,11 @@ struct ConvGeometry {
 // constraint and throws vkc::Error naming the op, the operand and the dim.
 ConvGeometry conv_geometry(const Op& op);
 
+// Layouts are letter strings ("NHWC") or comma-separated permutations of the canonical order
+// given by `letters` ("0,2,3,1" == "NHWC" for "NCHW"). layout_letters returns the letter form.
+std::string layout_letters(const std::string& layout, const std::string& letters,
+                           const std::string& what);
+
 // Parses a layout string such as "NHWC" or "CWF" for `letters` (the set it must be a permutation
 // of, e.g. "NCHW"); returns the physical position of each letter of `letters`, in that order.
 // Throws vkc::Error mentioning `what` (e.g. "conv 'c1': input_layout") when invalid.

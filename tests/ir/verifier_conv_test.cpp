@@ -204,3 +204,37 @@ TEST(VerifierPool, GlobalAndLayout) {
 
 }  // namespace
 }  // namespace vkc::ir::test
+
+namespace vkc::ir {
+namespace {
+
+TEST(VerifierConv, LayoutsAsPermutationsEqualLetterStrings) {
+  // "0,2,3,1" over the canonical N,C,H,W is NHWC; "2,3,1,0" over F,C,H,W is HWCF.
+  auto infer = [](const std::string& in_layout, const std::string& filter_layout) {
+    Graph g;
+    Value* x = g.add_input("x", {DType::f32, {1, 5, 6, 3}});
+    Value* w = g.add_input("w", {DType::f32, {3, 3, 3, 4}});
+    Op* op = g.add_op(OpKind::Conv, {x, w},
+                      {{"input_layout", in_layout}, {"filter_layout", filter_layout},
+                       {"output_layout", in_layout}});
+    return std::make_pair(op->result()->type.shape, conv_geometry(*op).input_layout);
+  };
+  auto letters = infer("NHWC", "HWCF");
+  auto perm = infer("0,2,3,1", "2,3,1,0");
+  EXPECT_EQ(perm.first, (Shape{1, 3, 4, 4}));
+  EXPECT_EQ(perm, letters);
+  EXPECT_EQ(perm.second, "NHWC");
+  Graph g;
+  Value* x = g.add_input("x", {DType::f32, {1, 5, 6, 3}});
+  Value* w = g.add_input("w", {DType::f32, {3, 3, 3, 4}});
+  try {
+    g.add_op(OpKind::Conv, {x, w}, {{"input_layout", std::string("0,2,9,1")}}, "c");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "conv 'c': input_layout is '0,2,9,1', expected a permutation of 0..3 or of the letters 'NCHW'");
+  }
+}
+
+}  // namespace
+}  // namespace vkc::ir
