@@ -13,13 +13,12 @@ seconds=${VKC_FUZZ_SECONDS:-60}
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(ir_parser npy manifest onnx budget_planner)
 
-# libFuzzer ships with clang's runtime libraries (Debian: clang + libclang-rt-14-dev).
-if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev
-fi
+# libFuzzer ships with clang's runtime libraries (Debian: clang + libclang-rt-14-dev, installed by
+# scripts/setup.sh).
+"$here/scripts/setup.sh"
 
 build="${VKC_FUZZ_BUILD_DIR:-$here/build/fuzz}"
+export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=1
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DVKC_BUILD_FUZZERS=ON -DVKC_SANITIZE=ON -DVKC_BUILD_TESTS=OFF >/dev/null
 ninja -C "$build" -j"$(nproc)" $(printf 'fuzz_%s ' "${targets[@]}")

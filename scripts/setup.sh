@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config ccache
+  clang libclang-rt-14-dev valgrind          # libFuzzer targets (scripts/fuzz.sh), leak checks
   libvulkan-dev libvulkan-volk-dev            # Vulkan headers/loader; volk.c is compiled into vkc
   glslang-dev glslang-tools spirv-tools spirv-headers   # GLSL -> SPIR-V, optimizer, validator
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools  # lavapipe, Khronos validation

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2 (and CI): install what is missing, build with warnings as errors, and run the
-# whole suite with CTest. Device tests run on lavapipe with VK_LAYER_KHRONOS_validation on; any
+# whole suite with CTest; with CI=true also the sanitizer build and short fuzz runs. Device tests run on lavapipe with VK_LAYER_KHRONOS_validation on; any
 # validation message fails the test.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,3 +11,9 @@ cd "$here/build/test"
 export VKC_DEVICE="${VKC_DEVICE:-llvmpipe}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 ctest --output-on-failure -j"$(nproc)" --timeout 900
+# CI (CI=true) also runs the AddressSanitizer + UndefinedBehaviorSanitizer build of the unit and
+# differential suites and a short libFuzzer run of every fuzz target (docs/reliability.md).
+if [ "${CI:-}" = "true" ]; then
+  "$here/scripts/test-sanitizers.sh"
+  VKC_FUZZ_SECONDS="${VKC_FUZZ_SECONDS:-45}" "$here/scripts/fuzz.sh"
+fi
