@@ -4,12 +4,14 @@
 # test (pass / fail / unsupported with the reason) and the pass rate per op.
 #
 # Usage: scripts/conformance.sh [BUILD_DIR]   (default build/release; built if missing)
-# Env:   VKC_TESTDATA (default /usr/share/libonnx-testdata/data), VKC_DEVICE (default llvmpipe)
+# Env:   VKC_TESTDATA (default /usr/share/libonnx-testdata/data), VKC_DEVICE (default llvmpipe),
+#        VKC_CONFORMANCE_OUT (default docs/conformance.md; CTest writes into the build directory)
+# Exits 1 when any imported test fails (unsupported models are not failures).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build/release}
 data=${VKC_TESTDATA:-/usr/share/libonnx-testdata/data}
-out=$here/docs/conformance.md
+out=${VKC_CONFORMANCE_OUT:-$here/docs/conformance.md}
 runner=$build/tools/vk-conformance
 
 if [[ ! -x $runner ]]; then
@@ -69,4 +71,4 @@ bar_filter=$(cat "$here/tests/conformance/bar_filter.txt")
       printf "| %s | %s | %s | %s |\n", $2, $1, $3, d
     }' "$results"
 } >"$out"
-awk -F'\t' '{n[$1]++} END {printf "conformance.sh: %d pass, %d fail, %d unsupported; wrote docs/conformance.md\n", n["pass"], n["fail"], n["unsupported"]}' "$results"
+awk -F'\t' -v out="$out" '{n[$1]++} END {printf "conformance.sh: %d pass, %d fail, %d unsupported; wrote %s\n", n["pass"], n["fail"], n["unsupported"], out; exit n["fail"] > 0}' "$results"
