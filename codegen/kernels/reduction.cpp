@@ -118,6 +118,35 @@ std::string tree(const Plan& p, const std::string& step) {
              "    }\n    barrier();\n  }\n");
 }
 
+// Rows along the op's single `axis` attribute (argmax/argmin, softmax).
+Split split_single_axis(const ir::Op& op, const Shape& shape) {
+  int64_t axis = op.attr_int("axis");
+  if (axis < 0) axis += int64_t(shape.size());
+  std::vector<bool> reduced(shape.size(), false);
+  reduced[size_t(axis)] = true;
+  return split_axes(shape, reduced);
+}
+
+// The part every row kernel shares: bind the input and the result, instantiate the "reduce"
+// template, and count one operation per element read.
+EmittedKernel finish_row_kernel(EmittedKernel& k, const ir::Op& op, const KernelContext& ctx,
+                                const Split& s, const std::string& extensions, const std::string& buffers,
+                                const std::string& shared, const std::string& fns, const std::string& body) {
+  const ir::Value* in = op.operand(0);
+  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(op.result()), true}};
+  k.glsl = instantiate_shader("reduce", {{"EXTENSIONS", extensions},
+                                         {"WG_SIZE", cat(k.workgroup_size[0])},
+                                         {"BUFFERS", buffers},
+                                         {"SHARED", shared},
+                                         {"FUNCTIONS", fns},
+                                         {"BODY", body}});
+  k.flops = double(s.slots * s.row);
+  k.bytes = double(in->type.size_bytes() + op.result()->type.size_bytes());
+  k.tiles["rows"] = s.slots;
+  k.tiles["row_length"] = s.row;
+  return k;
+}
+
 EmittedKernel emit_reduce(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
@@ -175,29 +204,15 @@ EmittedKernel emit_reduce(const ir::Op& op, const KernelContext& ctx, const std:
     k.strategy = "loop";
   }
   body += cat("  result.data[slot] = ", glsl_storage_type(t), "(", finish, ");\n");
-  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(op.result()), true}};
-  k.glsl = instantiate_shader("reduce", {{"EXTENSIONS", glsl_extensions(types)},
-                                         {"WG_SIZE", cat(k.workgroup_size[0])},
-                                         {"BUFFERS", glsl_buffer(0, t, false, "src") + glsl_buffer(1, t, true, "result")},
-                                         {"SHARED", shared},
-                                         {"FUNCTIONS", fns},
-                                         {"BODY", body}});
-  k.flops = double(s.slots * s.row);
-  k.bytes = double(in->type.size_bytes() + op.result()->type.size_bytes());
-  k.tiles["rows"] = s.slots;
-  k.tiles["row_length"] = s.row;
-  return k;
+  return finish_row_kernel(k, op, ctx, s, glsl_extensions(types),
+                           glsl_buffer(0, t, false, "src") + glsl_buffer(1, t, true, "result"), shared, fns, body);
 }
 
 EmittedKernel emit_arg(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
   require_storable(t, ctx.target, what);
-  int64_t axis = op.attr_int("axis");
-  if (axis < 0) axis += in->type.rank();
-  std::vector<bool> reduced(in->type.shape.size(), false);
-  reduced[size_t(axis)] = true;
-  Split s = split_axes(in->type.shape, reduced);
+  Split s = split_single_axis(op, in->type.shape);
   const bool is_max = op.kind == K::ArgMax, last = op.attr_bool("select_last_index");
   const std::string vt = glsl_compute_type(t);
 
@@ -236,29 +251,15 @@ EmittedKernel emit_arg(const ir::Op& op, const KernelContext& ctx, const std::st
     k.strategy = "loop";
   }
   body += "  result.data[slot] = uvec2(idx, 0u);\n";  // i64 little-endian: low word, then high
-  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(op.result()), true}};
-  k.glsl = instantiate_shader("reduce", {{"EXTENSIONS", glsl_extensions({t})},
-                                         {"WG_SIZE", cat(k.workgroup_size[0])},
-                                         {"BUFFERS", glsl_buffer(0, t, false, "src") + word_buffer(1, "uvec2", true, "result")},
-                                         {"SHARED", shared},
-                                         {"FUNCTIONS", fns},
-                                         {"BODY", body}});
-  k.flops = double(s.slots * s.row);
-  k.bytes = double(in->type.size_bytes() + op.result()->type.size_bytes());
-  k.tiles["rows"] = s.slots;
-  k.tiles["row_length"] = s.row;
-  return k;
+  return finish_row_kernel(k, op, ctx, s, glsl_extensions({t}),
+                           glsl_buffer(0, t, false, "src") + word_buffer(1, "uvec2", true, "result"), shared, fns, body);
 }
 
 EmittedKernel emit_softmax(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
   require_storable(t, ctx.target, what);
-  int64_t axis = op.attr_int("axis");
-  if (axis < 0) axis += in->type.rank();
-  std::vector<bool> reduced(in->type.shape.size(), false);
-  reduced[size_t(axis)] = true;
-  Split s = split_axes(in->type.shape, reduced);
+  Split s = split_single_axis(op, in->type.shape);
   const bool log = op.kind == K::LogSoftmax;
 
   std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);

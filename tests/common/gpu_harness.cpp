@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "codegen/targets.h"
 #include "ir/interpreter.h"
 
@@ -45,6 +47,17 @@ GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor
     Comparison c = compare(it->second, ref, options.rel_tol, options.abs_tol);
     if (!c.ok) return ::testing::AssertionFailure() << "output " << name << ": " << c.message;
   }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult same_bytes(const HostTensor& actual, const HostTensor& expected) {
+  if (actual.dtype() != expected.dtype() || actual.shape() != expected.shape())
+    return ::testing::AssertionFailure() << "dtype/shape differ";
+  size_t width = dtype_size(expected.dtype());
+  for (int64_t i = 0; i < expected.numel(); ++i)
+    if (std::memcmp(actual.data() + i * width, expected.data() + i * width, width) != 0)
+      return ::testing::AssertionFailure() << "element " << i << ": got " << actual.get_f64(i)
+                                           << ", expected " << expected.get_f64(i);
   return ::testing::AssertionSuccess();
 }
 

@@ -45,4 +45,8 @@ GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor
 //   EXPECT_TRUE(outputs_match(run, options));
 ::testing::AssertionResult outputs_match(const GpuRun& run, const GpuRunOptions& options = {});
 
+// Byte-for-byte equality of dtype, shape and data: for ops that only move elements (sort, topk,
+// data movement), where NaN payloads and -0.0 must survive exactly.
+::testing::AssertionResult same_bytes(const HostTensor& actual, const HostTensor& expected);
+
 }  // namespace vkc::test

@@ -14,18 +14,6 @@
 namespace vkc::test {
 namespace {
 
-// Byte equality (sorting only moves elements, so even NaN payloads and -0.0 must survive).
-::testing::AssertionResult same_bytes(const HostTensor& actual, const HostTensor& expected) {
-  if (actual.dtype() != expected.dtype() || actual.shape() != expected.shape())
-    return ::testing::AssertionFailure() << "dtype/shape differ";
-  size_t width = dtype_size(expected.dtype());
-  for (int64_t i = 0; i < expected.numel(); ++i)
-    if (std::memcmp(actual.data() + i * width, expected.data() + i * width, width) != 0)
-      return ::testing::AssertionFailure() << "element " << i << ": got " << actual.get_f64(i)
-                                           << ", expected " << expected.get_f64(i);
-  return ::testing::AssertionSuccess();
-}
-
 // Every profile must accept the graph (the compiler checks each kernel's budget), then the device
 // run must match the reference exactly.
 GpuRun check_sort(const ir::Graph& graph, const std::map<std::string, HostTensor>& inputs,

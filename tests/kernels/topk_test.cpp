@@ -14,17 +14,6 @@
 namespace vkc::test {
 namespace {
 
-::testing::AssertionResult same_bytes(const HostTensor& actual, const HostTensor& expected) {
-  if (actual.dtype() != expected.dtype() || actual.shape() != expected.shape())
-    return ::testing::AssertionFailure() << "dtype/shape differ";
-  size_t width = dtype_size(expected.dtype());
-  for (int64_t i = 0; i < expected.numel(); ++i)
-    if (std::memcmp(actual.data() + i * width, expected.data() + i * width, width) != 0)
-      return ::testing::AssertionFailure() << "element " << i << ": got " << actual.get_f64(i)
-                                           << ", expected " << expected.get_f64(i);
-  return ::testing::AssertionSuccess();
-}
-
 struct TopKConfig {
   Shape shape;
   int64_t k = 1;
