@@ -111,6 +111,21 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
     if (d.effective_api < VK_API_VERSION_1_3) enable_extension(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
     chain(size_control);
   }
+  // Robustness on request: robustBufferAccess2 needs robustBufferAccess enabled with it.
+  VkPhysicalDeviceRobustness2FeaturesEXT robustness2 = vk_struct<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
+  bool robust = options.robust_buffer_access || env("VKC_ROBUST") == "1";
+  if (robust) {
+    check(d.robust_buffer_access, "robust buffer access requested but device '", c.info.name,
+          "' does not offer robustBufferAccess");
+    features.features.robustBufferAccess = VK_TRUE;
+    c.robustness = Robustness::BufferAccess;
+    if (d.robust_buffer_access2) {
+      enable_extension(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+      robustness2.robustBufferAccess2 = VK_TRUE;
+      chain(robustness2);
+      c.robustness = Robustness::BufferAccess2;
+    }
+  }
   // Required by the spec whenever the device advertises it (non-conformant layered drivers).
   enable_extension("VK_KHR_portability_subset");
 
@@ -137,6 +152,17 @@ Context::~Context() = default;
 const DeviceInfo& Context::device_info() const { return impl_->info; }
 const TargetLimits& Context::limits() const { return impl_->limits; }
 bool Context::validation_enabled() const { return impl_->validation; }
+Robustness Context::robustness() const { return impl_->robustness; }
+uint64_t Context::robust_storage_alignment() const {
+  return impl_->robustness == Robustness::BufferAccess2 ? impl_->caps.robust_storage_alignment : 0;
+}
+const char* robustness_name(Robustness r) {
+  switch (r) {
+    case Robustness::BufferAccess: return "robustBufferAccess";
+    case Robustness::BufferAccess2: return "robustBufferAccess2";
+    default: return "none";
+  }
+}
 std::vector<std::string> Context::validation_messages() const { return impl_->log.messages(); }
 void Context::clear_validation_messages() { impl_->log.clear(); }
 

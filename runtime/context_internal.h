@@ -54,6 +54,9 @@ struct DeviceCapabilities {
   bool storage_8bit = false;
   bool subgroup_size_control = false;
   bool compute_full_subgroups = false;
+  bool robust_buffer_access = false;   // core feature
+  bool robust_buffer_access2 = false;  // VK_EXT_robustness2
+  uint64_t robust_storage_alignment = 0;
   bool has(const char* extension) const { return extensions.count(extension) != 0; }
 };
 
@@ -80,6 +83,7 @@ struct Context::Impl {
   VkPhysicalDeviceMemoryProperties memory{};
   uint32_t queue_family = 0;
   uint32_t timestamp_valid_bits = 0;
+  Robustness robustness = Robustness::None;
 
   VkDevice device = VK_NULL_HANDLE;
   VolkDeviceTable vk{};  // device functions of this device (volk's globals would be shared)

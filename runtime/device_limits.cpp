@@ -38,7 +38,18 @@ DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance
   if (v12 || caps.has(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) chain(f16i8);
   if (caps.has(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) || caps.effective_api >= VK_API_VERSION_1_3)
     chain(size_control);
+  VkPhysicalDeviceRobustness2FeaturesEXT robustness2 = vk_struct<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
+  if (caps.has(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) chain(robustness2);
   vkGetPhysicalDeviceFeatures2(device, &features);
+  caps.robust_buffer_access = features.features.robustBufferAccess;
+  caps.robust_buffer_access2 = robustness2.robustBufferAccess2;
+  if (caps.robust_buffer_access2) {
+    VkPhysicalDeviceRobustness2PropertiesEXT r2 = vk_struct<VkPhysicalDeviceRobustness2PropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_PROPERTIES_EXT);
+    VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props.pNext = &r2;
+    vkGetPhysicalDeviceProperties2(device, &props);
+    caps.robust_storage_alignment = r2.robustStorageBufferAccessSizeAlignment;
+  }
 
   caps.shader_int64 = features.features.shaderInt64;
   caps.storage_16bit = storage16.storageBuffer16BitAccess;

@@ -38,7 +38,17 @@ struct ContextOptions {
   // out-of-bounds buffer accesses (slow; for tests and debugging). Implies `validation`.
   // VKC_VALIDATION=gpu in the environment sets both.
   bool gpu_assisted_validation = false;
+  // Bounds-checked buffer access in every kernel (Vulkan robustness): with VK_EXT_robustness2's
+  // robustBufferAccess2 an access outside a binding's range is discarded (writes) or reads zero,
+  // so a faulty or hostile module cannot touch memory outside what each dispatch was given.
+  // Where only core robustBufferAccess exists, stray accesses stay inside the buffer they hit.
+  // Off by default: it costs a bounds check per access. VKC_ROBUST=1 in the environment sets it.
+  bool robust_buffer_access = false;
 };
+
+// Which guarantee Context::robustness() gives (ContextOptions::robust_buffer_access).
+enum class Robustness { None, BufferAccess, BufferAccess2 };
+const char* robustness_name(Robustness r);
 
 // Instance + physical device + logical device + one compute queue.
 class Context {
@@ -55,6 +65,10 @@ class Context {
   // The device's limits in the structure codegen plans against (name "host").
   const TargetLimits& limits() const;
   bool validation_enabled() const;
+  // The robustness the device was created with; BufferAccess2 also reports the granularity its
+  // bounds are rounded up to (robustStorageBufferAccessSizeAlignment, bytes; 0 otherwise).
+  Robustness robustness() const;
+  uint64_t robust_storage_alignment() const;
   // Validation-layer messages (warnings and errors) seen so far; each also makes the next
   // execute() throw, so none goes unnoticed.
   std::vector<std::string> validation_messages() const;

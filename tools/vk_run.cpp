@@ -19,9 +19,11 @@ const char* kUsage =
     "usage: vk-run MODULE_DIR|MODEL.vkcm|MODEL.vkir|MODEL.onnx [--input NAME=FILE.npy ...]\n"
     "              [--random-inputs SEED] [--input-shape NAME=D0,D1,...]\n"
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
-    "              [--benchmark N] [--profile] [--recompile] [--no-pipeline-cache] [--list-devices]\n"
+    "              [--benchmark N] [--profile] [--recompile] [--no-pipeline-cache] [--robust]\n"
+    "              [--list-devices]\n"
     "  --recompile          recompile a module whose target exceeds the device (needs source.vkir)\n"
-    "  --no-pipeline-cache  do not read or write the pipeline cache ($XDG_CACHE_HOME/vkc)\n";
+    "  --no-pipeline-cache  do not read or write the pipeline cache ($XDG_CACHE_HOME/vkc)\n"
+    "  --robust             bounds-checked buffer access (Vulkan robustness; also VKC_ROBUST=1)\n";
 
 bool is_compiled_module(const std::string& path) {
   if (std::filesystem::is_directory(path)) return true;
@@ -89,6 +91,7 @@ int run_main(int argc, char** argv) {
   }
   vkc::DeviceOptions device_options;
   device_options.select = args.value("--device");
+  device_options.robust_buffer_access = args.flag("--robust");
   if (args.flag("--list-devices")) {
     for (const vkc::DeviceInfo& d : vkc::Device::enumerate())
       std::cout << d.index << ": " << d.name << " (" << d.type << ", " << d.driver << ")\n";

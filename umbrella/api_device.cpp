@@ -36,6 +36,7 @@ std::vector<DeviceInfo> Device::enumerate() {
 Device::Device(const DeviceOptions& options) : impl_(std::make_shared<Impl>()) {
   rt::ContextOptions co;
   co.device = options.select;
+  co.robust_buffer_access = options.robust_buffer_access;
   if (options.validation) {
     co.validation = *options.validation;
     co.validation_from_env = false;

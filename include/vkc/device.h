@@ -44,6 +44,10 @@ struct DeviceOptions {
   // VK_LAYER_KHRONOS_validation with synchronization validation; any message makes the next
   // execution fail. Unset: on when VKC_VALIDATION=1.
   std::optional<bool> validation;
+  // Bounds-checked buffer access (Vulkan robustBufferAccess, and robustBufferAccess2 where the
+  // device has VK_EXT_robustness2: stray writes are dropped, stray reads give zero). For modules
+  // from untrusted sources; costs a little speed. Also on when VKC_ROBUST=1.
+  bool robust_buffer_access = false;
 };
 
 // A handle: copies share the device, which lives as long as any copy, module session or device
