@@ -4,6 +4,8 @@
 #   bash bench/run-gpu.sh              smoke checks, then the benchmark against PyTorch
 #   bash bench/run-gpu.sh smoke        unpack the loader, list devices, run the sample and an example
 #   bash bench/run-gpu.sh bench [ARGS] the benchmark only; ARGS go to vkc_bench (--cases a,b --runs N)
+#   bash bench/run-gpu.sh models       ResNet-18 / MobileNetV2 from torchvision through ONNX, batch 1
+#                                      and 8: vk-run against PyTorch eager (bench/models.py)
 # The benchmark writes vkc.json, bench.json and table.md to $OUT (so they come back) and prints the
 # table last.
 set -uo pipefail
@@ -43,4 +45,9 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
   PYTHONUNBUFFERED=1 timeout 220 python3 bench/torch_reference.py "$work" --out "$out" --commit "$commit" 2>&1 |
     tee "$out/torch_reference.log" | grep -v '^[a-z_0-9^x]*: {' 
   nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null
+fi
+
+if [ "$mode" = all ] || [ "$mode" = models ]; then
+  echo "== models"
+  PYTHONUNBUFFERED=1 timeout 200 python3 bench/models.py $bin "$out" 2>&1 | grep -v Warning | tee "$out/models.log"
 fi
