@@ -4,12 +4,18 @@
 // Plans, chosen against the target's workgroup memory so they fit every profile:
 //  - rows that fit one chunk: one bitonic pass in workgroup memory (several rows per workgroup
 //    when rows are short);
-//  - topk of long rows with small k: each chunk keeps its best k (rounded up to a power of two)
-//    as candidates in scratch; merge passes sort chunks of candidates until one list per row is
-//    left, so no invocation ever walks a whole row;
-//  - anything else: a global bitonic sort on padded scratch rows: chunk-sized runs presorted in
-//    workgroup memory, then for every larger stage one dispatch per global stride and one
-//    workgroup-memory pass for the strides inside a chunk.
+//  - topk of long rows ("select", sort_select.cpp): radix selection keeps the best k of every
+//    segment of a row without sorting it (segments so even one row fills the GPU), levels of
+//    candidates shrink until one segment per row is left, whose picks are sorted in workgroup
+//    memory;
+//  - topk of long rows with small k when select does not fit the target: each chunk keeps its
+//    best k (rounded up to a power of two) as candidates in scratch; merge passes sort chunks of
+//    candidates until one list per row is left, so no invocation ever walks a whole row;
+//  - full sorts of longer rows ("radix", sort_radix.cpp): an LSD radix sort through global
+//    memory, three dispatches (count, scan, stable scatter) per 8-bit digit;
+//  - anything else (or forced "global"): a global bitonic sort on padded scratch rows:
+//    chunk-sized runs presorted in workgroup memory, then for every larger stage one dispatch per
+//    global stride and one workgroup-memory pass for the strides inside a chunk.
 #include <bit>
 
 #include "codegen/glsl_types.h"
@@ -198,7 +204,10 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
   int64_t keep = pow2_ceil(out_len);
   bool fits = pow2_ceil(src.rows.n) <= capacity;
   bool candidates_ok = is_topk && !fits && keep * 4 <= capacity;
-  if (forced.empty()) forced = fits ? "workgroup" : candidates_ok ? "candidates" : "global";
+  bool select_ok = is_topk && !fits && topk_select_fits(src.rows, out_len, ctx.target);
+  if (forced.empty() && !is_topk && !fits && radix_sort_fits(src.rows, ctx.target)) forced = "radix";
+  if (forced.empty())
+    forced = fits ? "workgroup" : select_ok ? "select" : candidates_ok ? "candidates" : "global";
   // A forced multi-pass strategy on rows that would fit uses small chunks, so tests exercise the
   // global steps and several candidate merge levels on small data.
   int64_t padded = pow2_ceil(src.rows.n);
@@ -213,13 +222,26 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
     check(fits, what, ": strategy 'workgroup' needs rows of at most ", capacity, " keys on target '",
           ctx.target.name, "'");
     plan.sort_in_workgroups(src, capacity, order, out_len);
+  } else if (forced == "select") {
+    check(is_topk, what, ": strategy 'select' is for topk only");
+    // Forced on rows that would fit a chunk (tests): tiny segments, so several levels run.
+    std::vector<EmittedKernel> passes = emit_topk_select(
+        src, out_len, order, fits, [&](const std::string& suffix, int64_t n) { return plan.add_scratch(suffix, n); },
+        ctx, what);
+    plan.kernels.insert(plan.kernels.end(), passes.begin(), passes.end());
   } else if (forced == "candidates") {
     plan.topk_by_candidates(src, capacity, keep, order, out_len);
   } else if (forced == "global") {
     plan.sort_globally(src, capacity, order, out_len);
+  } else if (forced == "radix") {
+    // Forced on rows that would fit a chunk (tests): small tiles, so each row spans several.
+    std::vector<EmittedKernel> passes = emit_sort_radix(
+        src, order, out_len, fits, [&](const std::string& suffix, int64_t n) { return plan.add_scratch(suffix, n); },
+        ctx, what);
+    plan.kernels.insert(plan.kernels.end(), passes.begin(), passes.end());
   } else {
     throw Error(cat(what, ": unknown sort strategy '", forced,
-                    "' (expected workgroup, candidates or global)"));
+                    "' (expected workgroup, select, candidates, global or radix)"));
   }
 
   // Gathers for the results something uses.

@@ -7,7 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel.h"
 #include "codegen/kernel_context.h"
@@ -61,5 +64,60 @@ EmittedKernel emit_sort_gather_values(const std::string& order, const SortRows& 
 EmittedKernel emit_sort_gather_indices(const std::string& order, const SortRows& rows, int64_t len,
                                        const ir::Value* result, const KernelContext& ctx,
                                        const std::string& what);
+
+// ---- LSD radix sort of long rows (sort_radix.cpp, sort_radix_passes.cpp) ----
+// Each digit pass: `count` (per-tile digit histograms), `scan` (per row and digit, over the
+// tiles), `scatter` (stable ranking inside a tile, then a write to the pass's output rows).
+
+// Scratch tensors come from the caller's planner, which names, sizes and checks them.
+using AddScratch = std::function<std::string(const std::string& suffix, int64_t elements)>;
+
+// The keys one count / scatter workgroup owns: `workgroup` invocations x `items` consecutive keys.
+struct RadixTile {
+  uint32_t workgroup = 0, items = 0;
+  uint32_t keys() const { return workgroup * items; }
+};
+// The largest tile whose scatter pass fits the target's workgroup memory (none on targets with
+// very little); `small` (forced radix on short rows) makes tests exercise many tiles per row.
+std::optional<RadixTile> radix_tile(const TargetLimits& target, bool small);
+// Whether the radix plan fits the target (else the planner keeps the global bitonic sort).
+bool radix_sort_fits(const SortRows& rows, const TargetLimits& target);
+
+// Buffers hold pairs as two halves (the keys of every row, back to back, then the indices), and
+// the histograms and digit totals share one buffer, so no pass binds more than three buffers
+// (vulkan-min allows four per stage).
+struct RadixPass {
+  const KeySource* keys = nullptr;  // first pass: keys from the tensor, indices implicit
+  std::string in_pairs;             // later passes
+  int64_t rows = 0, n = 0;
+  RadixTile tile;
+  uint32_t shift = 0;     // the digit is key bits [shift, shift + 8)
+  std::string hist;       // rows x 256 x tiles tile counts ([row][digit][tile]), then rows x 256 totals
+  std::string out_pairs;  // empty: the last pass, which writes the first out_len positions to order
+  std::string order;
+  int64_t out_len = 0;
+  int64_t tiles() const { return (n + tile.keys() - 1) / tile.keys(); }
+};
+EmittedKernel emit_sort_radix_count(const RadixPass& pass, const KernelContext& ctx, const std::string& what);
+EmittedKernel emit_sort_radix_scan(const RadixPass& pass, const KernelContext& ctx, const std::string& what);
+EmittedKernel emit_sort_radix_scatter(const RadixPass& pass, const KernelContext& ctx, const std::string& what);
+
+// Every pass of a radix sort of `keys` whose last writes the first out_len positions of each row
+// to `order`.
+std::vector<EmittedKernel> emit_sort_radix(const KeySource& keys, const std::string& order, int64_t out_len,
+                                           bool small_tiles, const AddScratch& add_scratch,
+                                           const KernelContext& ctx, const std::string& what);
+
+// ---- Topk by radix selection (sort_select.cpp, shaders/topk_select.comp) ----
+// Each workgroup keeps the best k pairs of a segment of a row (segments so a single row fills the
+// GPU); levels of candidates shrink until one segment per row is left, whose picks are sorted in
+// workgroup memory and written to `order` (rows x k sorted positions). Ties, NaN and -0.0 follow
+// the (key, index) pair order like every other pass.
+// Whether the target's workgroup memory and invocations hold a plan for k.
+bool topk_select_fits(const SortRows& rows, int64_t k, const TargetLimits& target);
+// small_segments: tiny segments and workgroups, so tests reach several levels on small rows.
+std::vector<EmittedKernel> emit_topk_select(const KeySource& keys, int64_t k, const std::string& order,
+                                            bool small_segments, const AddScratch& add_scratch,
+                                            const KernelContext& ctx, const std::string& what);
 
 }  // namespace vkc::codegen::kernels

@@ -1,7 +1,8 @@
 // TopK on the device (lavapipe): exact match of values and indices with the reference, for every
-// plan (workgroup bitonic, chunk candidates + merges, global bitonic), any axis, k from 1 to n,
-// largest/smallest, i32/i64 indices; every config compiles for every target profile (vulkan-min
-// has no int64, so its i64 indices are written as word pairs).
+// plan (workgroup bitonic, radix select, chunk candidates + merges, global bitonic), any axis, k
+// from 1 to n, largest/smallest, i32/i64 indices; every config compiles for every target profile
+// (vulkan-min has no int64, so its i64 indices are written as word pairs). The select passes'
+// own cases are in topk_select_test.cpp.
 #include <cstring>
 #include <limits>
 
@@ -121,10 +122,11 @@ TEST(TopKKernel, IndicesOnlyAndValuesOnly) {
 
 TEST(TopKKernel, LongRowsThroughCandidates) {
   // Rows of several chunks; candidates merge over more than one level for the longest.
-  check_topk({.shape = {3, 10000}, .k = 16}, tied_input({3, 10000}, 12, 2000));
-  check_topk({.shape = {3, 10000}, .k = 5, .largest = false}, tied_input({3, 10000}, 13, 40));
-  check_topk({.shape = {3, 7000, 2}, .k = 7, .axis = 1}, tied_input({3, 7000, 2}, 14, 300));
-  GpuRun run = check_topk({.shape = {int64_t(1) << 20}, .k = 10}, random_input({int64_t(1) << 20}, 15));
+  check_topk({.shape = {3, 10000}, .k = 16}, tied_input({3, 10000}, 12, 2000), "candidates");
+  check_topk({.shape = {3, 10000}, .k = 5, .largest = false}, tied_input({3, 10000}, 13, 40), "candidates");
+  check_topk({.shape = {3, 7000, 2}, .k = 7, .axis = 1}, tied_input({3, 7000, 2}, 14, 300), "candidates");
+  GpuRun run = check_topk({.shape = {int64_t(1) << 18}, .k = 10}, random_input({int64_t(1) << 18}, 15),
+                          "candidates");
   EXPECT_EQ(run.module.manifest.dispatches.front().strategy, "topk: candidates per chunk");
 }
 
@@ -134,7 +136,7 @@ TEST(TopKKernel, LargeKOfLongRowsSortsGlobally) {
 }
 
 TEST(TopKKernel, EveryStrategy) {
-  for (const char* strategy : {"workgroup", "candidates", "global"}) {
+  for (const char* strategy : {"workgroup", "select", "candidates", "global"}) {
     SCOPED_TRACE(strategy);
     check_topk({.shape = {5, 400}, .k = 6}, tied_input({5, 400}, 18, 50), strategy);
   }

@@ -1,0 +1,183 @@
+#version 450
+#extension GL_EXT_control_flow_attributes : require
+// Topk by radix selection: every workgroup keeps the best ${K} (key, index) pairs of one segment
+// of a row without sorting the segment (codegen/kernels/sort_select.cpp plans the passes).
+//
+// Pairs compare as the composite (key, index); indices are distinct, so composites are too. The
+// select walks 8-bit digits from the key's top byte down, then through the index bytes: each
+// digit pass histograms the pairs that match the prefix chosen so far, and the bin holding the
+// rank-th best of them extends the prefix. When that bin holds exactly the pairs still wanted,
+// "prefix <= chosen prefix" is exactly the best K: key ties are settled by the lower index, as
+// the reference does, and most rows stop after the key digits. The segment sits in registers
+// (${PER} elements per invocation, consecutive invocations on consecutive positions so loads
+// coalesce), so it is read from memory once however many digit passes it takes.
+//
+// FINAL: one segment per row; the K picks are bitonic-sorted in workgroup memory and the row's
+// sorted positions written to `order`. Otherwise the picks go, unordered, to K candidate slots
+// per segment (unused slots get the sentinel pair 0xFFFFFFFF, 0xFFFFFFFF) for the next level.
+${EXTENSIONS}
+layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;
+
+${BUFFERS}
+${KEYS}
+
+#define FINAL ${FINAL}
+const uint WG = ${WG_SIZE}u;
+const uint PER = ${PER}u;
+const uint SEG = WG * PER;
+const uint SEGMENTS = ${SEGMENTS}u;   // segments per row
+const uint GROUPS = ${GROUPS}u;       // rows * SEGMENTS
+const uint LEN = ${IN_LEN}u;          // row length at this level
+const uint K = ${K}u;                 // pairs kept per segment
+const uint DIGITS = ${DIGITS}u;       // 4 key digits, then INDEX_TOP / 8 index digits
+const uint INDEX_TOP = ${INDEX_TOP}u;
+// Copies of the histogram, one per invocation mod COPIES: hot bins (float exponents cluster)
+// would otherwise serialize the atomics of a whole subgroup on one address. The copy stride of
+// 257 words puts the copies of one bin in different banks.
+const uint COPIES = ${COPIES}u;
+const uint STRIDE = 257u;
+const uint NONE = 0xFFFFFFFFu;
+
+shared uint s_hist[COPIES * STRIDE];
+shared uint s_group[16];  // bin counts summed by 16s, for a two-level search of the rank
+shared uint s_state[5];   // chosen bin, rank within it, its count, picks, slots taken
+#if FINAL
+const uint KP = ${KEEP_PAD}u;  // K rounded up to a power of two for the network
+shared uint s_key[KP];
+shared uint s_index[KP];
+#endif
+
+uint digit_of(uint key, uint index, uint d) {
+  return d < 4u ? (key >> (24u - 8u * d)) & 255u : (index >> (INDEX_TOP - 8u * (d - 3u))) & 255u;
+}
+
+void main() {
+  // Workgroups beyond the last segment exist only when the grid was folded into y (codegen/grid.h).
+  uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+  if (group >= GROUPS) return;
+  uint row = group / SEGMENTS;
+  uint seg_base = (group % SEGMENTS) * SEG;
+  uint lid = gl_LocalInvocationID.x;
+
+  uint keys[PER];
+  ${INDEX_DECL}
+  uint valid = 0u;  // bit e: element e is a real pair (not past the row end, not a sentinel)
+  [[unroll]] for (uint e = 0u; e < PER; ++e) {
+    uint i = seg_base + e * WG + lid;
+    uint key = NONE, index = NONE;
+    if (i < LEN) {
+${LOAD}
+    }
+    keys[e] = key;
+    ${INDEX_KEEP}
+    if (i < LEN && index != NONE) valid |= 1u << e;
+  }
+#if FINAL
+  for (uint t = lid; t < KP; t += WG) {
+    s_key[t] = NONE;
+    s_index[t] = NONE;
+  }
+#endif
+
+  uint key_mask = 0u, key_prefix = 0u, index_mask = 0u, index_prefix = 0u;
+  uint rank = K;  // the best `rank` pairs matching the prefix are still to be picked
+  uint picks = K;
+  for (uint d = 0u; d < DIGITS; ++d) {
+    for (uint b = lid; b < COPIES * STRIDE; b += WG) s_hist[b] = 0u;
+    barrier();
+    uint copy = (lid % COPIES) * STRIDE;
+    [[unroll]] for (uint e = 0u; e < PER; ++e) {
+      uint key = keys[e], index = ${INDEX_OF};
+      if ((valid & (1u << e)) != 0u && (key & key_mask) == key_prefix &&
+          (index & index_mask) == index_prefix)
+        atomicAdd(s_hist[copy + digit_of(key, index, d)], 1u);
+    }
+    barrier();
+    for (uint b = lid; b < 256u; b += WG) {
+      uint c = 0u;
+      for (uint j = 0u; j < COPIES; ++j) c += s_hist[j * STRIDE + b];
+      s_hist[b] = c;  // only this invocation reads bin b's copies
+    }
+    barrier();
+    for (uint g = lid; g < 16u; g += WG) {
+      uint c = 0u;
+      for (uint j = 0u; j < 16u; ++j) c += s_hist[g * 16u + j];
+      s_group[g] = c;
+    }
+    barrier();
+    for (uint b = lid; b < 256u; b += WG) {
+      uint before = 0u, total = 0u;
+      for (uint g = 0u; g < 16u; ++g) {
+        uint c = s_group[g];
+        total += c;
+        if (g < b / 16u) before += c;
+      }
+      for (uint j = b & ~15u; j < b; ++j) before += s_hist[j];
+      uint r = min(rank, total);  // a segment with fewer than K real pairs keeps them all
+      uint c = s_hist[b];
+      if (before < r && r <= before + c) {
+        s_state[0] = b;
+        s_state[1] = r - before;
+        s_state[2] = c;
+      }
+      if (b == 0u && d == 0u) {
+        s_state[3] = r;
+        s_state[4] = 0u;
+        if (r == 0u) {  // no real pair at all: pick nothing
+          s_state[1] = 0u;
+          s_state[2] = 0u;
+        }
+      }
+    }
+    barrier();
+    uint bin = s_state[0];
+    if (d == 0u) picks = s_state[3];
+    if (d < 4u) {
+      key_mask |= 255u << (24u - 8u * d);
+      key_prefix |= bin << (24u - 8u * d);
+    } else {
+      index_mask |= 255u << (INDEX_TOP - 8u * (d - 3u));
+      index_prefix |= bin << (INDEX_TOP - 8u * (d - 3u));
+    }
+    rank = s_state[1];
+    if (s_state[2] == rank) break;  // uniform: every invocation read the same state
+  }
+
+  // Every real pair whose prefix is <= the chosen one is a pick; slots are taken in any order.
+  [[unroll]] for (uint e = 0u; e < PER; ++e) {
+    uint key = keys[e], index = ${INDEX_OF};
+    uint masked = key & key_mask;
+    bool pick = masked < key_prefix || (masked == key_prefix && (index & index_mask) <= index_prefix);
+    if ((valid & (1u << e)) != 0u && pick && picks > 0u) {
+      uint slot = atomicAdd(s_state[4], 1u);
+${STORE_PICK}
+    }
+  }
+#if FINAL
+  barrier();
+  for (uint k = 2u; k <= KP; k <<= 1) {
+    for (uint j = k >> 1; j > 0u; j >>= 1) {
+      for (uint p = lid; p < KP / 2u; p += WG) {
+        uint lo = ((p & ~(j - 1u)) << 1) | (p & (j - 1u));
+        uint hi = lo | j;
+        bool ascending = (lo & k) == 0u;
+        uint key_lo = s_key[lo], key_hi = s_key[hi];
+        uint index_lo = s_index[lo], index_hi = s_index[hi];
+        if (vkc_sort_after(key_lo, index_lo, key_hi, index_hi) == ascending) {
+          s_key[lo] = key_hi;
+          s_key[hi] = key_lo;
+          s_index[lo] = index_hi;
+          s_index[hi] = index_lo;
+        }
+      }
+      barrier();
+    }
+  }
+  for (uint q = lid; q < K; q += WG) order.data[row * K + q] = s_index[q];
+#else
+  for (uint s = picks + lid; s < K; s += WG) {
+    out_keys.data[group * K + s] = NONE;
+    out_indices.data[group * K + s] = NONE;
+  }
+#endif
+}

@@ -1,0 +1,232 @@
+// The radix sort plan (codegen/kernels/sort_radix.cpp) on the device (lavapipe): exact match of
+// sorted keys and payloads with the reference interpreter for rows spanning several tiles, several
+// rows, any axis, both directions, ties, NaN / inf / signed zero and every key type it plans digit
+// passes for; plus the plan it compiles to for long rows on every target profile.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "codegen/glsl_types.h"
+#include "codegen/targets.h"
+#include "common/gpu_harness.h"
+#include "support/error.h"
+
+namespace vkc::test {
+namespace {
+
+int count_kernels(const ModuleImage& image, const std::string& kernel) {
+  int n = 0;
+  for (const DispatchDesc& d : image.manifest.dispatches) n += d.kernel == kernel;
+  return n;
+}
+
+// Compiles for every profile (when `all_targets`; profiles without storage for an input's type
+// must refuse it), then runs on the device with `forced` (empty: the planner's own choice, which
+// must be radix too) and compares every output byte for byte with the reference.
+void check_radix(const ir::Graph& graph, const std::map<std::string, HostTensor>& inputs,
+                 const std::string& forced = "radix", int digit_passes = 4, bool all_targets = true) {
+  for (const std::string& target : all_targets ? codegen::known_targets() : std::vector<std::string>{}) {
+    codegen::CompileOptions co;
+    co.target = codegen::find_target(target).limits;
+    if (!forced.empty()) co.forced_strategy = {{"sort", forced}};
+    bool storable = true;
+    for (const ir::Value* v : graph.inputs()) storable &= codegen::gpu_storable(v->type.dtype, co.target);
+    if (storable)
+      EXPECT_NO_THROW(codegen::compile_graph(graph, co)) << "target " << target;
+    else
+      EXPECT_THROW(codegen::compile_graph(graph, co), Error) << "target " << target;
+  }
+  GpuRunOptions options;
+  if (!forced.empty()) options.forced_strategy = {{"sort", forced}};
+  GpuRun run = run_on_gpu(graph, inputs, options);
+  EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), digit_passes);
+  EXPECT_EQ(count_kernels(run.module, "sort_block"), 0);
+  for (const auto& [name, ref] : run.reference) {
+    ASSERT_TRUE(run.outputs.count(name)) << name;
+    EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << "output " << name;
+  }
+}
+
+// Sort of x (its dtype) along `axis`, with an i32 payload of input positions along the axis,
+// which reveals the order chosen among equal keys.
+ir::Graph sort_with_positions(DType dtype, const Shape& shape, int64_t axis, bool descending) {
+  ir::Graph g;
+  ir::Value* x = g.add_input("x", {dtype, shape});
+  ir::Value* pos = g.add_input("pos", {DType::i32, shape});
+  ir::Op* op = g.add_op(ir::OpKind::Sort, {x, pos}, {{"axis", axis}, {"descending", descending}}, "s");
+  g.add_output(op->result(0), "sorted");
+  g.add_output(op->result(1), "order");
+  return g;
+}
+
+HostTensor positions(const Shape& shape, int64_t axis) {
+  HostTensor p(DType::i32, shape);
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (int64_t i = 0; i < p.numel(); ++i) p.set_i64(i, (i / inner) % shape[size_t(axis)]);
+  return p;
+}
+
+// Few distinct values, so most keys have equals (stability matters in every pass).
+HostTensor tied(DType dtype, const Shape& shape, uint32_t seed, int distinct) {
+  std::mt19937 rng(seed);
+  HostTensor t(dtype, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, double(int(rng() % distinct) - distinct / 2));
+  return t;
+}
+
+// Random f32 keys drawn from specials (NaN of both signs and a payload, +-inf, +-0) and a few
+// numbers of both signs, including denormals.
+HostTensor specials(const Shape& shape, uint32_t seed) {
+  const float inf = std::numeric_limits<float>::infinity();
+  uint32_t payload_nan_bits = 0xFFC01234u;
+  float payload_nan;
+  std::memcpy(&payload_nan, &payload_nan_bits, 4);
+  const float pool[] = {std::nanf(""), -std::nanf(""), payload_nan, inf, -inf, 0.0f, -0.0f, 1.0f, -1.0f,
+                        1e-40f, -1e-40f, 3.5f, -2.25f, std::numeric_limits<float>::max(),
+                        std::numeric_limits<float>::lowest()};
+  std::mt19937 rng(seed);
+  HostTensor t(DType::f32, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.as<float>()[i] = pool[rng() % std::size(pool)];
+  return t;
+}
+
+TEST(SortRadix, RowsSpanningSeveralTiles) {
+  // Forced on rows that fit a chunk: 128-key tiles, so rows of 1, 2, 3+ tiles with a partial last.
+  for (Shape shape : {Shape{1}, Shape{7, 5}, Shape{3, 128}, Shape{2, 129}, Shape{5, 1000}}) {
+    SCOPED_TRACE(shape_str(shape));
+    ir::Graph g = sort_with_positions(DType::f32, shape, -1, false);
+    auto inputs = random_inputs(g, 41);
+    inputs["pos"] = positions(shape, int64_t(shape.size()) - 1);
+    check_radix(g, inputs, "radix", 4, shape == Shape{5, 1000});
+  }
+}
+
+TEST(SortRadix, LongRowsChooseRadix) {
+  // Longer than a chunk on every profile: the planner's choice, with its full-size tiles.
+  Shape shape{3, 9000};
+  ir::Graph g = sort_with_positions(DType::f32, shape, 1, false);
+  auto inputs = random_inputs(g, 42);
+  inputs["pos"] = positions(shape, 1);
+  check_radix(g, inputs, "");
+}
+
+TEST(SortRadix, TiesAreStableBothDirections) {
+  for (bool descending : {false, true}) {
+    SCOPED_TRACE(descending ? "descending" : "ascending");
+    Shape shape{4, 777};
+    ir::Graph g = sort_with_positions(DType::f32, shape, 1, descending);
+    check_radix(g, {{"x", tied(DType::f32, shape, 43, 5)}, {"pos", positions(shape, 1)}});
+  }
+}
+
+TEST(SortRadix, NaNInfAndSignedZeroBothDirections) {
+  for (bool descending : {false, true}) {
+    SCOPED_TRACE(descending ? "descending" : "ascending");
+    Shape shape{2, 3000};
+    ir::Graph g = sort_with_positions(DType::f32, shape, 1, descending);
+    check_radix(g, {{"x", specials(shape, 44)}, {"pos", positions(shape, 1)}});
+  }
+}
+
+TEST(SortRadix, AnyAxis) {
+  Shape shape{3, 400, 5};
+  for (int64_t axis : {0, 1, 2}) {
+    SCOPED_TRACE(cat("axis ", axis));
+    ir::Graph g = sort_with_positions(DType::f32, shape, axis, axis == 1);
+    check_radix(g, {{"x", tied(DType::f32, shape, 45, 60)}, {"pos", positions(shape, axis)}}, "radix", 4,
+                axis == 1);
+  }
+  // A long middle axis with the planner's own tiles.
+  Shape longer{2, 5000, 3};
+  ir::Graph g = sort_with_positions(DType::f32, longer, 1, true);
+  check_radix(g, {{"x", tied(DType::f32, longer, 46, 2000)}, {"pos", positions(longer, 1)}}, "");
+}
+
+TEST(SortRadix, PayloadsOfDifferentTypes) {
+  Shape shape{3, 700, 2};
+  ir::Graph g;
+  ir::Value* keys = g.add_input("keys", {DType::f32, shape});
+  ir::Value* a = g.add_input("a", {DType::i32, shape});
+  ir::Value* b = g.add_input("b", {DType::f16, shape});
+  ir::Op* op = g.add_op(ir::OpKind::Sort, {keys, a, b}, {{"axis", int64_t(1)}, {"descending", true}});
+  g.add_output(op->result(1), "a_sorted");
+  g.add_output(op->result(2), "b_sorted");
+  auto inputs = random_inputs(g, 47);
+  inputs["keys"] = tied(DType::f32, shape, 48, 30);
+  check_radix(g, inputs);
+}
+
+TEST(SortRadix, KeyTypesAndTheirDigitPasses) {
+  Shape shape{3, 1500};
+  {
+    SCOPED_TRACE("i32");
+    ir::Graph g = sort_with_positions(DType::i32, shape, 1, true);
+    HostTensor x(DType::i32, shape);
+    std::mt19937 rng(49);
+    for (int64_t i = 0; i < x.numel(); ++i) x.as<int32_t>()[i] = int32_t(rng()) >> (rng() % 32);
+    x.as<int32_t>()[0] = std::numeric_limits<int32_t>::min();
+    x.as<int32_t>()[1] = std::numeric_limits<int32_t>::max();
+    x.as<int32_t>()[2] = std::numeric_limits<int32_t>::min();
+    check_radix(g, {{"x", x}, {"pos", positions(shape, 1)}});
+  }
+  // f16 keys skip the lowest digit, 8-bit keys all but one or two.
+  for (auto [dtype, passes] : {std::pair{DType::f16, 3}, std::pair{DType::i8, 2}, std::pair{DType::u8, 1}}) {
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE(cat(dtype_name(dtype), descending ? " descending" : ""));
+      ir::Graph g = sort_with_positions(dtype, shape, 1, descending);
+      HostTensor x = dtype == DType::f16 ? tied(DType::f16, shape, 50, 1000) : HostTensor(dtype, shape);
+      std::mt19937 rng(51);
+      if (dtype != DType::f16)
+        for (int64_t i = 0; i < x.numel(); ++i) std::memset(x.as<uint8_t>() + i, int(rng() & 0xFF), 1);
+      if (dtype == DType::f16) {  // specials as f16: NaN, -inf, -0.0, a denormal
+        for (uint16_t bits : {uint16_t(0x7E00), uint16_t(0xFC00), uint16_t(0x8000), uint16_t(0x0001),
+                              uint16_t(0xFE01), uint16_t(0x7C00)})
+          std::memcpy(x.as<uint16_t>() + (bits % 997) * 3, &bits, 2);
+      }
+      check_radix(g, {{"x", x}, {"pos", positions(shape, 1)}}, "radix", passes);
+    }
+  }
+}
+
+TEST(SortRadix, MinimalProfileOnDevice) {
+  // vulkan-min's plan (smaller tiles and workgroups) also runs on lavapipe.
+  Shape shape{2, 6000};
+  ir::Graph g = sort_with_positions(DType::f32, shape, 1, false);
+  GpuRunOptions options;
+  options.target = "vulkan-min";
+  GpuRun run = run_on_gpu(g, {{"x", specials(shape, 52)}, {"pos", positions(shape, 1)}}, options);
+  EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), 4);
+  for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
+}
+
+// 2^24 and 2^26 keys in one row: every profile whose buffers hold the row compiles the radix plan
+// (three dispatches per digit, whose workgroup memory the compiler checks against the profile);
+// the others refuse it with an error.
+TEST(SortRadix, LongRowsCompileForEveryProfile) {
+  for (int log_n : {24, 26}) {
+    int64_t n = int64_t(1) << log_n;
+    ir::Graph g = sort_with_positions(DType::f32, {n}, 0, false);
+    for (const std::string& target : codegen::known_targets()) {
+      SCOPED_TRACE(cat("2^", log_n, " keys on ", target));
+      codegen::CompileOptions co;
+      co.target = codegen::find_target(target).limits;
+      // The largest buffers: the key pairs (2n uints) and the sorted payload (n floats).
+      if (uint64_t(n) * 8 > co.target.max_storage_buffer_range) {
+        EXPECT_THROW(codegen::compile_graph(g, co), Error);
+        continue;
+      }
+      ModuleImage image = codegen::compile_graph(g, co);
+      EXPECT_EQ(count_kernels(image, "sort_radix_count"), 4);
+      EXPECT_EQ(count_kernels(image, "sort_radix_scan"), 4);
+      EXPECT_EQ(count_kernels(image, "sort_radix_scatter"), 4);
+      EXPECT_EQ(count_kernels(image, "sort_gather"), 2);
+      EXPECT_EQ(image.manifest.dispatches.size(), 14u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vkc::test
