@@ -78,6 +78,10 @@ std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const
     return g.in_channels_per_group() == 1 && g.groups == g.in_channels
                ? ""
                : cat("groups ", g.groups, " != input channels ", g.in_channels);
+  if (strategy == "depthwise_tiled") {
+    DepthwiseTile tile;
+    return plan_depthwise_tile(g, t, tile);
+  }
   if (strategy == "implicit_gemm" || strategy == "im2col") {
     GemmTile tile;
     if (!choose_tile(s, t, tile)) return cat("no GEMM tile fits target '", t.name, "'");
@@ -90,7 +94,7 @@ std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const
                  " bytes, above maxStorageBufferRange ", t.max_storage_buffer_range);
     return "";
   }
-  return "unknown strategy (expected direct, implicit_gemm, depthwise or im2col)";
+  return "unknown strategy (expected direct, implicit_gemm, depthwise, depthwise_tiled or im2col)";
 }
 
 void plan_one_per_output(ConvPlan& p, const ir::ConvGeometry& g, const TargetLimits& t,
@@ -102,6 +106,23 @@ void plan_one_per_output(ConvPlan& p, const ir::ConvGeometry& g, const TargetLim
   p.workgroup_memory_bytes = 0;
   p.tiles["outputs_per_invocation"] = 1;
   p.tiles["workgroup"] = wg;
+}
+
+void plan_depthwise_tiled(ConvPlan& p, const ir::ConvGeometry& g, const TargetLimits& t,
+                          const std::string& what) {
+  std::string why = plan_depthwise_tile(g, t, p.depthwise);
+  check(why.empty(), what, ": internal: ", why);
+  const DepthwiseTile& d = p.depthwise;
+  p.workgroup_size = {d.invocations, 1, 1};
+  p.workgroup_count = linear_grid(d.workgroups * d.invocations, d.invocations, t, what);
+  p.workgroup_memory_bytes = d.workgroup_memory_bytes();
+  p.tile_count = d.workgroups;
+  p.tiles = {{"tile_d", d.out[0]},          {"tile_h", d.out[1]},
+             {"tile_w", d.out[2]},          {"input_tile_d", d.in[0]},
+             {"input_tile_h", d.in[1]},     {"input_tile_w", d.in[2]},
+             {"outputs_per_invocation", d.slots}, {"channels_per_workgroup", d.channels},
+             {"channel_blocks", d.channel_blocks}, {"workgroup", d.invocations},
+             {"workgroups", int64_t(d.workgroups)}};
 }
 
 }  // namespace
@@ -139,7 +160,7 @@ const std::vector<GemmTile>& gemm_tile_candidates() {
 std::vector<std::string> applicable_conv_strategies(const ir::ConvGeometry& g, const TargetLimits& t,
                                                     uint32_t element_bytes) {
   std::vector<std::string> out;
-  for (const char* s : {"direct", "implicit_gemm", "depthwise", "im2col"})
+  for (const char* s : {"direct", "implicit_gemm", "depthwise", "depthwise_tiled", "im2col"})
     if (misfit(s, g, t, element_bytes).empty()) out.push_back(s);
   return out;
 }
@@ -153,7 +174,13 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     check(why.empty(), what, ": strategy '", forced, "' does not apply: ", why);
     p.strategy = forced;
   } else if (misfit("depthwise", g, t, element_bytes).empty()) {
-    p.strategy = "depthwise";  // K per output channel is only the kernel taps: nothing to reuse
+    // K per output channel is only the kernel taps: no GEMM to tile, but the tiled kernel reuses
+    // each input element across taps and channel multiplier from workgroup memory and registers.
+    // Layouts whose W is not innermost keep the one-output kernel, whose stores follow the
+    // output's physical order.
+    bool tiled = misfit("depthwise_tiled", g, t, element_bytes).empty() && depthwise_tile_coalesced(g);
+    p.strategy = tiled ? "depthwise_tiled" : "depthwise";
+    if (!tiled) p.notes = "depthwise: W is not innermost or no depthwise tile fits the target";
   } else {
     // Tiles pay off once each staged element is reused: enough K, and M, N beyond a few rows.
     GemmTile tile;
@@ -163,6 +190,10 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
   }
   if (p.strategy == "direct" || p.strategy == "depthwise") {
     plan_one_per_output(p, g, t, what);
+    return p;
+  }
+  if (p.strategy == "depthwise_tiled") {
+    plan_depthwise_tiled(p, g, t, what);
     return p;
   }
   check(choose_tile(s, t, p.tile), what, ": internal: no GEMM tile fits");

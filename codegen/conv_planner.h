@@ -4,8 +4,10 @@
 // channels per group, K = input channels per group x kernel taps. Tiled strategies stage tiles of
 // both operands in workgroup memory, so their footprint depends on the tile shape; the planner
 // walks tile configs from the best down and keeps the first that fits the target's workgroup
-// memory, invocation, workgroup-size and grid limits. The direct strategy needs no workgroup
-// memory at all, so planning never fails because of the budget.
+// memory, invocation, workgroup-size and grid limits. Depthwise convs have no channel reduction
+// to tile; their tiled kernel stages an input window instead (conv_planner_depthwise.h). The
+// direct and one-output depthwise strategies need no workgroup memory at all, so planning never
+// fails because of the budget.
 #pragma once
 
 #include <array>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/conv_planner_depthwise.h"
 #include "ir/conv_geometry.h"
 #include "module/target_limits.h"
 
@@ -39,13 +42,14 @@ struct GemmTile {
 };
 
 struct ConvPlan {
-  // "direct", "depthwise", "implicit_gemm" or "im2col" (explicit columns in a scratch tensor,
-  // then the same tiled GEMM reading them).
+  // "direct", "depthwise" (one output per invocation), "depthwise_tiled", "implicit_gemm" or
+  // "im2col" (explicit columns in a scratch tensor, then the same tiled GEMM reading them).
   std::string strategy;
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> workgroup_count{1, 1, 1};  // of the main (GEMM or direct) dispatch
   uint32_t workgroup_memory_bytes = 0;
-  GemmTile tile;  // tiled strategies only
+  GemmTile tile;  // implicit_gemm and im2col only
+  DepthwiseTile depthwise;  // depthwise_tiled only
   uint64_t tile_count = 0;  // tiled strategies: groups x M tiles x N tiles
   std::map<std::string, int64_t> tiles;  // for reports
   std::string notes;

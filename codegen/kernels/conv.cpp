@@ -1,6 +1,7 @@
-// Conv, ConvTranspose: the planner (codegen/conv_planner) picks direct, depthwise, implicit GEMM
-// or explicit im2col + GEMM per dispatch; the kernels live in conv_direct.cpp, conv_gemm.cpp and
-// im2col.cpp. Conv_transpose runs through the same kernels: its gather index math
+// Conv, ConvTranspose: the planner (codegen/conv_planner) picks direct, depthwise (one output per
+// invocation or tiled), implicit GEMM or explicit im2col + GEMM per dispatch; the kernels live in
+// conv_direct.cpp, conv_depthwise_tiled.cpp, conv_gemm.cpp and im2col.cpp. Conv_transpose runs
+// through the same kernels (except the tiled depthwise one): its gather index math
 // (conv_common.h) turns the ONNX scatter into a forward conv.
 #include "codegen/kernels/conv_common.h"
 #include "codegen/kernels/kernels.h"
@@ -13,6 +14,7 @@ std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelCon
   conv::ConvOperands c = conv::resolve_conv(group, ctx);
   ConvPlan plan = plan_conv(c.g, ctx.target, uint32_t(dtype_size(c.dtype)), ctx.forced(*c.op), c.what);
   if (plan.strategy == "direct" || plan.strategy == "depthwise") return {conv::emit_conv_direct(c, plan, ctx)};
+  if (plan.strategy == "depthwise_tiled") return {conv::emit_conv_depthwise_tiled(c, plan, ctx)};
   if (plan.strategy == "implicit_gemm") return {conv::emit_conv_gemm(c, plan, ctx, "")};
   // im2col: materialize the [N, G, P, K] column matrix in a scratch tensor, then run the GEMM on it.
   ConvGemmShape s = conv_gemm_shape(c.g);

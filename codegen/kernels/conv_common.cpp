@@ -1,5 +1,6 @@
 #include "codegen/kernels/conv_common.h"
 
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "support/error.h"
 
@@ -40,6 +41,26 @@ ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx) 
   if (c.filter) check_32bit_elements(uint64_t(c.filter->type.numel()), "the filter", c.what);
   check_32bit_elements(uint64_t(c.output->type.numel()), "the result", c.what);
   return c;
+}
+
+ConvIo bind_conv_io(const ConvOperands& c, const KernelContext& ctx, EmittedKernel& k) {
+  ConvIo io;
+  FusedCode xl = operand_loader(*c.group, c.input, "x_at", uint32_t(k.bindings.size()), ctx);
+  k.bindings.insert(k.bindings.end(), xl.bindings.begin(), xl.bindings.end());
+  FusedCode wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(k.bindings.size()), ctx);
+  k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
+  io.buffers = xl.buffers + wl.buffers;
+  if (c.bias) {
+    io.buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
+    k.bindings.push_back({ctx.tensor(c.bias), false});
+  }
+  FusedCode st = result_store(*c.group, uint32_t(k.bindings.size()), ctx);
+  io.buffers += st.buffers;
+  k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
+  io.types = {c.dtype};
+  for (const FusedCode* f : {&xl, &wl, &st}) io.types.insert(f->types.begin(), f->types.end());
+  io.functions = xl.functions + wl.functions + st.functions;
+  return io;
 }
 
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,

@@ -6,6 +6,7 @@
 // every layout and the driver sees constant arithmetic.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "codegen/conv_planner.h"
@@ -28,6 +29,16 @@ struct ConvOperands {
 
 // Resolves the geometry and checks the element types and 32-bit indexing; vkc::Error names the op.
 ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx);
+
+// The bindings of a conv kernel that reads input and filter itself: the input and the filter
+// through their fused prologues (GLSL `x_at(uint)`, `w_at(uint)`, codegen/fusion.h), the bias
+// (buffer "b"), then the result through the fused epilogue (`store_result`). Appends the bindings
+// to `k`; `functions` holds the prologue and epilogue GLSL.
+struct ConvIo {
+  std::string buffers, functions;
+  std::set<DType> types;  // storage types, for glsl_extensions
+};
+ConvIo bind_conv_io(const ConvOperands& c, const KernelContext& ctx, EmittedKernel& k);
 
 // Throws vkc::Error "<what>: <name> has N elements, above 32-bit indexing" beyond 2^32-1 elements.
 void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what);
@@ -76,6 +87,9 @@ double conv_min_bytes(const ConvOperands& c);
 // The kernels of each strategy (conv_direct.cpp, conv_gemm.cpp, im2col.cpp).
 // Direct and depthwise: one invocation per output element, no workgroup memory.
 EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx);
+// Tiled depthwise (conv_depthwise_tiled.cpp): an input window and the filter taps staged in
+// workgroup memory, several positions x channels per invocation (plan.depthwise).
+EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx);
 // The tiled GEMM; A is gathered from the input (implicit GEMM) when `columns_tensor` is empty,
 // else read from that [N, G, P, K] im2col matrix.
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,

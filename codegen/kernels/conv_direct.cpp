@@ -1,5 +1,4 @@
 // Direct and depthwise conv kernels: one invocation per output element, global memory only.
-#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
 #include "codegen/shader_library.h"
@@ -13,32 +12,15 @@ EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, cons
   EmittedKernel k;
   k.kernel = depthwise ? "conv_depthwise" : "conv_direct";
   k.strategy = depthwise ? "depthwise" : "direct";
-  // Bindings: the input and filter (through their fused prologues), the bias, then the result
-  // (through the fused epilogue).
-  FusedCode xl = operand_loader(*c.group, c.input, "x_at", 0, ctx);
-  FusedCode wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(xl.bindings.size()), ctx);
-  std::string buffers = xl.buffers + wl.buffers;
-  k.bindings = xl.bindings;
-  k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
-  if (c.bias) {
-    buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
-    k.bindings.push_back({ctx.tensor(c.bias), false});
-  }
-  FusedCode st = result_store(*c.group, uint32_t(k.bindings.size()), ctx);
-  buffers += st.buffers;
-  k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
-  std::set<DType> types{c.dtype};
-  for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
-
-  std::string helpers = xl.functions + wl.functions + st.functions +
-                        gather_input_fn(g, c.input->type.shape, "x_at", "float") +
+  ConvIo io = bind_conv_io(c, ctx, k);
+  std::string helpers = io.functions + gather_input_fn(g, c.input->type.shape, "x_at", "float") +
                         load_filter_fn(g, c.filter->type.shape, "w_at") + bias_fn(c.bias != nullptr, "b");
   std::vector<int64_t> taps(3, 1);
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) taps[i] = g.kernel[i];
   std::vector<std::pair<std::string, std::string>> values{
-      {"EXTENSIONS", glsl_extensions(types)},
+      {"EXTENSIONS", glsl_extensions(io.types)},
       {"WG_SIZE", std::to_string(plan.workgroup_size[0])},
-      {"BUFFERS", buffers},
+      {"BUFFERS", io.buffers},
       {"HELPERS", helpers},
       {"TOTAL", std::to_string(c.output->type.numel())},
       {"DECODE", decode_physical_output(g, c.output->type.shape, "gid")},

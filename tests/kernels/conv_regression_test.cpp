@@ -97,18 +97,47 @@ TEST(ConvRegression, LayoutNWCFilterCWF) {
   }
 }
 
+// The 3-D benchmark conv: one input channel fanned out to 16 filters of 9x9x1 taps. Cin = 1 with
+// groups = 1 is depthwise with multiplier 16, so the planner takes the tiled depthwise kernel.
+ir::Graph conv3d_fanout(const Shape& input) {
+  return conv_graph(OpKind::Conv, input, {16, 1, 9, 9, 1}, true, {{"pads", std::vector<int64_t>{4, 4, 0, 4, 4, 0}}});
+}
+
+// The depthwise benchmark conv (3x3, pad 1, one filter per channel) on `input`.
+ir::Graph depthwise3x3(const Shape& input) {
+  return conv_graph(OpKind::Conv, input, {input[1], 1, 3, 3}, false,
+                    {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"groups", input[1]}});
+}
+
 TEST(ConvRegression, ThreeD) {
-  ir::Graph g = conv_graph(OpKind::Conv, {1, 1, 32, 32, 32}, {16, 1, 9, 9, 1}, true,
-                           {{"pads", std::vector<int64_t>{4, 4, 0, 4, 4, 0}}});
+  ir::Graph g = conv3d_fanout({1, 1, 32, 32, 32});
   EXPECT_EQ(only_conv(g).result()->type.shape, (Shape{1, 16, 32, 32, 32}));
   for (const char* target : {"amd-cdna3", "lavapipe"}) EXPECT_TRUE(compiles_within(g, target));
   GpuRun run = run_on_gpu(g, random_inputs(g, 3));
   EXPECT_TRUE(outputs_match(run));
+  EXPECT_EQ(run.module.manifest.dispatches.back().strategy, "depthwise_tiled");
+}
+
+// The two depthwise benchmark shapes at reduced size (same rows, kernels and multiplier; fewer
+// images, channels and depth), unforced: the planner must take the tiled kernel, which must match
+// the reference; the one-output kernel is checked on the same inputs alongside.
+TEST(ConvRegression, DepthwiseTiledBenchShapesReduced) {
+  for (const ir::Graph& g : {depthwise3x3({2, 12, 56, 56}), conv3d_fanout({1, 1, 6, 32, 32})}) {
+    SCOPED_TRACE(shape_str(only_conv(g).operand(0)->type.shape));
+    std::map<std::string, HostTensor> in = random_inputs(g, 21);
+    GpuRun run = run_conv(g, in, "");
+    EXPECT_TRUE(outputs_match(run));
+    EXPECT_EQ(run.module.manifest.dispatches.back().strategy, "depthwise_tiled");
+    EXPECT_GT(run.module.manifest.dispatches.back().workgroup_memory_bytes, 0u);
+    GpuRun one = run_conv(g, in, "depthwise");
+    EXPECT_TRUE(outputs_match(one));
+  }
 }
 
 // Emits the graph's conv kernels for `target` and measures their SPIR-V, without the module-level
 // tensor-size check (a 256 MiB f32 result exceeds maxStorageBufferRange on 2^27 profiles).
-void expect_conv_kernels_fit(const ir::Graph& graph, const std::string& target) {
+void expect_conv_kernels_fit(const ir::Graph& graph, const std::string& target,
+                             const std::string& strategy = "implicit_gemm") {
   const TargetLimits& t = codegen::find_target(target).limits;
   codegen::StoragePlan storage = codegen::plan_storage(graph);
   for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph)) {
@@ -122,7 +151,7 @@ void expect_conv_kernels_fit(const ir::Graph& graph, const std::string& target) 
       EXPECT_LE(measured, t.max_compute_shared_memory_size) << target << " " << k.strategy;
       EXPECT_LE(k.workgroup_size[0] * k.workgroup_size[1] * k.workgroup_size[2],
                 t.max_compute_work_group_invocations) << target;
-      EXPECT_EQ(k.strategy, "implicit_gemm") << target << ": the budget should still allow tiles";
+      EXPECT_EQ(k.strategy, strategy) << target << ": the budget should still allow tiles";
     }
   }
 }
@@ -152,6 +181,47 @@ TEST(ConvRegression, BudgetAllProfiles) {
   GpuRun run = run_on_gpu(small, random_inputs(small, 5));
   EXPECT_TRUE(outputs_match(run));
   EXPECT_EQ(run.module.manifest.dispatches.at(0).strategy, "implicit_gemm");
+}
+
+// Everything the benchmark shapes do not reach: a multiplier of 24 split into two channel blocks
+// of 12 (vec4 taps), stride, dilation and asymmetric pads, partial tiles along H and W, and a
+// transposed (NHWC -> NCHW) input and a leaky_relu fused into the kernel's loader and store.
+TEST(ConvRegression, DepthwiseTiledChannelBlocksPartialTilesAndFusion) {
+  ir::Graph g;
+  ir::Value* x_nhwc = g.add_input("x", {DType::f32, {2, 75, 70, 3}});
+  ir::Value* w = g.add_input("w", {DType::f32, {72, 1, 3, 5}});
+  ir::Value* b = g.add_input("b", {DType::f32, {72}});
+  ir::Value* x = g.add_op(OpKind::Transpose, {x_nhwc}, {{"perm", std::vector<int64_t>{0, 3, 1, 2}}})->result();
+  ir::Value* y = g.add_op(OpKind::Conv, {x, w, b},
+                          {{"groups", int64_t(3)},
+                           {"strides", std::vector<int64_t>{2, 1}},
+                           {"dilations", std::vector<int64_t>{1, 2}},
+                           {"pads", std::vector<int64_t>{1, 2, 0, 3}}},
+                          "conv")
+                   ->result();
+  g.add_output(g.add_op(OpKind::LeakyRelu, {y}, {{"alpha", 0.2}})->result(), "y");
+  GpuRun run = run_conv(g, random_inputs(g, 31), "");
+  EXPECT_TRUE(outputs_match(run));
+  ASSERT_EQ(run.module.manifest.dispatches.size(), 1u) << run.module.manifest.dispatches.size();
+  const DispatchDesc& d = run.module.manifest.dispatches[0];
+  EXPECT_EQ(d.strategy, "depthwise_tiled");
+  EXPECT_EQ(d.tiles.at("channel_blocks"), 2);
+  EXPECT_EQ(d.tiles.at("channels_per_workgroup"), 12);
+  // Output [2, 72, 37, 67]: neither extent is a multiple of its tile.
+  EXPECT_NE(37 % d.tiles.at("tile_h"), 0);
+  EXPECT_NE(67 % d.tiles.at("tile_w"), 0);
+}
+
+// The full-size depthwise benchmark shapes keep the tiled kernel on every profile, vulkan-min's
+// 16 KiB and 128 invocations included, and every profile compiles them within its limits.
+TEST(ConvRegression, DepthwiseTiledBudgetAllProfiles) {
+  for (const ir::Graph& g : {depthwise3x3({8, 144, 56, 56}), conv3d_fanout({1, 1, 32, 32, 32})}) {
+    for (const std::string& target : codegen::known_targets()) {
+      SCOPED_TRACE(cat(target, " ", shape_str(only_conv(g).operand(0)->type.shape)));
+      expect_conv_kernels_fit(g, target, "depthwise_tiled");
+      EXPECT_TRUE(compiles_within(g, target));
+    }
+  }
 }
 
 TEST(ConvRegression, GroupedBackward) {
