@@ -4,18 +4,27 @@
 //  * Elementwise chains whose intermediates have one use fuse into one elementwise kernel; reshape
 //    views between them are members of the group (element i of a reshape is element i of its
 //    operand), so "elementwise -> collapse_shape -> elementwise" is one kernel.
-//  * With a target: conv / conv_transpose absorb their operands' producer chains (views, pad,
-//    reverse, transpose, cast, dequantize) as a prologue, and conv / matmul / gemm absorb the
-//    elementwise consumers of their result, up to a final quantize, as an epilogue. Fusion never
-//    changes a kernel's tiling or workgroup memory (codegen/fusion.h); what it can exceed is the
-//    target's storage-buffer bindings, and then the last fused ops are split off again, with the
-//    reason in the group's notes.
+//  * With a target, anchor kernels absorb their neighbours (codegen/fusion.h):
+//      - prologue: the producers of an operand that are index maps or per-element functions
+//        (views, pad, reverse, transpose, cast, dequantize) fuse into conv, matmul, pooling and
+//        reduction kernels; elementwise math (relu, exp, add of a same-shaped tensor, ...) fuses
+//        into all but conv, unless the kernel reads each operand element so often that
+//        recomputing the math per read costs more than storing it once (codegen/fusion_budget.h);
+//      - epilogue: elementwise consumers of the result, up to a final quantize, fuse into conv,
+//        matmul, pooling, reductions and softmax with float results (not argmax/argmin, whose
+//        result is an index).
+//    Fusion never changes a kernel's tiling or workgroup memory: prologues run where the operand
+//    was read (the matmul's workgroup tiles hold the prologue's f32 results, as they held the
+//    operand's) and epilogues on registers before the store. What fusion can exceed is the target's
+//    storage-buffer bindings; then the last fused ops are split off again. Every refusal goes into
+//    the group's notes, which `vk-compile --report` prints.
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "codegen/dispatch_group.h"
 #include "codegen/fusion.h"
+#include "codegen/fusion_budget.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -44,13 +53,44 @@ bool fusible_elementwise(const ir::Op* op) {
          op->kind != ir::OpKind::Dequantize;
 }
 
-bool is_anchor(const ir::Op* op) {
+// Kernel families that take fused prologues and epilogues.
+enum class Family { None, Conv, Contraction, Pool, Reduction, ArgReduction };
+
+Family family_of(const ir::Op* op) {
   switch (op->kind) {
     case ir::OpKind::Conv:
-    case ir::OpKind::ConvTranspose:
+    case ir::OpKind::ConvTranspose: return Family::Conv;
     case ir::OpKind::MatMul:
     case ir::OpKind::BatchMatMul:
-    case ir::OpKind::Gemm: return true;
+    case ir::OpKind::Gemm: return Family::Contraction;
+    case ir::OpKind::MaxPool:
+    case ir::OpKind::AvgPool: return Family::Pool;
+    case ir::OpKind::ReduceSum:
+    case ir::OpKind::ReduceMean:
+    case ir::OpKind::ReduceMax:
+    case ir::OpKind::ReduceMin:
+    case ir::OpKind::Softmax:
+    case ir::OpKind::LogSoftmax: return Family::Reduction;
+    case ir::OpKind::ArgMax:
+    case ir::OpKind::ArgMin: return Family::ArgReduction;
+    default: return Family::None;
+  }
+}
+
+bool is_anchor(const ir::Op* op) { return family_of(op) != Family::None; }
+
+// Operands whose producers may fuse: conv's input and filter, matmul's A and B (gemm's C is read
+// by the kernel's own epilogue), the single input of pooling and reductions.
+int prologue_operands(Family f) { return f == Family::Conv || f == Family::Contraction ? 2 : 1; }
+
+// The epilogue takes the anchor's f32 accumulator (store_result(i, float acc)): integer results
+// (an i32 sum, an i8 max pool) and argmax indices would lose bits through it.
+bool takes_epilogue(const ir::Op* anchor) {
+  switch (family_of(anchor)) {
+    case Family::Conv:
+    case Family::Contraction: return true;
+    case Family::Pool:
+    case Family::Reduction: return is_float(anchor->result()->type.dtype);
     default: return false;
   }
 }
@@ -81,23 +121,54 @@ void refresh_ops(DispatchGroup& g, const std::map<const ir::Op*, size_t>& positi
             [&](const ir::Op* a, const ir::Op* b) { return position.at(a) < position.at(b); });
 }
 
+struct PrologueSearch {
+  const ir::Graph& graph;
+  const ir::Op* anchor;
+  const std::set<const ir::Op*>& claimed;
+  bool math_allowed;  // elementwise math may join (not into conv)
+  int64_t reads;      // how often the anchor's kernel reads each element of the operand
+  std::string& notes;
+
+  // Appends the producers of `v` that fuse into the prologue to `chain`, sources first. A
+  // producer whose result has other users stays materialized: fusing it would compute it twice.
+  void collect(ir::Value* v, std::vector<ir::Op*>& chain) {
+    ir::Op* p = v->producer;
+    if (p == nullptr || claimed.count(p) || !single_internal_use(graph, v)) return;
+    if (prologue_fusible(*p)) {
+      collect(p->operand(0), chain);  // index maps, cast and dequantize: the data operand
+    } else if (math_allowed && elementwise_prologue_fusible(*p)) {
+      if (reads > kMaxPrologueRecompute) {
+        add_note(notes, cat(p->describe(), " not fused: ", anchor->describe(), " reads each element of its operand ",
+                            reads, " times and would recompute it on every read"));
+        return;
+      }
+      // Same-shaped operands fuse too; a broadcast operand's producer would run once per element
+      // of the larger result, so it stays a dispatch of its own.
+      for (ir::Value* x : p->operands)
+        if (x->type.numel() == v->type.numel()) collect(x, chain);
+    } else {
+      return;
+    }
+    chain.push_back(p);
+  }
+};
+
 // The anchor's group with as much prologue and epilogue as `target` allows.
 DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set<const ir::Op*>& claimed,
                           const std::map<const ir::Op*, size_t>& position, const TargetLimits& target) {
   DispatchGroup g;
   g.anchor = anchor;
   std::vector<std::vector<ir::Op*>> chains;  // one prologue chain per operand, source first
-  bool conv = anchor->kind == ir::OpKind::Conv || anchor->kind == ir::OpKind::ConvTranspose;
-  for (int i = 0; conv && i < 2; ++i) {
+  Family family = family_of(anchor);
+  for (int i = 0; i < prologue_operands(family); ++i) {
     std::vector<ir::Op*> chain;
-    for (ir::Value* v = anchor->operand(i); v->producer && prologue_fusible(*v->producer) &&
-                                            !claimed.count(v->producer) && single_internal_use(graph, v);
-         v = v->producer->operand(0))
-      chain.insert(chain.begin(), v->producer);
+    PrologueSearch search{graph, anchor, claimed, family != Family::Conv,
+                          family == Family::Conv ? 1 : operand_reads_per_element(*anchor, i, target), g.notes};
+    search.collect(anchor->operand(i), chain);
     if (!chain.empty()) chains.push_back(chain);
   }
   int64_t total = anchor->result()->type.numel();
-  for (ir::Value* r = anchor->result(); single_internal_use(graph, r);) {
+  for (ir::Value* r = anchor->result(); takes_epilogue(anchor) && single_internal_use(graph, r);) {
     ir::Op* u = graph.users(r)[0];
     if (claimed.count(u) || !epilogue_fusible(*u)) break;
     if (u->result()->type.numel() != total) {
@@ -112,24 +183,57 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
   for (const auto& c : chains) g.prologue.insert(g.prologue.end(), c.begin(), c.end());
   refresh_ops(g, position);
 
-  // Budget: every fused side operand is one more storage buffer. Split the epilogue from its end,
-  // then whole prologue chains, until the dispatch binds no more than the target allows.
-  uint32_t limit = target.max_per_stage_descriptor_storage_buffers;
-  while (fused_binding_count(g) > limit && (!g.epilogue.empty() || !chains.empty())) {
-    uint32_t needed = fused_binding_count(g);
-    std::string refused;
-    if (!g.epilogue.empty()) {
-      refused = g.epilogue.back()->describe();
-      g.epilogue.pop_back();
-      trim_views(g.epilogue);
-    } else {
-      refused = join_ops(chains.back());
-      for (ir::Op* op : chains.back()) std::erase(g.prologue, op);
-      chains.pop_back();
+  // Budget: every fused side operand is one more storage buffer. When the whole fusion binds more
+  // than the target allows, keep the largest part that fits: any subset of the operand chains
+  // with the longest epilogue prefix that fits beside it, most fused ops first, then the longer
+  // epilogue (it saves writing and re-reading the anchor's result). Everything left out becomes
+  // dispatches of its own, and the notes say why.
+  const uint32_t limit = target.max_per_stage_descriptor_storage_buffers;
+  const uint32_t needed = fused_binding_count(g);
+  if (needed > limit) {
+    const std::vector<ir::Op*> full_epilogue = g.epilogue;
+    auto fused_ops = [](const std::vector<ir::Op*>& ops) {
+      return std::count_if(ops.begin(), ops.end(), [](const ir::Op* op) { return !is_view_op(op->kind); });
+    };
+    DispatchGroup best = g;
+    long best_score = -1;
+    size_t best_epilogue = 0;
+    for (uint32_t mask = 0; mask < (1u << chains.size()); ++mask) {
+      DispatchGroup c = g;
+      c.prologue.clear();
+      for (size_t i = 0; i < chains.size(); ++i)
+        if (mask & (1u << i)) c.prologue.insert(c.prologue.end(), chains[i].begin(), chains[i].end());
+      for (size_t k = full_epilogue.size() + 1; k-- > 0;) {
+        c.epilogue.assign(full_epilogue.begin(), full_epilogue.begin() + long(k));
+        trim_views(c.epilogue);
+        refresh_ops(c, position);
+        if (fused_binding_count(c) > limit) continue;
+        long score = fused_ops(c.prologue) + fused_ops(c.epilogue);
+        if (score > best_score || (score == best_score && c.epilogue.size() > best_epilogue)) {
+          best = c;
+          best_score = score;
+          best_epilogue = c.epilogue.size();
+        }
+        break;  // shorter epilogues with these chains fuse less
+      }
     }
-    refresh_ops(g, position);
-    add_note(g.notes, cat(refused, " not fused: the fused dispatch would bind ", needed,
-                          " storage buffers, target '", target.name, "' allows ", limit));
+    if (best_score < 0) {  // not even the anchor alone fits: its kernel reports the limit
+      best.prologue.clear();
+      best.epilogue.clear();
+      refresh_ops(best, position);
+    }
+    auto refuse = [&](const std::string& what) {
+      add_note(g.notes, cat(what, " not fused: the fused dispatch would bind ", needed, " storage buffers, target '",
+                            target.name, "' allows ", limit));
+    };
+    for (size_t k = full_epilogue.size(); k-- > best.epilogue.size();)
+      if (!is_view_op(full_epilogue[k]->kind)) refuse(full_epilogue[k]->describe());
+    for (const auto& chain : chains)
+      if (std::find(best.prologue.begin(), best.prologue.end(), chain.back()) == best.prologue.end())
+        refuse(join_ops(chain));
+    g.prologue = best.prologue;
+    g.epilogue = best.epilogue;
+    g.ops = best.ops;
   }
   std::string fused;
   if (!g.prologue.empty()) fused = "prologue: " + join_ops(g.prologue);

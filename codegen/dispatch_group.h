@@ -17,7 +17,8 @@ struct DispatchGroup {
   std::vector<ir::Op*> ops;
   ir::Op* anchor = nullptr;         // null for a copy group
   // Fused into the anchor's operand loads (codegen/fusion.h), in execution order: reshape views,
-  // pad, reverse, transpose, cast, dequantize, each feeding the next or the anchor.
+  // pad, reverse, transpose, cast, dequantize and (for pool, reduction and matmul anchors) float
+  // elementwise math, each feeding the next or the anchor.
   std::vector<ir::Op*> prologue;
   // Applied to the anchor's result before the store, in execution order: elementwise ops, reshape
   // views and a final quantize; each consumes the previous one's result.
@@ -35,12 +36,13 @@ struct DispatchGroup {
 // Groups the graph's ops into dispatches in execution order. Constants and reshape views
 // (expand_shape, collapse_shape, reshape) form no group: they cost no kernel. Chains of
 // elementwise ops whose intermediate results have a single use fuse into one group, also across
-// reshape views. This overload fuses nothing into conv / matmul kernels.
+// reshape views. This overload fuses nothing into conv, matmul, pool or reduction kernels.
 std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph);
 
-// As above, and also fuses producers into conv / matmul prologues and consumers into their
-// epilogues (codegen/fusion.h) where `target` allows it: a fusion that would need more storage
-// buffers than the target binds per stage is refused, and the reason goes into the notes.
+// As above, and also fuses producers into the operand loads of conv, matmul/gemm, pooling and
+// reduction/softmax kernels and consumers into their result stores (codegen/fusion.h,
+// docs/fusion.md) where `target` allows it: a fusion that would need more storage buffers than the
+// target binds per stage is split (codegen/fusion_budget.h), and the reason goes into the notes.
 std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph, const TargetLimits& target);
 
 // True for ops whose result is a view of their operand's bytes (C-order reshapes).

@@ -88,10 +88,58 @@ std::string channel_expr(const ir::Op& op, const std::string& i) {
   return cat("((", i, " / ", inner, "u) % ", shape[size_t(axis)], "u)");
 }
 
+// The elementwise helpers (vkc_max, vkc_sigmoid, ...) behind an include guard: a prologue and an
+// epilogue of the same kernel may both need them.
+std::string guarded_math(const std::set<DType>& types) {
+  auto guarded = [](const std::string& name, const std::string& text) {
+    return cat("#ifndef ", name, "\n#define ", name, "\n", text, "\n#endif\n");
+  };
+  std::string s = guarded("VKC_ELEMENTWISE_MATH", elementwise_math({}));
+  if (types.count(DType::i64))
+    s += guarded("VKC_ELEMENTWISE_MATH_I64", shader_source("elementwise_math_i64.glsl"));
+  return s;
+}
+
+bool is_elementwise_math(const ir::Op& op) {
+  ir::OpCategory c = ir::op_schema(op.kind).category;
+  return (c == ir::OpCategory::Unary && op.kind != ir::OpKind::Cast) || c == ir::OpCategory::Binary;
+}
+
+std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what);
+
+// Prologue elementwise op: element i of its result from element i (or the broadcast index) of
+// each operand, each through its own prologue function.
+std::string elementwise_prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v,
+                                    const std::string& what) {
+  const ir::Op& op = *v->producer;
+  const Shape& out = v->type.shape;
+  std::string body;
+  bool decoded = false;
+  std::vector<std::string> args;
+  for (const ir::Value* x : op.operands) {
+    if (inlined_as_literal(x)) {
+      args.push_back(literal_of(x));
+      continue;
+    }
+    std::string index = "i";
+    if (x->type.shape != out) {
+      if (!decoded) body += unravel(out, "i", "c");
+      decoded = true;
+      index = broadcast_index(x->type.shape, out, "c");
+    }
+    args.push_back(cat(prologue_fn(b, group, x, what), "(", index, ")"));
+  }
+  std::string fn = cat(b.prefix(), "v", v->id);
+  std::string ct = glsl_compute_type(v->type.dtype);
+  b.code().functions += cat(ct, " ", fn, "(uint i) {\n", body, "  return ", elementwise_expr(op, args), ";\n}\n");
+  return fn;
+}
+
 // Prologue: the function computing element i of value v.
 std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what) {
   const ir::Op* op = v->producer;
   if (op == nullptr || !contains(group.prologue, op)) return b.read_external(v, what);
+  if (is_elementwise_math(*op)) return elementwise_prologue_fn(b, group, v, what);
   std::string src = prologue_fn(b, group, op->operand(0), what);
   std::string fn = cat(b.prefix(), "v", v->id);
   std::string ct = glsl_compute_type(v->type.dtype);
@@ -176,6 +224,13 @@ bool prologue_fusible(const ir::Op& op) {
   }
 }
 
+bool elementwise_prologue_fusible(const ir::Op& op) {
+  if (op.results.size() != 1 || !is_elementwise_math(op) || !is_float(op.result()->type.dtype)) return false;
+  for (const ir::Value* x : op.operands)
+    if (!is_float(x->type.dtype)) return false;
+  return true;
+}
+
 bool epilogue_fusible(const ir::Op& op) {
   if (op.results.size() != 1) return false;
   DType t = op.result()->type.dtype;
@@ -210,6 +265,9 @@ FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, c
   std::string fn = prologue_fn(b, group, operand, what);
   std::string ct = glsl_compute_type(operand->type.dtype);
   code.functions += cat(ct, " ", name, "(uint i) { return ", fn, "(i); }\n");
+  bool math = std::any_of(group.prologue.begin(), group.prologue.end(),
+                          [](const ir::Op* op) { return is_elementwise_math(*op); });
+  if (math) code.functions = guarded_math(code.types) + code.functions;  // before its first use
   return code;
 }
 
@@ -278,7 +336,7 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
   code.bindings.push_back({ctx.tensor(out), true});
   code.bytes += double(out->type.size_bytes());
   // The elementwise helpers (vkc_max, vkc_sigmoid, ...) only when some op needs them.
-  if (!group.epilogue.empty()) code.functions += elementwise_math(code.types) + "\n";
+  if (!group.epilogue.empty()) code.functions += guarded_math(code.types);
   code.functions += cat("void store_result(uint i, float acc) {\n", body, "}\n");
   return code;
 }

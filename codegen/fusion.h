@@ -1,10 +1,14 @@
-// Fused prologues and epilogues of anchor kernels (conv, conv_transpose, matmul, gemm).
+// Fused prologues and epilogues of anchor kernels (conv, conv_transpose, matmul, gemm, pooling,
+// reductions, softmax).
 //
-// A prologue is the chain of ops that computes one of the anchor's operands from values in
-// memory: reshape views, pad, reverse, transpose, cast and dequantize. Every one of them is an
-// index map or a per-element function, so the chain becomes one GLSL function `T NAME(uint i)`
-// returning element i (C order) of the operand: the kernel calls it wherever it read the operand's
-// buffer, and the intermediate tensors never exist.
+// A prologue is the tree of ops that computes one of the anchor's operands from values in
+// memory: reshape views, pad, reverse, transpose, cast and dequantize, and (not into conv)
+// elementwise math on float values. Every one of them is an index map or a per-element function,
+// so the tree becomes one GLSL function `T NAME(uint i)` returning element i (C order) of the
+// operand: the kernel calls it wherever it read the operand's buffer, and the intermediate
+// tensors never exist. A pad is exact there whatever the consumer: the pad value is data the
+// loader returns, never the consumer's own padding (a max pool's -inf, an average's excluded
+// count), so pad -> max_pool fuses without changing which values a window sees.
 //
 // An epilogue is the chain of elementwise ops, reshape views and a final quantize applied to the
 // anchor's result: it becomes `void store_result(uint i, float acc)`, which takes the f32
@@ -13,7 +17,8 @@
 // linear index i of its own shape; side operands broadcast from coordinates decoded from i.
 //
 // Neither changes a kernel's tiling or workgroup memory: prologues run where the tile loads ran
-// and epilogues on registers before the store. What fusion costs is bindings (side operands) and,
+// (the tiled matmul stages the prologue's f32 results in the tiles it already had) and epilogues
+// on registers before the store. What fusion costs is bindings (side operands) and,
 // for 8-bit results on targets without 8-bit storage, a packed read-modify-write of the output.
 #pragma once
 
@@ -49,6 +54,9 @@ const ir::Value* fused_result(const DispatchGroup& group);
 // dispatch formation).
 bool prologue_fusible(const ir::Op& op);
 bool epilogue_fusible(const ir::Op& op);
+// Elementwise math (unary except cast, binary) on float operands with a float result: joins the
+// prologues of matmul, pooling and reduction kernels, never conv's (codegen/dispatch_formation).
+bool elementwise_prologue_fusible(const ir::Op& op);
 
 // Storage buffers a dispatch of the group binds (anchor operands, prologue sources, side
 // operands not inlined as literals, the output).

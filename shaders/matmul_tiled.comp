@@ -3,6 +3,9 @@
 // TK-deep slice of A (TK x TM) and of B (TK x TN) in workgroup memory, k-major so the inner loop
 // reads consecutive words. Invocation (tx, ty) accumulates a RM x RN block whose rows and columns
 // are TY and TX apart, so neighbouring invocations store neighbouring output elements.
+// a_at / b_at read the operands through their fused prologues (dequantize, elementwise math): each
+// staged element is computed once per workgroup and staged as f32, so the tiles' size is the same
+// with or without a prologue.
 ${EXTENSIONS}
 layout(local_size_x = ${INVOCATIONS}, local_size_y = 1, local_size_z = 1) in;
 
@@ -13,10 +16,10 @@ shared float tile_b[${TK} * ${TN}];
 ${FUNCTIONS}
 // Out-of-range rows / columns / depth read as zero, so partial edge tiles need no special case.
 float load_a(uint base, uint m, uint k) {
-  return (m < ${M}u && k < ${K}u) ? float(a.data[base + m * ${A_RS}u + k * ${A_CS}u]) : 0.0;
+  return (m < ${M}u && k < ${K}u) ? float(a_at(base + m * ${A_RS}u + k * ${A_CS}u)) : 0.0;
 }
 float load_b(uint base, uint k, uint n) {
-  return (k < ${K}u && n < ${N}u) ? float(b.data[base + k * ${B_RS}u + n * ${B_CS}u]) : 0.0;
+  return (k < ${K}u && n < ${N}u) ? float(b_at(base + k * ${B_RS}u + n * ${B_CS}u)) : 0.0;
 }
 
 void main() {

@@ -5,6 +5,9 @@ ${EXTENSIONS}
 layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;
 
 ${BUFFERS}
+// The input loader x_at (through a fused prologue) and, for float results, store_result (through
+// a fused epilogue): codegen/fusion.h.
+${FUNCTIONS}
 void main() {
 ${INDEX}
   if (gid >= ${TOTAL}u) return;

@@ -4,6 +4,10 @@
 // All three ops normalize to one batched problem: out[b, m, n] = epilogue(sum_k A[b][m, k] B[b][k, n])
 // where each operand's batch offset follows numpy broadcasting and its (row, col) strides absorb
 // the transpose flags and 1-D promotion (as in the reference, ir/interpreter_contraction.cpp).
+//
+// A and B are read through the group's fused prologues (a_at / b_at, codegen/fusion.h): the tiled
+// kernel evaluates a prologue once per element it stages in workgroup memory, so the tiles keep
+// their f32 size whatever the operand's source type (a dequantized u8 weight stages as f32).
 #include <algorithm>
 
 #include "codegen/fusion.h"
@@ -60,9 +64,19 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   check_32bit(std::max({total, shape_numel(av->type.shape), shape_numel(bv->type.shape)}), what);
 
   std::set<DType> types{t};
-  std::string buffers = glsl_buffer(0, t, false, "a") + glsl_buffer(1, t, false, "b");
-  std::vector<KernelBinding> bindings = {{ctx.tensor(av), false}, {ctx.tensor(bv), false}};
-  std::string fns = offset_function("a_batch", batch_walk(a, batch)) + offset_function("b_batch", batch_walk(b, batch));
+  std::string buffers, fns;
+  std::vector<KernelBinding> bindings;
+  double bytes = 0;
+  auto add = [&](const FusedCode& f) {
+    buffers += f.buffers;
+    fns += f.functions;
+    bindings.insert(bindings.end(), f.bindings.begin(), f.bindings.end());
+    types.insert(f.types.begin(), f.types.end());
+    bytes += f.bytes;
+  };
+  add(operand_loader(group, av, "a_at", 0, ctx));
+  add(operand_loader(group, bv, "b_at", uint32_t(bindings.size()), ctx));
+  fns += offset_function("a_batch", batch_walk(a, batch)) + offset_function("b_batch", batch_walk(b, batch));
   // Epilogue: gemm's alpha * acc + beta * C (C broadcast to [M, N]); plain acc for matmul.
   std::string epi = "acc";
   if (op.kind == ir::OpKind::Gemm) {
@@ -71,8 +85,9 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     if (cv != nullptr) {
       require_storable(cv->type.dtype, ctx.target, what);
       types.insert(cv->type.dtype);
-      buffers += glsl_buffer(2, cv->type.dtype, false, "c");
+      buffers += glsl_buffer(uint32_t(bindings.size()), cv->type.dtype, false, "c");
       bindings.push_back({ctx.tensor(cv), false});
+      bytes += double(cv->type.size_bytes());
       Shape cs = cv->type.shape;
       while (cs.size() < 2) cs.insert(cs.begin(), 1);
       int64_t c_rs = cs[0] == 1 ? 0 : cs[1], c_cs = cs[1] == 1 ? 0 : 1;
@@ -81,23 +96,19 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   }
   fns += cat("float epilogue(float acc, uint m, uint n) { return ", epi, "; }\n");
   // The result goes through the fused epilogue (codegen/fusion.h): store_result(index, value).
-  FusedCode st = result_store(group, uint32_t(bindings.size()), ctx);
-  buffers += st.buffers;
-  fns += st.functions;
-  bindings.insert(bindings.end(), st.bindings.begin(), st.bindings.end());
-  types.insert(st.types.begin(), st.types.end());
+  add(result_store(group, uint32_t(bindings.size()), ctx));
 
   std::string forced = ctx.forced(op);
   check(forced.empty() || forced == "tiled" || forced == "naive", what, ": unknown strategy '", forced,
         "' (contractions have: tiled, naive)");
-  std::optional<GemmTile> tile = plan_gemm_tile(M, N, ctx.target);
-  bool tiled = forced.empty() ? (tile && M >= 16 && N >= 16 && K >= 8) : forced == "tiled";
+  std::optional<GemmTile> tile = forced.empty() ? default_gemm_tile(M, N, K, ctx.target) : plan_gemm_tile(M, N, ctx.target);
+  bool tiled = forced.empty() ? tile.has_value() : forced == "tiled";
   check(!tiled || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
 
   EmittedKernel k;
   k.bindings = bindings;
   k.flops = 2.0 * double(total) * double(K);
-  k.bytes = double(av->type.size_bytes() + bv->type.size_bytes() + out->type.size_bytes());
+  k.bytes = bytes;
   std::vector<std::pair<std::string, std::string>> values = {
       {"EXTENSIONS", glsl_extensions(types)}, {"BUFFERS", buffers}, {"FUNCTIONS", fns},
       {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},

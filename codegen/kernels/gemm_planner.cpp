@@ -49,4 +49,11 @@ std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits&
   return fallback;
 }
 
+std::optional<GemmTile> default_gemm_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target) {
+  // Below 16 rows or columns most of a tile would be padding; below 8 deep, staging costs more
+  // than the products it feeds.
+  if (m < 16 || n < 16 || k < 8) return std::nullopt;
+  return plan_gemm_tile(m, n, target);
+}
+
 }  // namespace vkc::codegen::kernels

@@ -23,4 +23,9 @@ struct GemmTile {
 // problem by much; nullopt when none fits (the caller falls back to the naive kernel).
 std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target);
 
+// The tile the contraction kernel uses for an M x N x K problem when no strategy is forced:
+// plan_gemm_tile's, unless the problem is too thin for tiles to pay (then nullopt: naive kernel).
+// Dispatch formation asks the same question to estimate what a fused prologue costs.
+std::optional<GemmTile> default_gemm_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target);
+
 }  // namespace vkc::codegen::kernels

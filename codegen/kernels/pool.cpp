@@ -3,6 +3,13 @@
 //
 // One invocation per output element walks its window. Windows are small for strided pooling; for
 // global pooling of a large extent the loop is long but has no cross-invocation traffic.
+//
+// The input is read through the group's fused prologue (x_at, codegen/fusion.h) and a float
+// result is stored through its fused epilogue (store_result); integer pools (an i8 max pool)
+// store their own value, since the epilogue's f32 accumulator is not their type.
+#include <set>
+
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
@@ -15,7 +22,6 @@ namespace vkc::codegen::kernels {
 std::vector<EmittedKernel> emit_pool(const DispatchGroup& group, const KernelContext& ctx,
                                      std::vector<ScratchTensor>&) {
   const ir::Op& op = *group.anchor;
-  check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
   const std::string what = op.describe();
   std::string forced = ctx.forced(op);
   check(forced.empty() || forced == "direct", what, ": unknown strategy '", forced,
@@ -25,8 +31,6 @@ std::vector<EmittedKernel> emit_pool(const DispatchGroup& group, const KernelCon
   const bool include_pad = op.attr_bool("count_include_pad");
   const ir::Value* in = op.operand(0);
   const ir::Value* out = op.result();
-  const DType t = in->type.dtype;
-  require_storable(t, ctx.target, what);
   const int64_t total = shape_numel(out->type.shape);
   check_32bit(std::max(total, shape_numel(in->type.shape)), what);
   const size_t S = size_t(g.spatial_rank);
@@ -56,7 +60,7 @@ std::vector<EmittedKernel> emit_pool(const DispatchGroup& group, const KernelCon
   if (!is_max)  // positions before the padded begin cannot occur: p >= -pad_begin by construction
     body += cat(indent, "if (", include_pad ? in_padded : in_input, ") ++count;\n");
   body += cat(indent, "if (", in_input, ") {\n");
-  body += cat(indent, "  float v = float(src.data[", offset, "]);\n");
+  body += cat(indent, "  float v = float(x_at(", offset, "));\n");
   body += is_max ? cat(indent, "  nan_seen = nan_seen || isnan(v);\n", indent, "  acc = v > acc ? v : acc;\n")
                  : cat(indent, "  acc += v;\n");
   body += cat(indent, "}\n");
@@ -67,23 +71,43 @@ std::vector<EmittedKernel> emit_pool(const DispatchGroup& group, const KernelCon
   std::string value = is_max ? "(nan_seen ? uintBitsToFloat(0x7fc00000u) : acc)"
                              // a window wholly in padding counts nothing: 0/0 is NaN (reference)
                              : "(count == 0 ? uintBitsToFloat(0x7fc00000u) : acc / float(count))";
-  body += cat("  result.data[gid] = ", glsl_storage_type(t), "(", value, ");\n");
 
   EmittedKernel k;
   k.kernel = is_max ? "max_pool" : "avg_pool";
   k.strategy = "direct";
-  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(out), true}};
+  FusedCode xl = operand_loader(group, in, "x_at", 0, ctx);
+  std::string buffers = xl.buffers, functions = xl.functions;
+  std::set<DType> types = xl.types;
+  k.bindings = xl.bindings;
+  k.bytes = xl.bytes;
+  const DType rt = out->type.dtype;
+  if (is_float(rt)) {
+    FusedCode st = result_store(group, uint32_t(k.bindings.size()), ctx);
+    buffers += st.buffers;
+    functions += st.functions;
+    types.insert(st.types.begin(), st.types.end());
+    k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
+    k.bytes += st.bytes;
+    body += cat("  store_result(gid, ", value, ");\n");
+  } else {
+    require_storable(rt, ctx.target, what);
+    types.insert(rt);
+    buffers += glsl_buffer(uint32_t(k.bindings.size()), rt, true, "result");
+    k.bindings.push_back({ctx.tensor(out), true});
+    k.bytes += double(out->type.size_bytes());
+    body += cat("  result.data[gid] = ", glsl_storage_type(rt), "(", value, ");\n");
+  }
   plan_linear(k, uint64_t(total), 128, ctx.target, what);
-  k.glsl = instantiate_shader("pool", {{"EXTENSIONS", glsl_extensions({t})},
+  k.glsl = instantiate_shader("pool", {{"EXTENSIONS", glsl_extensions(types)},
                                        {"WG_SIZE", cat(k.workgroup_size[0])},
-                                       {"BUFFERS", glsl_buffer(0, t, false, "src") + glsl_buffer(1, t, true, "result")},
+                                       {"BUFFERS", buffers},
+                                       {"FUNCTIONS", functions},
                                        {"INDEX", folded_global_index(k.workgroup_size[0])},
                                        {"TOTAL", cat(total)},
                                        {"BODY", body}});
   int64_t window = 1;
   for (int64_t w : window_size) window *= w;
   k.flops = double(total) * double(window);
-  k.bytes = double(in->type.size_bytes() + out->type.size_bytes());
   k.tiles["window"] = window;
   return {k};
 }

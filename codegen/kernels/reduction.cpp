@@ -7,9 +7,14 @@
 //
 // Arg reductions write their i64 indices as (low, high) uint pairs, so they need no shaderInt64
 // unless the input itself is i64.
+//
+// Every kernel reads its input through the group's fused prologue (x_at, codegen/fusion.h); the
+// reductions and softmax with float results store through its fused epilogue (store_result), the
+// others through a plain store_result of their own type.
 #include <algorithm>
 #include <set>
 
+#include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/grid.h"
 #include "codegen/kernels/kernel_util.h"
@@ -127,30 +132,72 @@ Split split_single_axis(const ir::Op& op, const Shape& shape) {
   return split_axes(shape, reduced);
 }
 
+// A row kernel's buffers, bindings and helper functions: the input loader, then the result.
+struct RowIo {
+  std::string buffers, functions;
+  std::set<DType> types;
+  std::vector<KernelBinding> bindings;
+  double bytes = 0;
+
+  void add(const FusedCode& f) {
+    buffers += f.buffers;
+    functions += f.functions;
+    types.insert(f.types.begin(), f.types.end());
+    bindings.insert(bindings.end(), f.bindings.begin(), f.bindings.end());
+    bytes += f.bytes;
+  }
+};
+
+// `x_at(i)`: element i of the input, through the group's fused prologue.
+RowIo read_input(const DispatchGroup& group, const KernelContext& ctx) {
+  RowIo io;
+  io.add(operand_loader(group, group.anchor->operand(0), "x_at", 0, ctx));
+  return io;
+}
+
+// `store_result(i, v)`: element i of the result. Float results go through the fused epilogue
+// (which takes an f32 accumulator); integer ones store their `value_type` exactly.
+void write_result(RowIo& io, const DispatchGroup& group, const KernelContext& ctx, const std::string& value_type,
+                  const std::string& what) {
+  const ir::Value* out = group.anchor->result();
+  const DType t = out->type.dtype;
+  if (is_float(t)) {
+    io.add(result_store(group, uint32_t(io.bindings.size()), ctx));
+    return;
+  }
+  require_storable(t, ctx.target, what);
+  io.types.insert(t);
+  io.buffers += glsl_buffer(uint32_t(io.bindings.size()), t, true, "result");
+  io.functions += cat("void store_result(uint i, ", value_type, " v) { result.data[i] = ", glsl_storage_type(t),
+                      "(v); }\n");
+  io.bindings.push_back({ctx.tensor(out), true});
+  io.bytes += double(out->type.size_bytes());
+}
+
 // The part every row kernel shares: bind the input and the result, instantiate the "reduce"
 // template, and count one operation per element read.
-EmittedKernel finish_row_kernel(EmittedKernel& k, const ir::Op& op, const KernelContext& ctx,
-                                const Split& s, const std::string& extensions, const std::string& buffers,
+EmittedKernel finish_row_kernel(EmittedKernel& k, const Split& s, const RowIo& io, const std::set<DType>& types,
                                 const std::string& shared, const std::string& fns, const std::string& body) {
-  const ir::Value* in = op.operand(0);
-  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(op.result()), true}};
-  k.glsl = instantiate_shader("reduce", {{"EXTENSIONS", extensions},
+  std::set<DType> all = types;
+  all.insert(io.types.begin(), io.types.end());
+  k.bindings = io.bindings;
+  k.glsl = instantiate_shader("reduce", {{"EXTENSIONS", glsl_extensions(all)},
                                          {"WG_SIZE", cat(k.workgroup_size[0])},
-                                         {"BUFFERS", buffers},
+                                         {"BUFFERS", io.buffers},
                                          {"SHARED", shared},
-                                         {"FUNCTIONS", fns},
+                                         {"FUNCTIONS", io.functions + fns},
                                          {"BODY", body}});
   k.flops = double(s.slots * s.row);
-  k.bytes = double(in->type.size_bytes() + op.result()->type.size_bytes());
+  k.bytes = io.bytes;
   k.tiles["rows"] = s.slots;
   k.tiles["row_length"] = s.row;
   return k;
 }
 
-EmittedKernel emit_reduce(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
+EmittedKernel emit_reduce(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+  const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
-  require_storable(t, ctx.target, what);
   std::vector<bool> reduced(in->type.shape.size(), false);
   std::vector<int64_t> axes = op.attr_ints_or("axes", {});
   for (int64_t a : axes) reduced[size_t(a < 0 ? a + in->type.rank() : a)] = true;
@@ -161,7 +208,7 @@ EmittedKernel emit_reduce(const ir::Op& op, const KernelContext& ctx, const std:
   std::string acc_t = glsl_compute_type(t);
   // Integer means divide the exact (64-bit, where available) sum, as the reference does.
   if (integer && op.kind == K::ReduceMean && ctx.target.shader_int64) acc_t = "int64_t";
-  std::set<DType> types{t};
+  std::set<DType> types;
   if (acc_t == "int64_t") types.insert(DType::i64);
   std::string init, combine;
   switch (op.kind) {
@@ -188,7 +235,7 @@ EmittedKernel emit_reduce(const ir::Op& op, const KernelContext& ctx, const std:
   Plan p = choose_strategy(op, s, ctx, acc_t == "int64_t" ? 8 : 4, what);
   std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
   fns += cat(acc_t, " combine(", acc_t, " a, ", acc_t, " b) { return ", combine, "; }\n");
-  fns += cat(acc_t, " load(uint i) { return ", acc_t, "(src.data[i]); }\n");
+  fns += cat(acc_t, " load(uint i) { return ", acc_t, "(x_at(i)); }\n");
   std::string body = row_index(k, p, s, ctx, what);
   body += cat("  uint base = slot_base(slot);\n  ", acc_t, " acc = ", init, ";\n");
   std::string shared;
@@ -203,15 +250,16 @@ EmittedKernel emit_reduce(const ir::Op& op, const KernelContext& ctx, const std:
     body += cat("  for (uint r = 0u; r < ", s.row, "u; ++r) acc = combine(acc, load(base + element_offset(r)));\n");
     k.strategy = "loop";
   }
-  body += cat("  result.data[slot] = ", glsl_storage_type(t), "(", finish, ");\n");
-  return finish_row_kernel(k, op, ctx, s, glsl_extensions(types),
-                           glsl_buffer(0, t, false, "src") + glsl_buffer(1, t, true, "result"), shared, fns, body);
+  body += cat("  store_result(slot, ", finish, ");\n");
+  RowIo io = read_input(group, ctx);
+  write_result(io, group, ctx, acc_t, what);
+  return finish_row_kernel(k, s, io, types, shared, fns, body);
 }
 
-EmittedKernel emit_arg(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
+EmittedKernel emit_arg(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+  const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
-  require_storable(t, ctx.target, what);
   Split s = split_single_axis(op, in->type.shape);
   const bool is_max = op.kind == K::ArgMax, last = op.attr_bool("select_last_index");
   const std::string vt = glsl_compute_type(t);
@@ -221,7 +269,7 @@ EmittedKernel emit_arg(const ir::Op& op, const KernelContext& ctx, const std::st
   // scan with it equals the reference's, and it is associative, so strided partial results can
   // be merged in any tree.
   std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
-  fns += cat(vt, " load(uint i) { return ", vt, "(src.data[i]); }\n");
+  fns += cat(vt, " load(uint i) { return ", vt, "(x_at(i)); }\n");
   std::string index_rule = last ? "ib > ia" : "ib < ia";
   fns += cat("bool better(", vt, " b, uint ib, ", vt, " a, uint ia) {\n");
   if (is_float(t))
@@ -251,19 +299,22 @@ EmittedKernel emit_arg(const ir::Op& op, const KernelContext& ctx, const std::st
     k.strategy = "loop";
   }
   body += "  result.data[slot] = uvec2(idx, 0u);\n";  // i64 little-endian: low word, then high
-  return finish_row_kernel(k, op, ctx, s, glsl_extensions({t}),
-                           glsl_buffer(0, t, false, "src") + word_buffer(1, "uvec2", true, "result"), shared, fns, body);
+  // No epilogue: the result is an index (dispatch formation fuses none).
+  RowIo io = read_input(group, ctx);
+  io.buffers += word_buffer(uint32_t(io.bindings.size()), "uvec2", true, "result");
+  io.bindings.push_back({ctx.tensor(op.result()), true});
+  io.bytes += double(op.result()->type.size_bytes());
+  return finish_row_kernel(k, s, io, {}, shared, fns, body);
 }
 
-EmittedKernel emit_softmax(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
+EmittedKernel emit_softmax(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+  const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
-  const DType t = in->type.dtype;
-  require_storable(t, ctx.target, what);
   Split s = split_single_axis(op, in->type.shape);
   const bool log = op.kind == K::LogSoftmax;
 
   std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
-  fns += "float load(uint i) { return float(src.data[i]); }\n";
+  fns += "float load(uint i) { return float(x_at(i)); }\n";
   // max that propagates NaN: a NaN anywhere in a row makes the whole row NaN, as in the reference.
   fns += cat("float max_nan(float a, float b) { return (isnan(a) || isnan(b)) ? ", kNaN, " : max(a, b); }\n");
   std::string out_expr = log ? "x - m - log(sum)" : "exp(x - m) / sum";
@@ -273,7 +324,7 @@ EmittedKernel emit_softmax(const ir::Op& op, const KernelContext& ctx, const std
   Plan p = choose_strategy(op, s, ctx, 4, what);
   std::string body = row_index(k, p, s, ctx, what);
   body += cat("  uint base = slot_base(slot);\n  float m = ", kNegInf, ";\n  float sum = 0.0;\n");
-  std::string store = cat("result.data[base + element_offset(r)] = ", glsl_storage_type(t), "(", out_expr, ");");
+  std::string store = cat("store_result(base + element_offset(r), ", out_expr, ");");
   std::string shared;
   if (p.workgroup) {
     std::string loop = cat("for (uint r = tid; r < ", s.row, "u; r += ", p.wg, "u)");
@@ -294,17 +345,10 @@ EmittedKernel emit_softmax(const ir::Op& op, const KernelContext& ctx, const std
     body += cat("  ", loop, " { float x = load(base + element_offset(r)); ", store, " }\n");
     k.strategy = "loop";
   }
-  k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(op.result()), true}};
-  k.glsl = instantiate_shader("reduce", {{"EXTENSIONS", glsl_extensions({t})},
-                                         {"WG_SIZE", cat(k.workgroup_size[0])},
-                                         {"BUFFERS", glsl_buffer(0, t, false, "src") + glsl_buffer(1, t, true, "result")},
-                                         {"SHARED", shared},
-                                         {"FUNCTIONS", fns},
-                                         {"BODY", body}});
+  RowIo io = read_input(group, ctx);
+  write_result(io, group, ctx, "float", what);
+  finish_row_kernel(k, s, io, {}, shared, fns, body);
   k.flops = double(s.slots * s.row) * 4;
-  k.bytes = double(in->type.size_bytes() * 2);
-  k.tiles["rows"] = s.slots;
-  k.tiles["row_length"] = s.row;
   return k;
 }
 
@@ -313,17 +357,16 @@ EmittedKernel emit_softmax(const ir::Op& op, const KernelContext& ctx, const std
 std::vector<EmittedKernel> emit_reduction(const DispatchGroup& group, const KernelContext& ctx,
                                           std::vector<ScratchTensor>&) {
   const ir::Op& op = *group.anchor;
-  check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
   const std::string what = op.describe();
   // Element offsets into the input are 32-bit (offset_function returns uint): refuse inputs they
   // cannot address instead of letting slot * stride wrap.
   check_32bit(shape_numel(op.operand(0)->type.shape), what);
   switch (op.kind) {
     case K::ArgMax:
-    case K::ArgMin: return {emit_arg(op, ctx, what)};
+    case K::ArgMin: return {emit_arg(group, ctx, what)};
     case K::Softmax:
-    case K::LogSoftmax: return {emit_softmax(op, ctx, what)};
-    default: return {emit_reduce(op, ctx, what)};
+    case K::LogSoftmax: return {emit_softmax(group, ctx, what)};
+    default: return {emit_reduce(group, ctx, what)};
   }
 }
 

@@ -1,0 +1,24 @@
+// What fusing a prologue into an anchor kernel costs beyond bindings: recomputation.
+//
+// A fused prologue runs wherever the anchor's kernel reads an operand element, so a kernel that
+// reads each element R times evaluates the prologue R times (a 3x3 stride-1 max pool: about 9;
+// a matrix-vector product: once per output column). Index maps, casts and dequantize cost about
+// what the read they replace costs, so they always fuse; elementwise math (exp, tanh, a residual
+// add with its own read) is refused once R exceeds kMaxPrologueRecompute, and then its result is
+// stored once by its own dispatch instead.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/graph.h"
+#include "module/target_limits.h"
+
+namespace vkc::codegen {
+
+inline constexpr int64_t kMaxPrologueRecompute = 16;
+
+// About how many times the default kernel for `anchor` (pool, reduction, softmax, matmul, gemm)
+// reads each element of its operand `operand` on `target`; at least 1.
+int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const TargetLimits& target);
+
+}  // namespace vkc::codegen
