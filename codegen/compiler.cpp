@@ -115,6 +115,12 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   std::set<std::string> spv_names;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const DispatchGroup& group = groups[gi];
+    // A group that writes only zero-element tensors has nothing to compute: no dispatch (and no
+    // emitter has to plan for empty extents). A copy group names what it copies as its input.
+    const std::vector<ir::Value*>& written = group.ops.empty() ? group.inputs : group.outputs;
+    bool writes_elements = written.empty();
+    for (const ir::Value* v : written) writes_elements = writes_elements || v->type.numel() > 0;
+    if (!writes_elements) continue;
     std::vector<ScratchTensor> scratch;
     std::vector<EmittedKernel> kernels = find_kernel_emitter(group)(group, ctx, scratch);
     int first_dispatch = int(m.dispatches.size());

@@ -15,6 +15,8 @@ KernelEmitter find_kernel_emitter(const DispatchGroup& group) {
     case K::Gemm: return kernels::emit_contraction;
     case K::MaxPool:
     case K::AvgPool: return kernels::emit_pool;
+    case K::MaxPoolWithIndices: return kernels::emit_pool_indices;
+    case K::Resize: return kernels::emit_resize;
     case K::ReduceSum:
     case K::ReduceMean:
     case K::ReduceMax:

@@ -264,7 +264,8 @@ ConvGeometry conv_geometry(const Op& op) {
 }
 
 ConvGeometry pool_geometry(const Op& op) {
-  if (op.kind != OpKind::MaxPool && op.kind != OpKind::AvgPool)
+  if (op.kind != OpKind::MaxPool && op.kind != OpKind::AvgPool &&
+      op.kind != OpKind::MaxPoolWithIndices)
     fail(op, "internal: pool_geometry called on a non-pool op");
   ConvGeometry g;
   read_input(op, g, "layout");

@@ -65,6 +65,8 @@ Results dispatch(const Op& op, const Operands& in, const ResultTypes& types) {
     case OpKind::LogSoftmax: return eval_softmax(op, in, types);
     case OpKind::MaxPool:
     case OpKind::AvgPool: return eval_pool(op, in, types);
+    case OpKind::MaxPoolWithIndices: return eval_max_pool_with_indices(op, in, types);
+    case OpKind::Resize: return eval_resize(op, in, types);
     case OpKind::Sort: return eval_sort(op, in, types);
     case OpKind::TopK: return eval_topk(op, in, types);
     default: break;

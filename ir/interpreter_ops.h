@@ -58,6 +58,10 @@ Results eval_im2col(const Op& op, const Operands& in, const ResultTypes& types);
 
 // interpreter_pool.cpp
 Results eval_pool(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_max_pool_with_indices(const Op& op, const Operands& in, const ResultTypes& types);
+
+// interpreter_resize.cpp
+Results eval_resize(const Op& op, const Operands& in, const ResultTypes& types);
 
 // interpreter_contraction.cpp
 Results eval_matmul(const Op& op, const Operands& in, const ResultTypes& types);  // + batch_matmul

@@ -61,4 +61,61 @@ Results eval_pool(const Op& op, const Operands& in, const ResultTypes& types) {
   return {from_f64(types[0], y)};
 }
 
+// max_pool_with_indices: the values of max_pool, and the flat index of the element that won:
+// the first position in window order (row-major over the kernel dims) holding the maximum, or
+// holding the first NaN when the window has one. The index is into the input seen in logical
+// N, C, spatial order whatever the layout: ((n * C + c) * prod(spatial)) + the spatial position
+// flattened row-major (storage_order 0) or column-major (storage_order 1, first dim fastest).
+// A window with no position inside the input gives -inf and index -1.
+Results eval_max_pool_with_indices(const Op& op, const Operands& in, const ResultTypes& types) {
+  ConvGeometry g = pool_geometry(op);
+  check_result_shape(op, g.output_shape(), types[0]);
+  const size_t S = size_t(g.spatial_rank);
+  const bool column_major = op.attr_int("storage_order") == 1;
+  std::vector<double> x = to_f64(*in[0]);
+  std::vector<int64_t> xstr = shape_strides(in[0]->shape()), ystr = shape_strides(types[0].shape);
+  std::vector<double> y(size_t(shape_numel(types[0].shape)), 0.0);
+  HostTensor indices(DType::i64, types[1].shape);
+  int64_t spatial_total = 1;
+  for (int64_t e : g.in_spatial) spatial_total *= e;
+  Shape outer{g.batch, g.in_channels};
+  for (size_t i = 0; i < S; ++i) outer.push_back(g.out_spatial[i]);
+  int64_t total_out = shape_numel(outer), total_k = shape_numel(g.kernel);
+  for (int64_t oi = 0; oi < total_out; ++oi) {
+    std::vector<int64_t> o = unravel(oi, outer);
+    double best = -std::numeric_limits<double>::infinity();
+    int64_t best_index = -1;
+    bool nan = false;
+    for (int64_t ki = 0; ki < total_k && !nan; ++ki) {
+      std::vector<int64_t> k = unravel(ki, g.kernel);
+      int64_t off = o[0] * xstr[size_t(g.input_pos[0])] + o[1] * xstr[size_t(g.input_pos[1])];
+      int64_t flat = 0, mult = 1;
+      bool inside = true;
+      for (size_t i = 0; i < S; ++i) {
+        int64_t p = o[2 + i] * g.strides[i] - g.pad_begin[i] + k[i] * g.dilations[i];
+        inside = inside && p >= 0 && p < g.in_spatial[i];
+        off += p * xstr[size_t(g.input_pos[2 + i])];
+        if (column_major) {
+          flat += p * mult;
+          mult *= g.in_spatial[i];
+        } else {
+          flat = flat * g.in_spatial[i] + p;
+        }
+      }
+      if (!inside) continue;
+      double v = x[size_t(off)];
+      if (std::isnan(v) || v > best || best_index < 0) {
+        nan = std::isnan(v);
+        best = v;
+        best_index = (o[0] * g.in_channels + o[1]) * spatial_total + flat;
+      }
+    }
+    int64_t yoff = o[0] * ystr[size_t(g.output_pos[0])] + o[1] * ystr[size_t(g.output_pos[1])];
+    for (size_t i = 0; i < S; ++i) yoff += o[2 + i] * ystr[size_t(g.output_pos[2 + i])];
+    y[size_t(yoff)] = best;
+    indices.set_i64(yoff, best_index);
+  }
+  return {from_f64(types[0], y), std::move(indices)};
+}
+
 }  // namespace vkc::ir::interp

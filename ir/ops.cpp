@@ -73,6 +73,15 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
       return {opt("kernel", K::Ints), opt("strides", K::Ints), opt("dilations", K::Ints),
               opt("pads", K::Ints), def("ceil_mode", false), def("count_include_pad", false),
               def("global", false), opt("layout", K::String)};
+    case OpKind::MaxPoolWithIndices:
+      return {opt("kernel", K::Ints), opt("strides", K::Ints), opt("dilations", K::Ints),
+              opt("pads", K::Ints), def("ceil_mode", false), def("global", false),
+              opt("layout", K::String), def("storage_order", int64_t(0))};
+    case OpKind::Resize:
+      return {req("sizes", K::Ints), opt("scales", K::Floats), def("mode", std::string("nearest")),
+              def("coordinate_mode", std::string("half_pixel")),
+              def("nearest_mode", std::string("round_prefer_floor")), def("cubic_coeff_a", -0.75),
+              def("exclude_outside", false), opt("roi", K::Floats), def("extrapolation_value", 0.0)};
     case OpKind::Sort: return {def("axis", int64_t(-1)), def("descending", false)};
     case OpKind::TopK:
       return {req("k", K::Int), def("axis", int64_t(-1)), def("largest", true),
@@ -85,7 +94,9 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
   switch (k) {
     case OpKind::Conv:
     case OpKind::ConvTranspose: return {"input", "filter", "bias"};
-    case OpKind::Im2Col: return {"input"};
+    case OpKind::Im2Col:
+    case OpKind::MaxPoolWithIndices:
+    case OpKind::Resize: return {"input"};
     case OpKind::MatMul:
     case OpKind::BatchMatMul: return {"lhs", "rhs"};
     case OpKind::Gemm: return {"a", "b", "c"};

@@ -45,7 +45,8 @@ std::vector<TensorType> infer_quantize(const Op& op);
 std::vector<TensorType> infer_dequantize(const Op& op);
 
 std::vector<TensorType> infer_conv(const Op& op);    // conv, conv_transpose, im2col
-std::vector<TensorType> infer_pool(const Op& op);    // max_pool, avg_pool
+std::vector<TensorType> infer_pool(const Op& op);    // max_pool, avg_pool, max_pool_with_indices
+std::vector<TensorType> infer_resize(const Op& op);
 
 std::vector<TensorType> infer_matmul(const Op& op);
 std::vector<TensorType> infer_batch_matmul(const Op& op);

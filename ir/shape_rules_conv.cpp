@@ -35,7 +35,13 @@ std::vector<TensorType> infer_pool(const Op& op) {
     require_dtype(op, 0, [](DType t) { return t != DType::boolean; }, "a numeric type");
   }
   ConvGeometry g = pool_geometry(op);
-  return {TensorType{operand_type(op, 0).dtype, g.output_shape()}};
+  TensorType values{operand_type(op, 0).dtype, g.output_shape()};
+  if (op.kind != OpKind::MaxPoolWithIndices) return {values};
+  int64_t order = op.attr_int("storage_order");
+  if (order != 0 && order != 1)
+    fail(op, "attribute 'storage_order' is ", order, ", expected 0 (row major) or 1 (column major)");
+  // Indices are flat offsets into the whole input, i64 as in ONNX.
+  return {values, TensorType{DType::i64, g.output_shape()}};
 }
 
 }  // namespace vkc::ir::rules

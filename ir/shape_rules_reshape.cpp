@@ -89,8 +89,9 @@ std::vector<TensorType> infer_collapse_shape(const Op& op) {
   return {TensorType{in.dtype, out}};
 }
 
-// shape may hold one -1 (inferred from the element count). 0 is rejected rather than given ONNX's
-// "copy the input dim" meaning: importers resolve that, and the IR keeps shapes explicit.
+// shape may hold one -1 (inferred from the element count). 0 is a literal zero-size dim (ONNX's
+// allowzero = 1), never ONNX's default "copy the input dim": importers resolve that, and the IR
+// keeps shapes explicit.
 std::vector<TensorType> infer_reshape(const Op& op) {
   const TensorType& in = operand_type(op, 0);
   Shape shape = op.attr_ints("shape");
@@ -101,14 +102,17 @@ std::vector<TensorType> infer_reshape(const Op& op) {
       if (inferred >= 0)
         fail(op, "attribute 'shape' has -1 at entries ", inferred, " and ", i, ", at most one is allowed");
       inferred = int(i);
-    } else if (shape[i] < 1) {
-      fail(op, "attribute 'shape' entry ", i, " is ", shape[i], ", expected >= 1 or -1");
+    } else if (shape[i] < 0) {
+      fail(op, "attribute 'shape' entry ", i, " is ", shape[i], ", expected >= 0 or -1");
     } else {
       known = checked_mul(known, shape[i]);
     }
   }
   int64_t numel = in.numel();
   if (inferred >= 0) {
+    // With a 0 entry any value fits the -1 (0 * n == 0), so it cannot be inferred (ONNX forbids it).
+    if (known == 0)
+      fail(op, "cannot infer attribute 'shape' entry ", inferred, ": another entry is 0");
     if (numel % known != 0)
       fail(op, "cannot infer attribute 'shape' entry ", inferred, ": input has ", numel,
            " elements, not divisible by ", known);

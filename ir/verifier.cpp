@@ -95,7 +95,9 @@ std::vector<TensorType> dispatch(const Op& op) {
     case OpKind::Softmax:
     case OpKind::LogSoftmax: return infer_softmax(op);
     case OpKind::MaxPool:
-    case OpKind::AvgPool: return infer_pool(op);
+    case OpKind::AvgPool:
+    case OpKind::MaxPoolWithIndices: return infer_pool(op);
+    case OpKind::Resize: return infer_resize(op);
     case OpKind::Sort: return infer_sort(op);
     case OpKind::TopK: return infer_topk(op);
     default: break;

@@ -90,8 +90,9 @@ OpImporter pool(K kind) {
     ir::Value* x = n.input(0);
     Shape in = spatial_dims(x, "input");
     size_t s = in.size();
-    if (n.output_used(1)) n.unsupported("the Indices output is not supported");
-    if (n.attrs.get_int("storage_order", 0) != 0) n.unsupported("storage_order 1 is not supported");
+    // storage_order only changes the Indices output (row- or column-major flat indices).
+    int64_t storage_order = n.attrs.get_int("storage_order", 0);
+    bool with_indices = kind == K::MaxPool && n.output_used(1);
     std::vector<int64_t> kernel = n.attrs.get_ints("kernel_shape");
     if (kernel.size() != s) n.unsupported("kernel_shape is missing or has the wrong rank");
     std::vector<int64_t> strides = n.attrs.get_ints("strides", ones(s));
@@ -101,6 +102,13 @@ OpImporter pool(K kind) {
     ir::AttrMap attrs{{"kernel", kernel}, {"strides", strides}, {"dilations", dilations},
                       {"pads", pads}, {"ceil_mode", n.attrs.get_int("ceil_mode", 0) != 0}};
     if (kind == K::AvgPool) attrs["count_include_pad"] = n.attrs.get_int("count_include_pad", 0) != 0;
+    if (with_indices) {
+      attrs["storage_order"] = storage_order;
+      std::vector<ir::Value*> r = n.emit_multi(K::MaxPoolWithIndices, {x}, attrs);
+      n.set_output(0, r[0]);
+      n.set_output(1, r[1]);
+      return;
+    }
     n.set_output(0, n.emit(kind, {x}, attrs));
   };
 }

@@ -26,6 +26,14 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
 std::vector<EmittedKernel> emit_pool(const DispatchGroup& group, const KernelContext& context,
                                  std::vector<ScratchTensor>& scratch);
 
+// MaxPoolWithIndices (values and flat indices). codegen/kernels/pool_indices.cpp
+std::vector<EmittedKernel> emit_pool_indices(const DispatchGroup& group, const KernelContext& context,
+                                             std::vector<ScratchTensor>& scratch);
+
+// Resize: nearest, linear, cubic. codegen/kernels/resize.cpp
+std::vector<EmittedKernel> emit_resize(const DispatchGroup& group, const KernelContext& context,
+                                       std::vector<ScratchTensor>& scratch);
+
 // ReduceSum/Mean/Max/Min, ArgMax/ArgMin, Softmax, LogSoftmax. codegen/kernels/reduction.cpp
 std::vector<EmittedKernel> emit_reduction(const DispatchGroup& group, const KernelContext& context,
                                  std::vector<ScratchTensor>& scratch);

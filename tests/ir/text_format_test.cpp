@@ -235,6 +235,23 @@ std::map<OpKind, Builder> op_builders() {
                                      {"ceil_mode", true}, {"layout", std::string("NCHW")}})
                        ->result());
     };
+  b[OpKind::MaxPoolWithIndices] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({1, 2, 7, 7}));
+    Op* op = g.add_op(OpKind::MaxPoolWithIndices, {x},
+                      {{"kernel", V{3, 3}}, {"strides", V{2, 2}}, {"storage_order", int64_t(1)}});
+    g.add_output(op->result(0), "values");
+    g.add_output(op->result(1), "indices");
+  };
+  b[OpKind::Resize] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({1, 2, 4, 5}));
+    // Scales that are not exact decimals must survive printing (shortest round-trip form).
+    g.add_output(g.add_op(OpKind::Resize, {x},
+                          {{"sizes", V{1, 2, 2, 3}}, {"scales", std::vector<double>{1, 1, double(0.6f), 0.7}},
+                           {"mode", std::string("linear")}, {"coordinate_mode", std::string("tf_crop_and_resize")},
+                           {"roi", std::vector<double>{0, 0, 0.1, 0.2, 1, 1, 0.9, 1.0 / 3}},
+                           {"extrapolation_value", -2.5}, {"exclude_outside", true}})
+                     ->result());
+  };
   b[OpKind::Sort] = [](Graph& g) {
     Value* keys = g.add_input("keys", f32({2, 5}));
     Value* vals = g.add_input("vals", {DType::i64, {2, 5}});

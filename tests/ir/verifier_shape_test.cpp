@@ -44,7 +44,17 @@ TEST(VerifierReshape, InferredDim) {
   EXPECT_EQ(error_of(OpKind::Reshape, {f32({2, 3})}, {{"shape", Ints{-1, -1}}}),
             "reshape 'n': attribute 'shape' has -1 at entries 0 and 1, at most one is allowed");
   EXPECT_EQ(error_of(OpKind::Reshape, {f32({2, 3})}, {{"shape", Ints{0, 6}}}),
-            "reshape 'n': attribute 'shape' entry 0 is 0, expected >= 1 or -1");
+            "reshape 'n': attribute 'shape' 0x6 has 0 elements, input 2x3 has 6");
+  EXPECT_EQ(error_of(OpKind::Reshape, {f32({2, 3})}, {{"shape", Ints{-2, 6}}}),
+            "reshape 'n': attribute 'shape' entry 0 is -2, expected >= 0 or -1");
+}
+
+// 0 is a literal zero-size dim (ONNX allowzero = 1): zero-element tensors reshape freely.
+TEST(VerifierReshape, ZeroSizeDims) {
+  EXPECT_EQ(infer(OpKind::Reshape, {f32({0, 3, 4})}, {{"shape", Ints{3, 4, 0}}}), f32({3, 4, 0}));
+  EXPECT_EQ(infer(OpKind::Reshape, {f32({2, 0})}, {{"shape", Ints{0}}}), f32({0}));
+  EXPECT_EQ(error_of(OpKind::Reshape, {f32({0, 3})}, {{"shape", Ints{0, -1}}}),
+            "reshape 'n': cannot infer attribute 'shape' entry 1: another entry is 0");
   EXPECT_EQ(error_of(OpKind::Reshape, {f32({2, 3})}, {{"shape", Ints{7}}}),
             "reshape 'n': attribute 'shape' 7 has 7 elements, input 2x3 has 6");
 }

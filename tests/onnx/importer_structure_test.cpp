@@ -54,6 +54,7 @@ TEST(OnnxImport, UnsupportedNodesAreListedInOneError) {
   m.input("x", {1, 2, 4, 4});
   auto* r = m.node("Resize", {"x", "", "scales"}, {"r"}, "up");
   OnnxModel::attr_string(r, "mode", "linear");
+  OnnxModel::attr_int(r, "antialias", 1);
   m.initializer("scales", {4}, {1, 1, 2, 2});
   m.node("FancyOp", {"r"}, {"f"}, "fancy");
   auto* relu = m.node("Relu", {"x"}, {"y"}, "act");
@@ -62,8 +63,8 @@ TEST(OnnxImport, UnsupportedNodesAreListedInOneError) {
   m.output("y");
   std::string path = m.write(scratch_dir("unsupported"));
   EXPECT_EQ(import_error(path),
-            path + ": cannot import 3 items: node 'up' (Resize): mode 'linear' is not supported (the "
-                   "IR has no resize op); node 'fancy' (FancyOp): op type is not supported; node "
+            path + ": cannot import 3 items: node 'up' (Resize): antialias = 1 is not supported; "
+                   "node 'fancy' (FancyOp): op type is not supported; node "
                    "'act' (Relu): attribute 'flavour' is not supported");
 }
 
