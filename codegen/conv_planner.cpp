@@ -10,6 +10,15 @@ namespace {
 
 constexpr uint64_t kMaxIndex = UINT32_MAX;  // kernels index with 32-bit unsigned integers
 constexpr uint32_t kDirectWorkgroup = 64;
+constexpr uint32_t kReduceWorkgroup = 256;
+// Occupancy target: two workgroups per compute unit, so that one workgroup's barrier and load
+// stalls overlap another's math, and a last partial wave costs at most half the run.
+constexpr uint64_t kWorkgroupsPerUnit = 2;
+// Split K only when the reduction is deep enough that the S x output partial sums (written once
+// and read once more) stay small next to the operand traffic and products of the GEMM itself.
+constexpr int64_t kSplitMinK = 1024;
+// Each slice of a planner-chosen split keeps at least this many TK steps of products.
+constexpr uint64_t kMinSliceSteps = 8;
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -19,9 +28,17 @@ int64_t product(const std::vector<int64_t>& v) {
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-bool grid_fits(uint64_t workgroups, const TargetLimits& t) {
-  return workgroups <= uint64_t(t.max_compute_work_group_count[0]) * t.max_compute_work_group_count[1];
+uint64_t grid_capacity(const TargetLimits& t) {
+  return uint64_t(t.max_compute_work_group_count[0]) * t.max_compute_work_group_count[1];
 }
+
+uint64_t tiles_of(const GemmTile& tile, const ConvGemmShape& s) {
+  return uint64_t(s.groups) * ceil_div(uint64_t(s.m), tile.tm) * ceil_div(uint64_t(s.n), tile.tn);
+}
+
+uint64_t k_steps_of(const GemmTile& tile, const ConvGemmShape& s) { return ceil_div(uint64_t(s.k), tile.tk); }
+
+uint64_t output_elements(const ConvGemmShape& s) { return uint64_t(s.groups) * uint64_t(s.m) * uint64_t(s.n); }
 
 // Why the tiled GEMM cannot run with `tile` on `t` ("" when it can).
 std::string tile_misfit(const GemmTile& tile, const ConvGemmShape& s, const TargetLimits& t) {
@@ -30,9 +47,36 @@ std::string tile_misfit(const GemmTile& tile, const ConvGemmShape& s, const Targ
                t.max_compute_shared_memory_size);
   if (tile.invocations() > t.max_compute_work_group_invocations || tile.invocations() > t.max_compute_work_group_size[0])
     return cat(tile.invocations(), " invocations > ", t.max_compute_work_group_invocations);
-  uint64_t tiles = uint64_t(s.groups) * ceil_div(uint64_t(s.m), tile.tm) * ceil_div(uint64_t(s.n), tile.tn);
-  if (!grid_fits(tiles, t)) return cat(tiles, " workgroups exceed the grid limit");
+  uint64_t tiles = tiles_of(tile, s);
+  if (tiles > grid_capacity(t)) return cat(tiles, " workgroups exceed the grid limit");
   return "";
+}
+
+// Why `tile` cannot split K into `split` slices on `t` ("" when it can): every slice needs a TK
+// step, the grid must hold tiles x slices workgroups, and the f32 partial sums (slices x output
+// elements) must fit 32-bit indexing and maxStorageBufferRange.
+std::string split_misfit(const GemmTile& tile, const ConvGemmShape& s, const TargetLimits& t, uint64_t split) {
+  if (split < 2) return cat("split_k needs at least 2 slices, got ", split);
+  if (k_steps_of(tile, s) < split)
+    return cat("K = ", s.k, " has ", k_steps_of(tile, s), " steps of the ", tile.tk, "-deep tile, fewer than ",
+               split, " slices");
+  if (tiles_of(tile, s) * split > grid_capacity(t))
+    return cat(tiles_of(tile, s) * split, " workgroups exceed the grid limit");
+  uint64_t partials = output_elements(s) * split;
+  if (partials > kMaxIndex) return cat("its partial sums have ", partials, " elements, above 32-bit indexing");
+  if (partials * 4 > t.max_storage_buffer_range)
+    return cat("its partial sums need ", partials * 4, " bytes, above maxStorageBufferRange ",
+               t.max_storage_buffer_range);
+  return "";
+}
+
+// The most slices (each at least `min_steps` TK steps) `tile` may split K into on `t`.
+uint64_t split_limit(const GemmTile& tile, const ConvGemmShape& s, const TargetLimits& t, uint64_t min_steps) {
+  uint64_t limit = k_steps_of(tile, s) / min_steps;
+  uint64_t tiles = tiles_of(tile, s), out = output_elements(s);
+  if (tiles == 0 || out == 0) return 0;  // an empty output has nothing to split
+  limit = std::min({limit, grid_capacity(t) / tiles, kMaxIndex / out, t.max_storage_buffer_range / (4 * out)});
+  return limit;
 }
 
 // Fraction of the padded tile work that is useful (1.0: the tiles cover M, N, K exactly).
@@ -43,25 +87,71 @@ double tile_efficiency(const GemmTile& tile, const ConvGemmShape& s) {
   return double(s.m) * double(s.n) * double(s.k) / padded;
 }
 
-// Best fitting tile: the first candidate (best first) that wastes at most a quarter of its work
-// on padding; failing that, the fitting one that wastes least. False when none fits.
-bool choose_tile(const ConvGemmShape& s, const TargetLimits& t, GemmTile& out) {
+struct GemmChoice {
+  GemmTile tile;
+  uint64_t split = 1;  // K slices per tile
+};
+
+// The tile (and, when `allow_split`, the K split) for the GEMM. Candidates that waste more than a
+// quarter of their work on padding are out (unless all do: then the least wasteful one, unsplit).
+// Of the rest, best first, the first whose grid reaches two workgroups per compute unit wins;
+// a tile short of that may split K (when K >= kSplitMinK) into as many slices as reach it, each
+// at least kMinSliceSteps deep. So a small output takes the largest tile that, split, fills the
+// device, and a shallow K falls to smaller tiles instead. When nothing reaches the target, the
+// choice with the most workgroups. Unknown compute units (0) take the first tile, unsplit.
+// False when no tile fits at all.
+bool choose_gemm(const ConvGemmShape& s, const TargetLimits& t, bool allow_split, GemmChoice& out) {
+  std::vector<GemmTile> efficient;
   bool found = false;
-  double best = -1;
+  double least_waste = -1;
   for (const GemmTile& tile : gemm_tile_candidates()) {
     if (!tile_misfit(tile, s, t).empty()) continue;
     double e = tile_efficiency(tile, s);
-    if (e >= 0.75) {
-      out = tile;
-      return true;
-    }
-    if (e > best) {
-      best = e;
-      out = tile;
+    if (e >= 0.75) efficient.push_back(tile);
+    if (e > least_waste) {
+      least_waste = e;
+      out = {tile, 1};
       found = true;
     }
   }
-  return found;
+  if (efficient.empty()) return found;
+  const uint64_t want = kWorkgroupsPerUnit * t.compute_units;
+  const bool may_split = allow_split && s.k >= kSplitMinK;
+  uint64_t best = 0;
+  for (const GemmTile& tile : efficient) {
+    uint64_t tiles = tiles_of(tile, s), split = 1;
+    if (tiles > 0 && tiles < want && may_split)
+      split = std::max<uint64_t>(1, std::min(ceil_div(want, tiles), split_limit(tile, s, t, kMinSliceSteps)));
+    if (tiles * split >= want) {
+      out = {tile, split};
+      return true;
+    }
+    if (tiles * split > best) {
+      best = tiles * split;
+      out = {tile, split};
+    }
+  }
+  return true;
+}
+
+// "split_k:S" -> S; plain "split_k" -> 0 (the planner's S). Anything else after the colon is an error.
+bool parse_forced_split(const std::string& strategy, uint64_t& split) {
+  split = 0;
+  if (strategy == "split_k") return true;
+  const std::string prefix = "split_k:";
+  if (strategy.rfind(prefix, 0) != 0 || strategy.size() == prefix.size() || strategy.size() > prefix.size() + 6)
+    return false;
+  for (size_t i = prefix.size(); i < strategy.size(); ++i) {
+    if (strategy[i] < '0' || strategy[i] > '9') return false;
+    split = split * 10 + uint64_t(strategy[i] - '0');
+  }
+  return true;
+}
+
+// The split of a split_k plan: the forced S, else the planner's, at least 2 (within the limits).
+uint64_t split_for(const GemmChoice& c, const ConvGemmShape& s, const TargetLimits& t, uint64_t forced) {
+  if (forced != 0) return forced;
+  return std::min(std::max<uint64_t>(2, c.split), std::max<uint64_t>(2, split_limit(c.tile, s, t, 1)));
 }
 
 uint64_t im2col_elements(const ir::ConvGeometry& g) {
@@ -82,9 +172,15 @@ std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const
     DepthwiseTile tile;
     return plan_depthwise_tile(g, t, tile);
   }
+  uint64_t forced_split = 0;
+  if (parse_forced_split(strategy, forced_split)) {
+    GemmChoice c;
+    if (!choose_gemm(s, t, true, c)) return cat("no GEMM tile fits target '", t.name, "'");
+    return split_misfit(c.tile, s, t, split_for(c, s, t, forced_split));
+  }
   if (strategy == "implicit_gemm" || strategy == "im2col") {
-    GemmTile tile;
-    if (!choose_tile(s, t, tile)) return cat("no GEMM tile fits target '", t.name, "'");
+    GemmChoice c;
+    if (!choose_gemm(s, t, false, c)) return cat("no GEMM tile fits target '", t.name, "'");
     if (strategy == "implicit_gemm") return "";
     uint64_t elements = im2col_elements(g);
     if (elements > kMaxIndex)
@@ -94,7 +190,8 @@ std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const
                  " bytes, above maxStorageBufferRange ", t.max_storage_buffer_range);
     return "";
   }
-  return "unknown strategy (expected direct, implicit_gemm, depthwise, depthwise_tiled or im2col)";
+  return "unknown strategy (expected direct, implicit_gemm, split_k, split_k:S, depthwise, depthwise_tiled or "
+         "im2col)";
 }
 
 void plan_one_per_output(ConvPlan& p, const ir::ConvGeometry& g, const TargetLimits& t,
@@ -160,7 +257,7 @@ const std::vector<GemmTile>& gemm_tile_candidates() {
 std::vector<std::string> applicable_conv_strategies(const ir::ConvGeometry& g, const TargetLimits& t,
                                                     uint32_t element_bytes) {
   std::vector<std::string> out;
-  for (const char* s : {"direct", "implicit_gemm", "depthwise", "depthwise_tiled", "im2col"})
+  for (const char* s : {"direct", "implicit_gemm", "split_k", "depthwise", "depthwise_tiled", "im2col"})
     if (misfit(s, g, t, element_bytes).empty()) out.push_back(s);
   return out;
 }
@@ -169,10 +266,11 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
                    const std::string& forced, const std::string& what) {
   ConvPlan p;
   ConvGemmShape s = conv_gemm_shape(g);
+  uint64_t forced_split = 0;
   if (!forced.empty()) {
     std::string why = misfit(forced, g, t, element_bytes);
     check(why.empty(), what, ": strategy '", forced, "' does not apply: ", why);
-    p.strategy = forced;
+    p.strategy = parse_forced_split(forced, forced_split) ? "split_k" : forced;
   } else if (misfit("depthwise", g, t, element_bytes).empty()) {
     // K per output channel is only the kernel taps: no GEMM to tile, but the tiled kernel reuses
     // each input element across taps and channel multiplier from workgroup memory and registers.
@@ -183,9 +281,9 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     if (!tiled) p.notes = "depthwise: W is not innermost or no depthwise tile fits the target";
   } else {
     // Tiles pay off once each staged element is reused: enough K, and M, N beyond a few rows.
-    GemmTile tile;
-    bool tiled = s.k >= 8 && s.m >= 16 && s.n >= 8 && choose_tile(s, t, tile);
-    p.strategy = tiled ? "implicit_gemm" : "direct";
+    GemmChoice c;
+    bool tiled = s.k >= 8 && s.m >= 16 && s.n >= 8 && choose_gemm(s, t, true, c);
+    p.strategy = !tiled ? "direct" : c.split > 1 ? "split_k" : "implicit_gemm";
     if (!tiled) p.notes = "direct: problem too small for tiles or no tile fits the target";
   }
   if (p.strategy == "direct" || p.strategy == "depthwise") {
@@ -196,15 +294,33 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     plan_depthwise_tiled(p, g, t, what);
     return p;
   }
-  check(choose_tile(s, t, p.tile), what, ": internal: no GEMM tile fits");
+  const bool split = p.strategy == "split_k";
+  GemmChoice c;
+  check(choose_gemm(s, t, split, c), what, ": internal: no GEMM tile fits");
+  p.tile = c.tile;
   const GemmTile& tile = p.tile;
-  p.tile_count = uint64_t(s.groups) * ceil_div(uint64_t(s.m), tile.tm) * ceil_div(uint64_t(s.n), tile.tn);
+  p.tile_count = tiles_of(tile, s);
+  p.split_k = split ? uint32_t(split_for(c, s, t, forced_split)) : 1;
+  check(!split || split_misfit(tile, s, t, p.split_k).empty(), what, ": internal: ", split_misfit(tile, s, t, p.split_k));
+  uint64_t workgroups = p.tile_count * p.split_k;
   p.workgroup_size = {tile.invocations(), 1, 1};
-  p.workgroup_count = linear_grid(p.tile_count * tile.invocations(), tile.invocations(), t, what);
+  p.workgroup_count = linear_grid(workgroups * tile.invocations(), tile.invocations(), t, what);
   p.workgroup_memory_bytes = tile.workgroup_memory_bytes();
   p.tiles = {{"tile_m", tile.tm}, {"tile_n", tile.tn}, {"tile_k", tile.tk},
              {"thread_m", tile.rm}, {"thread_n", tile.rn}, {"gemm_m", s.m},
-             {"gemm_n", s.n},       {"gemm_k", s.k},       {"groups", s.groups}};
+             {"gemm_n", s.n},       {"gemm_k", s.k},       {"groups", s.groups},
+             {"workgroups", int64_t(workgroups)}};
+  if (split) {
+    p.partial_elements = output_elements(s) * p.split_k;
+    uint32_t wg = fit_workgroup_size_x(kReduceWorkgroup, t);
+    p.reduce_workgroup_size = {wg, 1, 1};
+    p.reduce_workgroup_count = linear_grid(output_elements(s), wg, t, what);
+    p.tiles["split_k"] = p.split_k;
+    p.tiles["k_steps_per_split"] = int64_t(ceil_div(k_steps_of(tile, s), p.split_k));
+    if (forced.empty())
+      p.notes = cat("split_k: ", p.tile_count, " tiles for ", t.compute_units,
+                    " compute units; K split in ", p.split_k, " slices, partial sums reduced by a second dispatch");
+  }
   return p;
 }
 

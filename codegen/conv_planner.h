@@ -8,6 +8,13 @@
 // to tile; their tiled kernel stages an input window instead (conv_planner_depthwise.h). The
 // direct and one-output depthwise strategies need no workgroup memory at all, so planning never
 // fails because of the budget.
+//
+// Tile choice also looks at the grid: a GEMM whose output is small (late layers at batch 1) would
+// otherwise run a handful of workgroups on a device with a hundred compute units. The planner
+// prefers tiles that give each compute unit (TargetLimits::compute_units) two workgroups, and when
+// even that needs tiles too small to reuse anything and K is deep, splits the K loop over S
+// workgroups per tile ("split_k": f32 partial sums in a scratch tensor, then a reduce dispatch that
+// adds them, the bias and the fused epilogue once per output).
 #pragma once
 
 #include <array>
@@ -42,15 +49,24 @@ struct GemmTile {
 };
 
 struct ConvPlan {
-  // "direct", "depthwise" (one output per invocation), "depthwise_tiled", "implicit_gemm" or
-  // "im2col" (explicit columns in a scratch tensor, then the same tiled GEMM reading them).
+  // "direct", "depthwise" (one output per invocation), "depthwise_tiled", "implicit_gemm",
+  // "split_k" (implicit GEMM with the K loop split over `split_k` workgroups per tile, then a
+  // reduce dispatch) or "im2col" (explicit columns in a scratch tensor, then the same tiled GEMM
+  // reading them).
   std::string strategy;
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> workgroup_count{1, 1, 1};  // of the main (GEMM or direct) dispatch
   uint32_t workgroup_memory_bytes = 0;
-  GemmTile tile;  // implicit_gemm and im2col only
+  GemmTile tile;  // implicit_gemm, split_k and im2col only
   DepthwiseTile depthwise;  // depthwise_tiled only
   uint64_t tile_count = 0;  // tiled strategies: groups x M tiles x N tiles
+  // split_k only: K slices per tile (>= 2; slice s covers TK steps [s*steps/S, (s+1)*steps/S)),
+  // so the GEMM dispatch runs tile_count x split_k workgroups and writes split_k x output
+  // elements of f32 partial sums; the reduce dispatch runs one invocation per output element.
+  uint32_t split_k = 1;
+  uint64_t partial_elements = 0;
+  std::array<uint32_t, 3> reduce_workgroup_size{1, 1, 1};
+  std::array<uint32_t, 3> reduce_workgroup_count{1, 1, 1};
   std::map<std::string, int64_t> tiles;  // for reports
   std::string notes;
 };
@@ -62,6 +78,8 @@ std::vector<std::string> applicable_conv_strategies(const ir::ConvGeometry& g, c
 
 // Plans one conv or conv_transpose. `forced` ("" for the planner's choice) must be one of
 // applicable_conv_strategies, else vkc::Error "<what>: strategy 'x' does not apply: <why>".
+// "split_k" may also be forced as "split_k:S" (exactly S slices, 2 <= S <= the tile's K steps),
+// for tests that need a given S; plain "split_k" takes the planner's S, at least 2.
 ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t element_bytes,
                    const std::string& forced, const std::string& what);
 

@@ -21,7 +21,7 @@ int64_t contraction_reads(const ir::Op& op, int operand, const TargetLimits& tar
   const int64_t M = a.rows, N = b.cols, K = a.cols;
   if (M * N * K == 0) return 1;
   const int64_t batches = std::max<int64_t>(1, op.result()->type.numel() / std::max<int64_t>(1, M * N));
-  auto tile = kernels::default_gemm_tile(M, N, K, target);
+  auto tile = kernels::default_gemm_tile(M, N, K, target, batches);
   if (operand == 0) {
     int64_t per_row = tile ? ceil_div(N, tile->tile_n) : N;
     return batches * M * K * per_row / std::max<int64_t>(1, av->type.numel());

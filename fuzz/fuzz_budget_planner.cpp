@@ -57,6 +57,7 @@ vkc::TargetLimits random_limits(FuzzedDataProvider& in) {
   t.storage_buffer_8bit = in.ConsumeBool();
   t.subgroup_arithmetic = sg && in.ConsumeBool();
   t.subgroup_shuffle = sg && in.ConsumeBool();
+  t.compute_units = in.ConsumeIntegralInRange<uint32_t>(0, 512);  // steers split-K conv plans
   return t;
 }
 

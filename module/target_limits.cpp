@@ -40,6 +40,7 @@ std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
   feature("storageBuffer8BitAccess", d.storage_buffer_8bit, storage_buffer_8bit);
   feature("subgroup arithmetic", d.subgroup_arithmetic, subgroup_arithmetic);
   feature("subgroup shuffle", d.subgroup_shuffle, subgroup_shuffle);
+  feature("subgroup ballot", d.subgroup_ballot, subgroup_ballot);
   feature("VK_NV_cooperative_matrix", d.cooperative_matrix_nv, cooperative_matrix_nv);
   feature("VK_KHR_cooperative_matrix", d.cooperative_matrix_khr, cooperative_matrix_khr);
   // A plan that relies on one subgroup size needs exactly that size.
@@ -64,6 +65,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"max_push_constants_size", t.max_push_constants_size},
       {"min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment},
       {"max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers},
+      {"compute_units", t.compute_units},
       {"shader_float16", t.shader_float16},
       {"shader_int8", t.shader_int8},
       {"shader_int64", t.shader_int64},
@@ -71,6 +73,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"storage_buffer_8bit", t.storage_buffer_8bit},
       {"subgroup_arithmetic", t.subgroup_arithmetic},
       {"subgroup_shuffle", t.subgroup_shuffle},
+      {"subgroup_ballot", t.subgroup_ballot},
       {"cooperative_matrix_nv", t.cooperative_matrix_nv},
       {"cooperative_matrix_khr", t.cooperative_matrix_khr},
   };
@@ -123,9 +126,9 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
                                 "max_compute_work_group_count", "subgroup_size", "min_subgroup_size",
                                 "max_subgroup_size", "max_storage_buffer_range",
                                 "max_push_constants_size", "min_storage_buffer_offset_alignment",
-                                "max_per_stage_descriptor_storage_buffers", "shader_float16",
+                                "max_per_stage_descriptor_storage_buffers", "compute_units", "shader_float16",
                                 "shader_int8", "shader_int64", "storage_buffer_16bit",
-                                "storage_buffer_8bit", "subgroup_arithmetic", "subgroup_shuffle",
+                                "storage_buffer_8bit", "subgroup_arithmetic", "subgroup_shuffle", "subgroup_ballot",
                                 "cooperative_matrix_nv", "cooperative_matrix_khr"};
   check(j.is_object(), "target limits must be a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -157,6 +160,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("max_push_constants_size", t.max_push_constants_size);
   get("min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment);
   get("max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers);
+  get("compute_units", t.compute_units);  // absent in manifests written before it existed: 0
   get("shader_float16", t.shader_float16);
   get("shader_int8", t.shader_int8);
   get("shader_int64", t.shader_int64);
@@ -164,6 +168,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("storage_buffer_8bit", t.storage_buffer_8bit);
   get("subgroup_arithmetic", t.subgroup_arithmetic);
   get("subgroup_shuffle", t.subgroup_shuffle);
+  get("subgroup_ballot", t.subgroup_ballot);
   get("cooperative_matrix_nv", t.cooperative_matrix_nv);
   get("cooperative_matrix_khr", t.cooperative_matrix_khr);
   check(t.vulkan_version == "1.1" || t.vulkan_version == "1.2" || t.vulkan_version == "1.3",

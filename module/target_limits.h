@@ -30,6 +30,11 @@ struct TargetLimits {
   uint32_t max_push_constants_size = 128;
   uint32_t min_storage_buffer_offset_alignment = 256;
   uint32_t max_per_stage_descriptor_storage_buffers = 4;
+  // SMs (NVIDIA), CUs (AMD), Xe-cores (Intel) or CPU threads (lavapipe): how many workgroups run
+  // side by side. Planners size grids from it (e.g. split-K for convs whose output is too small to
+  // fill the device); it is a performance hint, never a requirement, so unmet_by ignores it.
+  // 0: unknown (no Vulkan limit reports it); planners then plan as if any grid fills the device.
+  uint32_t compute_units = 0;
 
   bool shader_float16 = false;
   bool shader_int8 = false;
@@ -38,6 +43,7 @@ struct TargetLimits {
   bool storage_buffer_8bit = false;
   bool subgroup_arithmetic = false;
   bool subgroup_shuffle = false;
+  bool subgroup_ballot = false;
   bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix
   bool cooperative_matrix_khr = false;  // VK_KHR_cooperative_matrix
 

@@ -1,5 +1,6 @@
 // What a physical device offers, and the TargetLimits codegen plans against.
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "runtime/context_internal.h"
@@ -90,6 +91,37 @@ std::string version_string(uint32_t api) {
   return cat("1.", std::max<uint32_t>(minor, 1));
 }
 
+// Workgroups the device runs side by side (TargetLimits::compute_units). Core Vulkan has no such
+// limit; two vendor extensions report it exactly, lavapipe runs one workgroup per CPU thread, and
+// anything else gets an estimate by device type. It only steers grid sizes (split-K), so a wrong
+// estimate costs speed, never correctness.
+uint32_t query_compute_units(VkPhysicalDevice device, const DeviceCapabilities& caps) {
+  if (caps.has("VK_NV_shader_sm_builtins")) {
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = vk_struct<VkPhysicalDeviceShaderSMBuiltinsPropertiesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV);
+    VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props.pNext = &sm;
+    vkGetPhysicalDeviceProperties2(device, &props);
+    if (sm.shaderSMCount > 0) return sm.shaderSMCount;
+  }
+  if (caps.has("VK_AMD_shader_core_properties")) {
+    VkPhysicalDeviceShaderCorePropertiesAMD core = vk_struct<VkPhysicalDeviceShaderCorePropertiesAMD>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD);
+    VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props.pNext = &core;
+    vkGetPhysicalDeviceProperties2(device, &props);
+    uint64_t cus = uint64_t(core.shaderEngineCount) * core.shaderArraysPerEngineCount * core.computeUnitsPerShaderArray;
+    if (cus > 0 && cus <= UINT32_MAX) return uint32_t(cus);
+  }
+  switch (caps.properties.deviceType) {
+    // llvmpipe's thread pool has one thread per CPU (LP_NUM_THREADS overrides it).
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return std::max(1u, std::thread::hardware_concurrency());
+    // Estimates for GPUs that report nothing (Intel, Arm, Qualcomm, ...): a discrete GPU of the
+    // Arc A770 class has 32 Xe-cores; integrated GPUs have a handful of cores.
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 32;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 8;
+    default: return 8;
+  }
+}
+
 }  // namespace
 
 DeviceInfo make_device_info(uint32_t index, const DeviceCapabilities& caps) {
@@ -121,6 +153,7 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.max_push_constants_size = l.maxPushConstantsSize;
   t.min_storage_buffer_offset_alignment = uint32_t(l.minStorageBufferOffsetAlignment);
   t.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
+  t.compute_units = query_compute_units(device, caps);
 
   VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   VkPhysicalDeviceSubgroupProperties subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
@@ -137,6 +170,7 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.subgroup_arithmetic =
       compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
   t.subgroup_shuffle = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  t.subgroup_ballot = compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BALLOT_BIT);
 
   t.shader_float16 = caps.shader_float16;
   t.shader_int8 = caps.shader_int8;

@@ -101,7 +101,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   std::string forced = ctx.forced(op);
   check(forced.empty() || forced == "tiled" || forced == "naive", what, ": unknown strategy '", forced,
         "' (contractions have: tiled, naive)");
-  std::optional<GemmTile> tile = forced.empty() ? default_gemm_tile(M, N, K, ctx.target) : plan_gemm_tile(M, N, ctx.target);
+  std::optional<GemmTile> tile = forced.empty() ? default_gemm_tile(M, N, K, ctx.target, batches)
+                                                 : plan_gemm_tile(M, N, ctx.target, batches);
   bool tiled = forced.empty() ? tile.has_value() : forced == "tiled";
   check(!tiled || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
 
@@ -152,7 +153,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                {"A_COORDS", a_coords}, {"B_COORDS", b_coords}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.tiles = {{"tile_m", g.tile_m}, {"tile_n", g.tile_n}, {"tile_k", g.tile_k},
-             {"reg_m", g.reg_m}, {"reg_n", g.reg_n}};
+             {"reg_m", g.reg_m}, {"reg_n", g.reg_n}, {"workgroups", groups}};
   return {k};
 }
 

@@ -1,6 +1,7 @@
 // Conv, ConvTranspose: the planner (codegen/conv_planner) picks direct, depthwise (one output per
-// invocation or tiled), implicit GEMM or explicit im2col + GEMM per dispatch; the kernels live in
-// conv_direct.cpp, conv_depthwise_tiled.cpp, conv_gemm.cpp and im2col.cpp. Conv_transpose runs
+// invocation or tiled), implicit GEMM (whole K per workgroup, or split-K + reduce) or explicit
+// im2col + GEMM per dispatch; the kernels live in conv_direct.cpp, conv_depthwise_tiled.cpp,
+// conv_gemm.cpp, conv_split_k.cpp and im2col.cpp. Conv_transpose runs
 // through the same kernels (except the tiled depthwise one): its gather index math
 // (conv_common.h) turns the ONNX scatter into a forward conv.
 #include "codegen/kernels/conv_common.h"
@@ -16,8 +17,15 @@ std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelCon
   if (plan.strategy == "direct" || plan.strategy == "depthwise") return {conv::emit_conv_direct(c, plan, ctx)};
   if (plan.strategy == "depthwise_tiled") return {conv::emit_conv_depthwise_tiled(c, plan, ctx)};
   if (plan.strategy == "implicit_gemm") return {conv::emit_conv_gemm(c, plan, ctx, "")};
-  // im2col: materialize the [N, G, P, K] column matrix in a scratch tensor, then run the GEMM on it.
   ConvGemmShape s = conv_gemm_shape(c.g);
+  if (plan.strategy == "split_k") {
+    // f32 partial sums of every K slice, [slice, output elements in the output's physical order]:
+    // the GEMM dispatch writes them, the reduce dispatch sums them into the fused epilogue.
+    std::string partial = ctx.tensor(c.output) + ".split_k";
+    scratch.push_back({partial, DType::f32, Shape{int64_t(plan.split_k), c.output->type.numel()}});
+    return {conv::emit_conv_gemm(c, plan, ctx, "", partial), conv::emit_conv_split_k_reduce(c, plan, ctx, partial)};
+  }
+  // im2col: materialize the [N, G, P, K] column matrix in a scratch tensor, then run the GEMM on it.
   std::string columns = ctx.tensor(c.output) + ".im2col";
   scratch.push_back({columns, c.dtype, Shape{c.g.batch, s.groups, s.positions, s.k}});
   return {conv::emit_im2col_kernel(c, ctx, columns), conv::emit_conv_gemm(c, plan, ctx, columns)};

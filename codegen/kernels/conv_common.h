@@ -84,16 +84,22 @@ double conv_flops(const ir::ConvGeometry& g);
 // Bytes every kernel must at least move: read input, filter and bias once, write the output once.
 double conv_min_bytes(const ConvOperands& c);
 
-// The kernels of each strategy (conv_direct.cpp, conv_gemm.cpp, im2col.cpp).
+// The kernels of each strategy (conv_direct.cpp, conv_gemm.cpp, conv_split_k.cpp, im2col.cpp).
 // Direct and depthwise: one invocation per output element, no workgroup memory.
 EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx);
 // Tiled depthwise (conv_depthwise_tiled.cpp): an input window and the filter taps staged in
 // workgroup memory, several positions x channels per invocation (plan.depthwise).
 EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx);
 // The tiled GEMM; A is gathered from the input (implicit GEMM) when `columns_tensor` is empty,
-// else read from that [N, G, P, K] im2col matrix.
+// else read from that [N, G, P, K] im2col matrix. With a `partial_tensor` (split_k plans) each
+// workgroup sums one K slice of its tile and writes the raw sums to slice `split` of that
+// [split_k, output elements] f32 tensor; bias and epilogue are left to the reduce dispatch.
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
-                             const std::string& columns_tensor);
+                             const std::string& columns_tensor, const std::string& partial_tensor = "");
+// The split_k reduce dispatch (conv_split_k.cpp): sums the slices of `partial_tensor` per output
+// element, adds the bias and stores through the fused epilogue, once per output.
+EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
+                                       const std::string& partial_tensor);
 // The im2col matrix of `c` (conv, conv_transpose or im2col op) written to `columns_tensor`.
 EmittedKernel emit_im2col_kernel(const ConvOperands& c, const KernelContext& ctx,
                                  const std::string& columns_tensor);

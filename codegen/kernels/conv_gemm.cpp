@@ -1,4 +1,4 @@
-// The tiled GEMM kernel of the implicit_gemm and im2col conv strategies.
+// The tiled GEMM kernel of the implicit_gemm, split_k and im2col conv strategies.
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
@@ -28,26 +28,35 @@ std::string load_b_fn(const ConvGemmShape& s) {
              "  return load_w(grp, nn, c, kk);\n}\n");
 }
 
-// void store_c(uint grp, uint m, uint nn, float v): adds the bias and hands one output element to
-// store_result (the fused epilogue, codegen/fusion.h).
-std::string store_c_fn(const ConvGemmShape& s) {
-  return cat("void store_c(uint grp, uint m, uint nn, float v) {\n  if (m >= ", u32(s.m), " || nn >= ",
-             u32(s.n), ") return;\n  uint f = grp * ", u32(s.n), " + nn;\n  store_result(out_offset(m / ",
-             u32(s.positions), ", f, decode_out(m % ", u32(s.positions), ")), v + bias_of(f));\n}\n");
+// void store_c(uint split, uint grp, uint m, uint nn, float v): adds the bias and hands one output
+// element to store_result (the fused epilogue, codegen/fusion.h). Split-K instead writes the raw
+// partial sum of slice `split` at the element's output offset in slice `split` of the partial
+// tensor, so the reduce dispatch reads each slice in the output's own order; bias and epilogue
+// wait for the reduce, which runs them once per output.
+std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
+  std::string f = cat("void store_c(uint split, uint grp, uint m, uint nn, float v) {\n  if (m >= ", u32(s.m),
+                      " || nn >= ", u32(s.n), ") return;\n  uint f = grp * ", u32(s.n),
+                      " + nn;\n  uint off = out_offset(m / ", u32(s.positions), ", f, decode_out(m % ",
+                      u32(s.positions), "));\n");
+  if (split_stride == 0) return f + "  store_result(off, v + bias_of(f));\n}\n";
+  return f + cat("  partial.data[split * ", u32(int64_t(split_stride)), " + off] = v;\n}\n");
 }
 
 }  // namespace
 
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
-                             const std::string& columns_tensor) {
+                             const std::string& columns_tensor, const std::string& partial_tensor) {
   const ir::ConvGeometry& g = c.g;
   ConvGemmShape s = conv_gemm_shape(g);
   bool from_columns = !columns_tensor.empty();
+  bool split = !partial_tensor.empty();
+  check(!split || (plan.split_k > 1 && !from_columns), c.what, ": internal: split-K plan mismatch");
   EmittedKernel k;
-  k.kernel = from_columns ? "conv_gemm_columns" : "conv_implicit_gemm";
+  k.kernel = from_columns ? "conv_gemm_columns" : split ? "conv_split_k_gemm" : "conv_implicit_gemm";
   k.strategy = plan.strategy;
   // Binding 0.. is A's source: the input through its fused prologue (implicit GEMM) or the im2col
-  // matrix (whose kernel applied the prologue); then the filter, the bias and the fused epilogue.
+  // matrix (whose kernel applied the prologue); then the filter, and then the bias and the fused
+  // epilogue, or for split-K only the partial sums (the reduce dispatch binds the other two).
   FusedCode xl;
   std::string buffers;
   if (from_columns) {
@@ -61,25 +70,35 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   FusedCode wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(k.bindings.size()), ctx);
   buffers += wl.buffers;
   k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
-  if (c.bias) {
-    buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
-    k.bindings.push_back({ctx.tensor(c.bias), false});
+  FusedCode st;
+  if (split) {
+    buffers += glsl_buffer(uint32_t(k.bindings.size()), DType::f32, true, "partial");
+    k.bindings.push_back({partial_tensor, true});
+  } else {
+    if (c.bias) {
+      buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
+      k.bindings.push_back({ctx.tensor(c.bias), false});
+    }
+    st = result_store(*c.group, uint32_t(k.bindings.size()), ctx);
+    buffers += st.buffers;
+    k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
   }
-  FusedCode st = result_store(*c.group, uint32_t(k.bindings.size()), ctx);
-  buffers += st.buffers;
-  k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
   std::set<DType> types{c.dtype};
   for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
   std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g) + decode_k_fn(g) +
-                        load_filter_fn(g, c.filter->type.shape, "w_at") + bias_fn(c.bias != nullptr, "b") +
-                        out_offset_fn(g, c.output->type.shape);
+                        load_filter_fn(g, c.filter->type.shape, "w_at") + out_offset_fn(g, c.output->type.shape);
+  if (!split) helpers += bias_fn(c.bias != nullptr, "b");
   if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float");
-  helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s) + store_c_fn(s);
+  helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s) +
+             store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
   const GemmTile& t = plan.tile;
   uint64_t m_tiles = (uint64_t(s.m) + t.tm - 1) / t.tm, n_tiles = (uint64_t(s.n) + t.tn - 1) / t.tn;
-  check_32bit_elements(plan.tile_count, "the tile grid", c.what);
+  uint64_t k_steps = (uint64_t(s.k) + t.tk - 1) / t.tk;
+  check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);
+  // The balanced-slice bounds compute (split + 1) * K_STEPS in 32 bits.
+  check_32bit_elements(k_steps * plan.split_k, "the split-K step range", c.what);
   k.glsl = instantiate_shader("conv_gemm", {{"EXTENSIONS", glsl_extensions(types)},
                                             {"THREADS", std::to_string(t.invocations())},
                                             {"BUFFERS", buffers},
@@ -89,7 +108,8 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
                                             {"TK", std::to_string(t.tk)},
                                             {"RM", std::to_string(t.rm)},
                                             {"RN", std::to_string(t.rn)},
-                                            {"GEMM_K", std::to_string(s.k)},
+                                            {"K_STEPS", std::to_string(k_steps)},
+                                            {"SPLITS", std::to_string(plan.split_k)},
                                             {"M_TILES", std::to_string(m_tiles)},
                                             {"N_TILES", std::to_string(n_tiles)},
                                             {"TILES", std::to_string(plan.tile_count)}});
@@ -99,6 +119,9 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   k.tiles = plan.tiles;
   k.flops = conv_flops(g);
   k.bytes = conv_min_bytes(c);
+  if (split)  // the partial sums instead of the output (the reduce dispatch counts the rest)
+    k.bytes += 4.0 * double(plan.partial_elements) - double(c.output->type.size_bytes()) -
+               (c.bias ? double(c.bias->type.size_bytes()) : 0.0);
   if (from_columns)  // the GEMM reads the columns instead of the input
     k.bytes += double(s.groups) * double(s.m) * double(s.k) * double(dtype_size(c.dtype)) -
                double(c.input->type.size_bytes());

@@ -37,23 +37,34 @@ std::string GemmTile::str() const {
   return cat(tile_m, "x", tile_n, "x", tile_k, " tile, ", reg_m, "x", reg_n, " per invocation");
 }
 
-std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target) {
-  std::optional<GemmTile> fallback;
+std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target, int64_t batches) {
+  // Two workgroups per compute unit (as the conv planner): a small output on a large GPU would
+  // otherwise leave most of it idle. 0 compute units (unknown): the first tile that fits.
+  const int64_t want = 2 * int64_t(target.compute_units);
+  std::optional<GemmTile> fallback, most;
+  int64_t most_workgroups = 0;
   for (const GemmTile& t : kTiles) {
     if (!fits(t, target)) continue;
     if (!fallback) fallback = t;
     // A tile twice the problem's (power-of-two rounded) extent would mostly compute padding.
-    if (t.tile_m <= std::max<int64_t>(16, pow2_at_least(m)) && t.tile_n <= std::max<int64_t>(16, pow2_at_least(n)))
-      return t;
+    if (t.tile_m > std::max<int64_t>(16, pow2_at_least(m)) || t.tile_n > std::max<int64_t>(16, pow2_at_least(n)))
+      continue;
+    int64_t workgroups = std::max<int64_t>(1, batches) * ((m + t.tile_m - 1) / t.tile_m) * ((n + t.tile_n - 1) / t.tile_n);
+    if (workgroups >= want) return t;
+    if (workgroups > most_workgroups) {
+      most_workgroups = workgroups;
+      most = t;
+    }
   }
-  return fallback;
+  return most ? most : fallback;
 }
 
-std::optional<GemmTile> default_gemm_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target) {
+std::optional<GemmTile> default_gemm_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target,
+                                          int64_t batches) {
   // Below 16 rows or columns most of a tile would be padding; below 8 deep, staging costs more
   // than the products it feeds.
   if (m < 16 || n < 16 || k < 8) return std::nullopt;
-  return plan_gemm_tile(m, n, target);
+  return plan_gemm_tile(m, n, target, batches);
 }
 
 }  // namespace vkc::codegen::kernels

@@ -19,13 +19,17 @@ struct GemmTile {
 };
 
 // The largest tile (from 64x64x16 with 4x4 register blocks down to 16x16x16 with 2x2) that fits the
-// target's invocation, workgroup-size and workgroup-memory limits and does not overshoot the
-// problem by much; nullopt when none fits (the caller falls back to the naive kernel).
-std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target);
+// target's invocation, workgroup-size and workgroup-memory limits, does not overshoot the
+// problem by much and gives `batches` x tiles >= 2 workgroups per compute unit
+// (TargetLimits::compute_units; a small problem thus takes smaller tiles to fill the device, and
+// when none reaches that, the tile with the most workgroups); nullopt when none fits (the caller
+// falls back to the naive kernel).
+std::optional<GemmTile> plan_gemm_tile(int64_t m, int64_t n, const TargetLimits& target, int64_t batches = 1);
 
 // The tile the contraction kernel uses for an M x N x K problem when no strategy is forced:
 // plan_gemm_tile's, unless the problem is too thin for tiles to pay (then nullopt: naive kernel).
 // Dispatch formation asks the same question to estimate what a fused prologue costs.
-std::optional<GemmTile> default_gemm_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target);
+std::optional<GemmTile> default_gemm_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target,
+                                          int64_t batches = 1);
 
 }  // namespace vkc::codegen::kernels

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/glsl_compiler.h"
 #include "codegen/shader_library.h"
 #include "codegen/spirv_tools.h"
@@ -107,7 +109,7 @@ TEST(Targets, VulkanMinIsExactlyTheSpecMinimums) {
   EXPECT_EQ(t.max_per_stage_descriptor_storage_buffers, 4u);
   EXPECT_EQ(t.subgroup_size, 0u);
   EXPECT_FALSE(t.shader_float16 || t.shader_int8 || t.shader_int64 || t.storage_buffer_16bit ||
-               t.storage_buffer_8bit || t.subgroup_arithmetic || t.subgroup_shuffle ||
+               t.storage_buffer_8bit || t.subgroup_arithmetic || t.subgroup_shuffle || t.subgroup_ballot ||
                t.cooperative_matrix_nv || t.cooperative_matrix_khr);
   // The struct's defaults are the same floor, so a profile with no limit keys equals vulkan-min.
   TargetLimits defaults;
@@ -158,6 +160,29 @@ TEST(Targets, ParseRejectsBadProfiles) {
   EXPECT_EQ(p.sources, std::vector<std::string>{"a: b"});
   EXPECT_EQ(p.limits.subgroup_size, 16u);
   EXPECT_EQ(p.limits.max_compute_shared_memory_size, 16384u);  // absent key: spec minimum
+  EXPECT_EQ(p.limits.compute_units, 0u);  // absent key: unknown
+  EXPECT_NE(error_of([] { parse_target_profile(R"({"name": "t", "compute_units": -1})", "x.json"); }), "");
+}
+
+// compute_units is optional (manifests written before it existed have none) and a hint, never a
+// requirement: a module planned for more compute units still runs on a smaller device.
+TEST(Targets, ComputeUnitsAreOptionalAndNeverUnmet) {
+  for (const std::string& name : known_targets()) {
+    const TargetLimits& t = find_target(name).limits;
+    if (name == "vulkan-min") {
+      EXPECT_EQ(t.compute_units, 0u);  // Vulkan has no such limit
+    } else {
+      EXPECT_GT(t.compute_units, 0u) << name;
+    }
+    nlohmann::json j = t;
+    TargetLimits back = j.get<TargetLimits>();
+    EXPECT_EQ(back.compute_units, t.compute_units) << name;
+    j.erase("compute_units");
+    EXPECT_EQ(j.get<TargetLimits>().compute_units, 0u) << name;
+  }
+  TargetLimits big = find_target("nvidia").limits, small = big;
+  small.compute_units = 1;
+  EXPECT_TRUE(big.unmet_by(small).empty());
 }
 
 // ---- Glsl ----

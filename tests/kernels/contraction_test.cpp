@@ -1,5 +1,6 @@
 // matmul / batch_matmul / gemm kernels: tiled and naive strategies against the reference, on the
 // device and planned for the strictest profile, plus compile-only checks on every profile.
+#include "codegen/kernels/gemm_planner.h"
 #include "kernels/op_test_helpers.h"
 
 namespace vkc::test {
@@ -100,9 +101,37 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
   // vulkan-min allows only 128 invocations per workgroup.
   EXPECT_EQ(default_strategy(big, "vulkan-min"), "tiled 64x32x16 tile, 4x4 per invocation");
   ir::Graph small = one_op_graph(ir::OpKind::MatMul, {f32({20, 128}), f32({128, 20})});
-  EXPECT_EQ(default_strategy(small, "lavapipe"), "tiled 32x32x16 tile, 4x4 per invocation");
+  // Unknown compute units: the largest tile that does not overshoot 20 x 20 much.
+  EXPECT_EQ(default_strategy(small, "vulkan-min"), "tiled 32x32x16 tile, 4x4 per invocation");
+  // lavapipe's 8 CPU threads: one 32x32 tile would leave 7 idle; 16x16 tiles give 4 workgroups.
+  EXPECT_EQ(default_strategy(small, "lavapipe"), "tiled 16x16x16 tile, 2x2 per invocation");
   ir::Graph matvec = one_op_graph(ir::OpKind::MatMul, {f32({256, 128}), f32({128})});
   EXPECT_EQ(default_strategy(matvec, "lavapipe"), "naive");
+}
+
+// Occupancy: on 132 SMs a 256 x 256 output takes tiles small enough for the most workgroups the
+// tile list allows, a large one keeps the largest tile, and batches count as workgroups too.
+TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
+  const TargetLimits& nv = codegen::find_target("nvidia").limits;
+  TargetLimits blind = nv;
+  blind.compute_units = 0;
+  auto workgroups = [](const std::optional<codegen::kernels::GemmTile>& t, int64_t m, int64_t n, int64_t b) {
+    return b * ((m + t->tile_m - 1) / t->tile_m) * ((n + t->tile_n - 1) / t->tile_n);
+  };
+  auto small = codegen::kernels::default_gemm_tile(256, 256, 512, nv);
+  auto small_blind = codegen::kernels::default_gemm_tile(256, 256, 512, blind);
+  ASSERT_TRUE(small && small_blind);
+  EXPECT_GT(workgroups(small, 256, 256, 1), workgroups(small_blind, 256, 256, 1));
+  auto batched = codegen::kernels::default_gemm_tile(256, 256, 512, nv, 64);  // 64 x 16 tiles of 64x64
+  ASSERT_TRUE(batched);
+  EXPECT_EQ(batched->tile_m * batched->tile_n, small_blind->tile_m * small_blind->tile_n);
+  auto big = codegen::kernels::default_gemm_tile(4096, 4096, 512, nv);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->tile_m * big->tile_n, small_blind->tile_m * small_blind->tile_n);
+  EXPECT_GE(workgroups(big, 4096, 4096, 1), int64_t(2 * nv.compute_units));
+  // The tiled kernel still matches the reference with the small tiles (planned for lavapipe).
+  ir::Graph g = one_op_graph(ir::OpKind::MatMul, {f32({2, 40, 72}), f32({72, 36})});
+  expect_gpu_matches(g, 13, "matmul", "", "lavapipe");
 }
 
 }  // namespace

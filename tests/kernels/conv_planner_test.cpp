@@ -61,7 +61,10 @@ TEST(ConvPlanner, SmallerBudgetsPickSmallerTiles) {
   ir::ConvGeometry g = geometry({1, 64, 128, 128}, {256, 64, 3, 3});
   uint32_t previous = UINT32_MAX;
   for (const char* name : {"amd-cdna3", "nvidia", "lavapipe", "vulkan-min"}) {
-    codegen::ConvPlan p = codegen::plan_conv(g, codegen::find_target(name).limits, 4, "", "conv");
+    // Budgets only: compute units would shrink tiles to fill the device (see the tests below).
+    TargetLimits t = codegen::find_target(name).limits;
+    t.compute_units = 0;
+    codegen::ConvPlan p = codegen::plan_conv(g, t, 4, "", "conv");
     EXPECT_EQ(p.strategy, "implicit_gemm") << name;
     EXPECT_LE(p.workgroup_memory_bytes, previous) << name;
     previous = p.workgroup_memory_bytes;
@@ -124,6 +127,148 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
   std::vector<std::string> ls = codegen::applicable_conv_strategies(nhwc, lv, 4);
   EXPECT_EQ(std::count(ls.begin(), ls.end(), "depthwise_tiled"), 1);
   EXPECT_EQ(codegen::plan_conv(nhwc, lv, 4, "", "conv").strategy, "depthwise");
+}
+
+// The convs of torchvision's ResNet-18 at batch 1 (224x224 input), as exported to ONNX.
+std::vector<std::pair<std::string, ir::ConvGeometry>> resnet18_batch1() {
+  ir::AttrMap p1{{"pads", std::vector<int64_t>{1, 1, 1, 1}}};
+  ir::AttrMap s2p1{{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"strides", std::vector<int64_t>{2, 2}}};
+  ir::AttrMap s2{{"strides", std::vector<int64_t>{2, 2}}};
+  return {
+      {"conv1", geometry({1, 3, 224, 224}, {64, 3, 7, 7},
+                         {{"pads", std::vector<int64_t>{3, 3, 3, 3}}, {"strides", std::vector<int64_t>{2, 2}}})},
+      {"layer1 3x3", geometry({1, 64, 56, 56}, {64, 64, 3, 3}, p1)},
+      {"layer2.0 3x3 s2", geometry({1, 64, 56, 56}, {128, 64, 3, 3}, s2p1)},
+      {"layer2.0 downsample", geometry({1, 64, 56, 56}, {128, 64, 1, 1}, s2)},
+      {"layer2 3x3", geometry({1, 128, 28, 28}, {128, 128, 3, 3}, p1)},
+      {"layer3.0 3x3 s2", geometry({1, 128, 28, 28}, {256, 128, 3, 3}, s2p1)},
+      {"layer3.0 downsample", geometry({1, 128, 28, 28}, {256, 128, 1, 1}, s2)},
+      {"layer3 3x3", geometry({1, 256, 14, 14}, {256, 256, 3, 3}, p1)},
+      {"layer4.0 3x3 s2", geometry({1, 256, 14, 14}, {512, 256, 3, 3}, s2p1)},
+      {"layer4.0 downsample", geometry({1, 256, 14, 14}, {512, 256, 1, 1}, s2)},
+      {"layer4 3x3", geometry({1, 512, 7, 7}, {512, 512, 3, 3}, p1)},
+  };
+}
+
+int64_t workgroups(const codegen::ConvPlan& p) { return p.tiles.at("workgroups"); }
+
+TargetLimits with_compute_units(const std::string& profile, uint32_t units) {
+  TargetLimits t = codegen::find_target(profile).limits;
+  t.compute_units = units;
+  return t;
+}
+
+// The late layers (M = 49..784 output positions, K >= 1152) ran 4-7 workgroups on 132 SMs when
+// tiles were chosen for padding alone; now every layer fills at least one wave, the deep ones
+// split K and reach two workgroups per SM.
+TEST(ConvPlanner, ResNet18Batch1FillsTheNvidiaProfile) {
+  const TargetLimits& nv = codegen::find_target("nvidia").limits;
+  const TargetLimits blind = with_compute_units("nvidia", 0);  // the padding-only choice
+  ASSERT_GT(nv.compute_units, 0u);
+  int split_layers = 0;
+  for (const auto& [name, g] : resnet18_batch1()) {
+    SCOPED_TRACE(name);
+    codegen::ConvGemmShape s = codegen::conv_gemm_shape(g);
+    codegen::ConvPlan p = codegen::plan_conv(g, nv, 4, "", "conv");
+    codegen::ConvPlan old = codegen::plan_conv(g, blind, 4, "", "conv");
+    ASSERT_EQ(old.strategy, "implicit_gemm");  // unknown compute units never split
+    EXPECT_GE(workgroups(p), int64_t(nv.compute_units));
+    EXPECT_GE(workgroups(p), workgroups(old));
+    if (s.k >= 1024) {
+      ++split_layers;
+      EXPECT_LT(workgroups(old), int64_t(nv.compute_units));  // the problem being fixed
+      EXPECT_EQ(p.strategy, "split_k");
+      EXPECT_GE(p.split_k, 2u);
+      EXPECT_EQ(workgroups(p), int64_t(p.tile_count * p.split_k));
+      EXPECT_GE(workgroups(p), int64_t(2 * nv.compute_units));
+      // Each slice keeps at least 8 steps of the K loop.
+      EXPECT_GE(p.tiles.at("k_steps_per_split") * p.tile.tk, 8 * p.tile.tk);
+      EXPECT_EQ(p.partial_elements, uint64_t(s.groups * s.m * s.n) * p.split_k);
+    } else {
+      EXPECT_EQ(p.strategy, "implicit_gemm");  // shallow K: smaller tiles, never split
+      EXPECT_LE(p.tile.tm * p.tile.tn, old.tile.tm * old.tile.tn);
+    }
+  }
+  EXPECT_EQ(split_layers, 5);
+}
+
+// A GEMM that fills the device with its best tile keeps it: occupancy only ever shrinks tiles of
+// small outputs.
+TEST(ConvPlanner, LargeOutputsKeepTheirTile) {
+  for (const ir::ConvGeometry& g : {geometry({32, 64, 56, 56}, {64, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
+                                    geometry({1, 64, 512, 512}, {256, 64, 3, 3})}) {
+    for (const char* profile : {"nvidia", "amd-cdna3", "lavapipe"}) {
+      codegen::ConvPlan p = codegen::plan_conv(g, codegen::find_target(profile).limits, 4, "", "conv");
+      codegen::ConvPlan old = codegen::plan_conv(g, with_compute_units(profile, 0), 4, "", "conv");
+      EXPECT_EQ(p.strategy, "implicit_gemm") << profile;
+      EXPECT_EQ(p.tile.tm, old.tile.tm) << profile;
+      EXPECT_EQ(p.tile.tn, old.tile.tn) << profile;
+      EXPECT_EQ(p.split_k, 1u) << profile;
+    }
+  }
+}
+
+// Every ResNet-18 layer, planned unforced and with split_k forced, stays within every profile's
+// limits: workgroup memory and size, both grids, and the partial sums within maxStorageBufferRange.
+TEST(ConvPlanner, SplitKPlansFitEveryProfile) {
+  for (const std::string& name : codegen::known_targets()) {
+    const TargetLimits& t = codegen::find_target(name).limits;
+    for (const auto& [layer, g] : resnet18_batch1()) {
+      std::vector<std::string> strategies{""};
+      std::vector<std::string> applicable = codegen::applicable_conv_strategies(g, t, 4);
+      if (std::count(applicable.begin(), applicable.end(), "split_k")) strategies.push_back("split_k");
+      EXPECT_EQ(strategies.size(), 2u) << name << " " << layer << ": K >= 64 always splits in two";
+      for (const std::string& forced : strategies) {
+        SCOPED_TRACE(cat(name, " ", layer, " '", forced, "'"));
+        codegen::ConvPlan p = codegen::plan_conv(g, t, 4, forced, "conv");
+        EXPECT_LE(p.workgroup_memory_bytes, t.max_compute_shared_memory_size);
+        EXPECT_LE(p.workgroup_size[0], t.max_compute_work_group_invocations);
+        EXPECT_LE(p.workgroup_size[0], t.max_compute_work_group_size[0]);
+        for (int a = 0; a < 3; ++a) EXPECT_LE(p.workgroup_count[a], t.max_compute_work_group_count[a]);
+        EXPECT_GE(uint64_t(p.workgroup_count[0]) * p.workgroup_count[1], p.tile_count * p.split_k);
+        if (p.strategy != "split_k") continue;
+        EXPECT_GE(p.split_k, 2u);
+        EXPECT_LE(p.partial_elements * 4, t.max_storage_buffer_range);
+        EXPECT_LE(p.reduce_workgroup_size[0], t.max_compute_work_group_invocations);
+        for (int a = 0; a < 3; ++a) EXPECT_LE(p.reduce_workgroup_count[a], t.max_compute_work_group_count[a]);
+        uint64_t outputs = p.partial_elements / p.split_k;
+        EXPECT_GE(uint64_t(p.reduce_workgroup_count[0]) * p.reduce_workgroup_count[1] * p.reduce_workgroup_size[0],
+                  outputs);
+      }
+    }
+  }
+}
+
+TEST(ConvPlanner, ForcedSplitKHonoursSOrSaysWhyNot) {
+  ir::ConvGeometry g = geometry({1, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const TargetLimits& lv = codegen::find_target("lavapipe").limits;
+  codegen::ConvPlan p = codegen::plan_conv(g, lv, 4, "split_k:5", "conv");
+  EXPECT_EQ(p.strategy, "split_k");
+  EXPECT_EQ(p.split_k, 5u);
+  uint64_t steps = (2304 + p.tile.tk - 1) / p.tile.tk;
+  ASSERT_NE(steps % 5, 0u);  // unequal slices: balanced to within one step
+  EXPECT_EQ(p.tiles.at("k_steps_per_split"), int64_t((steps + 4) / 5));
+  auto why = [&](const ir::ConvGeometry& geo, const TargetLimits& t, const std::string& s) {
+    try {
+      codegen::plan_conv(geo, t, 4, s, "conv 'c'");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(why(g, lv, "split_k:1"), "conv 'c': strategy 'split_k:1' does not apply: split_k needs at least 2 slices, got 1");
+  EXPECT_NE(why(g, lv, "split_k:1000").find("fewer than 1000 slices"), std::string::npos);
+  EXPECT_NE(why(g, lv, "split_k:x").find("unknown strategy"), std::string::npos);
+  // K = 4 (4 channels, 1x1) is one step of any tile: nothing to split.
+  ir::ConvGeometry shallow = geometry({1, 4, 8, 8}, {8, 4, 1, 1});
+  std::vector<std::string> s = codegen::applicable_conv_strategies(shallow, lv, 4);
+  EXPECT_EQ(std::count(s.begin(), s.end(), "split_k"), 0);
+  EXPECT_NE(why(shallow, lv, "split_k").find("fewer than 2 slices"), std::string::npos);
+  // The partial sums are budgeted against maxStorageBufferRange.
+  TargetLimits small = lv;
+  small.max_storage_buffer_range = 1 << 18;  // the 196 x 256 output is 200704 bytes: 2 slices do not fit
+  EXPECT_NE(why(g, small, "split_k").find("above maxStorageBufferRange"), std::string::npos);
+  EXPECT_NE(codegen::plan_conv(g, small, 4, "", "conv").strategy, "split_k");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "runtime/context_internal.h"
 #include "runtime_fixture.h"
@@ -106,6 +107,9 @@ TEST_F(RuntimeContext, LimitsAreSane) {
   EXPECT_GT(l.min_storage_buffer_offset_alignment, 0u);
   EXPECT_LE(l.min_storage_buffer_offset_alignment, 256u);
   EXPECT_GE(l.max_per_stage_descriptor_storage_buffers, 4u);
+  // Reported (NV SM builtins, AMD shader core properties), a CPU thread count or an estimate:
+  // never unknown for a live device.
+  EXPECT_GE(l.compute_units, 1u);
   // The device's own limits trivially satisfy themselves.
   EXPECT_TRUE(l.unmet_by(l).empty());
 }
@@ -123,6 +127,8 @@ TEST_F(RuntimeContext, LavapipeLimits) {
   EXPECT_TRUE(l.subgroup_shuffle);
   EXPECT_FALSE(l.cooperative_matrix_nv);
   EXPECT_EQ(l.vulkan_version, "1.3");  // matches targets/lavapipe.json
+  // llvmpipe runs one compute thread per CPU.
+  EXPECT_EQ(l.compute_units, std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace
