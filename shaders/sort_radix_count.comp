@@ -25,9 +25,9 @@ void main() {
   // order does not matter, so atomics are enough here.
   for (uint p = t; p < tile_len; p += ${WG_SIZE}u) {
     uint i = tile_start + p;
-    uint key;
-${LOAD_KEY}
-    atomicAdd(s_bins[(key >> ${SHIFT}u) & 255u], 1u);
+    uint word;
+${LOAD_WORD}
+    atomicAdd(s_bins[(pair_key(word) >> ${SHIFT}u) & 255u], 1u);
   }
   barrier();
   for (uint d = t; d < 256u; d += ${WG_SIZE}u)

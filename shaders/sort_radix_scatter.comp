@@ -9,23 +9,33 @@
 // tile by the digit's low, then high nibble. A step counts each nibble per invocation in
 // workgroup memory (16 counters of 16 bits, two per uint, owned by one invocation), scans all
 // counters in (nibble, invocation) order, and so ranks every key after all keys with smaller
-// nibbles and after its equals in earlier invocations and earlier items.
+// nibbles and after its equals in earlier invocations and earlier items. Targets with subgroup
+// ballots rank with far fewer barriers instead (shaders/sort_radix_scatter_subgroup.comp).
+//
+// Pairs are (word, index): the word is the key image, or the key tensor's own bits whose image
+// pair_key() derives; the index is the position along the axis, or a payload word carried along.
 ${EXTENSIONS}
 layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;
 
 ${BUFFERS}
 ${KEYS}
 
-// Keys at [0, PADDED), indices at [PADDED, 2 * PADDED); the rank counters (8 words per
-// invocation, at most PADDED since ITEMS >= 8) reuse the key array while the keys are held in
-// registers. Addresses are padded by one word per 32 so the blocked accesses
-// (stride ITEMS) and the counter raking (stride 8) hit distinct banks.
+// Words at [0, PADDED), indices at [PADDED, 2 * PADDED); the rank counters (8 words per
+// invocation, at most PADDED since ITEMS >= 8) reuse the word array while the words are held in
+// registers. Addresses are padded by one word per 32 so the blocked accesses (stride ITEMS) and
+// the counter raking (stride 8) hit distinct banks.
 const uint PADDED = ${TILE}u + ${TILE}u / 32u;
 shared uint s_mem[2u * PADDED];
 shared uint s_bins[256];              // tile digit counts, then each digit's output base
 shared uvec2 s_scan[${WG_SIZE}];
 
 uint pad(uint x) { return x + (x >> 5); }
+
+// Slots past the row's end get digit 255, so they rank after every real key; they also come after
+// them in tile order, so they remain the tile's last slots after each ranking step.
+uint digit_at(uint word, uint p, uint tile_len) {
+  return p < tile_len ? (pair_key(word) >> ${SHIFT}u) & 255u : 255u;
+}
 
 // Exclusive scan of one uvec2 per invocation (two independent sums); `total` gets the full sums.
 uvec2 workgroup_exclusive_scan(uvec2 value, out uvec2 total) {
@@ -52,18 +62,17 @@ void main() {
   uint tile_start = tile * ${TILE}u;
   uint tile_len = min(${TILE}u, ${N}u - tile_start);
 
-  // Striped, coalesced load into workgroup memory; slots past the row's end get the largest key,
-  // so they rank after every real key (they also come after them in tile order).
+  // Striped, coalesced load into workgroup memory.
   for (uint d = t; d < 256u; d += ${WG_SIZE}u) s_bins[d] = 0u;
   barrier();
   for (uint p = t; p < ${TILE}u; p += ${WG_SIZE}u) {
-    uint key = 0xFFFFFFFFu, index = 0u;
+    uint word = 0u, index = 0u;
     if (p < tile_len) {
       uint i = tile_start + p;
 ${LOAD_PAIR}
-      atomicAdd(s_bins[(key >> ${SHIFT}u) & 255u], 1u);
+      atomicAdd(s_bins[digit_at(word, p, tile_len)], 1u);
     }
-    s_mem[pad(p)] = key;
+    s_mem[pad(p)] = word;
     s_mem[PADDED + pad(p)] = index;
   }
   barrier();
@@ -89,63 +98,69 @@ ${LOAD_PAIR}
     }
   }
 
-  // Keys stay in registers while the counters reuse their array; indices stay in workgroup
-  // memory until the reorder (fewer live registers during the scans).
-  uint keys[${ITEMS}], indices[${ITEMS}], ranks[${ITEMS}];
-  for (uint i = 0u; i < ${ITEMS}u; ++i) keys[i] = s_mem[pad(t * ${ITEMS}u + i)];
+  // Words and digits stay in registers while the counters reuse their array; indices stay in
+  // workgroup memory until the reorder (fewer live registers during the scans).
+  uint words[${ITEMS}], digits[${ITEMS}], indices[${ITEMS}], ranks[${ITEMS}];
+  for (uint i = 0u; i < ${ITEMS}u; ++i) {
+    words[i] = s_mem[pad(t * ${ITEMS}u + i)];
+    digits[i] = digit_at(words[i], t * ${ITEMS}u + i, tile_len);
+  }
   for (uint nibble = 0u; nibble < 2u; ++nibble) {
-    uint shift = ${SHIFT}u + 4u * nibble;
-    barrier();  // every invocation has its keys: the counters may overwrite them
+    uint shift = 4u * nibble;
+    barrier();  // every invocation has its words: the counters may overwrite them
     for (uint lane = 0u; lane < 8u; ++lane) s_mem[pad(lane * ${WG_SIZE}u + t)] = 0u;
     // Nibble b counts in the half (b >> 3) of counter word (b & 7) of this invocation.
     for (uint i = 0u; i < ${ITEMS}u; ++i) {
-      uint b = (keys[i] >> shift) & 15u;
+      uint b = (digits[i] >> shift) & 15u;
       uint a = pad((b & 7u) * ${WG_SIZE}u + t);
       uint half_shift = (b >> 3) * 16u;
-      uint word = s_mem[a];
-      ranks[i] = (word >> half_shift) & 0xFFFFu;
-      s_mem[a] = word + (1u << half_shift);
+      uint counter = s_mem[a];
+      ranks[i] = (counter >> half_shift) & 0xFFFFu;
+      s_mem[a] = counter + (1u << half_shift);
     }
     barrier();
     // Scan the 8 * WG_SIZE counter words in address order; invocation t rakes words 8t..8t+7.
     // Each half sums at most TILE <= 65535, so no carry crosses into the high half.
-    uint words[8];
+    uint counters[8];
     uint sum = 0u;
     for (uint j = 0u; j < 8u; ++j) {
-      words[j] = s_mem[pad(8u * t + j)];
-      sum += words[j];
+      counters[j] = s_mem[pad(8u * t + j)];
+      sum += counters[j];
     }
     uvec2 total;
     uint prefix = workgroup_exclusive_scan(uvec2(sum, 0u), total).x;
     for (uint j = 0u; j < 8u; ++j) {
       s_mem[pad(8u * t + j)] = prefix;
-      prefix += words[j];
+      prefix += counters[j];
     }
     barrier();
     // Nibbles 8..15 (high halves) come after all keys with nibbles 0..7 (the low halves' sum).
     uint low_total = total.x & 0xFFFFu;
     for (uint i = 0u; i < ${ITEMS}u; ++i) {
-      uint b = (keys[i] >> shift) & 15u;
+      uint b = (digits[i] >> shift) & 15u;
       uint half_shift = (b >> 3) * 16u;
-      uint word = s_mem[pad((b & 7u) * ${WG_SIZE}u + t)];
-      ranks[i] += ((word >> half_shift) & 0xFFFFu) + (b >> 3) * low_total;
+      uint counter = s_mem[pad((b & 7u) * ${WG_SIZE}u + t)];
+      ranks[i] += ((counter >> half_shift) & 0xFFFFu) + (b >> 3) * low_total;
       indices[i] = s_mem[PADDED + pad(t * ${ITEMS}u + i)];
     }
     barrier();
     for (uint i = 0u; i < ${ITEMS}u; ++i) {
-      s_mem[pad(ranks[i])] = keys[i];
+      s_mem[pad(ranks[i])] = words[i];
       s_mem[PADDED + pad(ranks[i])] = indices[i];
     }
     barrier();
     if (nibble == 0u)
-      for (uint i = 0u; i < ${ITEMS}u; ++i) keys[i] = s_mem[pad(t * ${ITEMS}u + i)];
+      for (uint i = 0u; i < ${ITEMS}u; ++i) {
+        words[i] = s_mem[pad(t * ${ITEMS}u + i)];
+        digits[i] = digit_at(words[i], t * ${ITEMS}u + i, tile_len);
+      }
   }
 
   // Striped writes: neighbouring invocations hold neighbouring keys, which mostly share a digit
   // and so land next to each other.
   for (uint p = t; p < tile_len; p += ${WG_SIZE}u) {
-    uint key = s_mem[pad(p)], index = s_mem[PADDED + pad(p)];
-    uint slot = s_bins[(key >> ${SHIFT}u) & 255u] + p;
+    uint word = s_mem[pad(p)], index = s_mem[PADDED + pad(p)];
+    uint slot = s_bins[digit_at(word, p, tile_len)] + p;
 ${STORE}
   }
 }

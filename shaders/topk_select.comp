@@ -10,11 +10,15 @@
 // "prefix <= chosen prefix" is exactly the best K: key ties are settled by the lower index, as
 // the reference does, and most rows stop after the key digits. The segment sits in registers
 // (${PER} elements per invocation, consecutive invocations on consecutive positions so loads
-// coalesce), so it is read from memory once however many digit passes it takes.
+// coalesce), so it is read from memory once however many digit passes it takes. Every loop over
+// the PER elements is unrolled, so each element is a named register, never a dynamically indexed
+// array (which would spill to local memory).
 //
 // FINAL: one segment per row; the K picks are bitonic-sorted in workgroup memory and the row's
-// sorted positions written to `order`. Otherwise the picks go, unordered, to K candidate slots
-// per segment (unused slots get the sentinel pair 0xFFFFFFFF, 0xFFFFFFFF) for the next level.
+// results written (STORE_RESULT: the values, read back from the source at the picked positions so
+// their bits are the input's, and/or the positions). Otherwise the picks go, unordered, to K
+// candidate pairs per segment (unused slots get the sentinel pair 0xFFFFFFFF, 0xFFFFFFFF) for
+// the next level.
 ${EXTENSIONS}
 layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;
 
@@ -22,6 +26,9 @@ ${BUFFERS}
 ${KEYS}
 
 #define FINAL ${FINAL}
+// 1: picks take their slots with one atomic per subgroup (subgroup prefix sums within it);
+// 0: one atomic per invocation. Either way every invocation's picks land in consecutive slots.
+#define SUBGROUP_SLOTS ${SUBGROUP_SLOTS}
 const uint WG = ${WG_SIZE}u;
 const uint PER = ${PER}u;
 const uint SEG = WG * PER;
@@ -143,14 +150,31 @@ ${LOAD}
     if (s_state[2] == rank) break;  // uniform: every invocation read the same state
   }
 
-  // Every real pair whose prefix is <= the chosen one is a pick; slots are taken in any order.
+  // Every real pair whose prefix is <= the chosen one is a pick. Each invocation takes as many
+  // consecutive slots as it has picks, so no slot is taken by a lane-serial atomic per pick.
+  uint pick_mask = 0u;
   [[unroll]] for (uint e = 0u; e < PER; ++e) {
     uint key = keys[e], index = ${INDEX_OF};
     uint masked = key & key_mask;
     bool pick = masked < key_prefix || (masked == key_prefix && (index & index_mask) <= index_prefix);
-    if ((valid & (1u << e)) != 0u && pick && picks > 0u) {
-      uint slot = atomicAdd(s_state[4], 1u);
+    if ((valid & (1u << e)) != 0u && pick) pick_mask |= 1u << e;
+  }
+  if (picks == 0u) pick_mask = 0u;
+  uint count = bitCount(pick_mask);
+#if SUBGROUP_SLOTS
+  // Control flow is uniform here (the digit loop's exit is), so every lane takes part.
+  uint base = 0u;
+  uint subgroup_total = subgroupAdd(count);
+  if (gl_SubgroupInvocationID == 0u && subgroup_total != 0u) base = atomicAdd(s_state[4], subgroup_total);
+  uint slot = subgroupMax(base) + subgroupExclusiveAdd(count);
+#else
+  uint slot = count == 0u ? 0u : atomicAdd(s_state[4], count);
+#endif
+  [[unroll]] for (uint e = 0u; e < PER; ++e) {
+    if ((pick_mask & (1u << e)) != 0u) {
+      uint key = keys[e], index = ${INDEX_OF};
 ${STORE_PICK}
+      ++slot;
     }
   }
 #if FINAL
@@ -173,11 +197,11 @@ ${STORE_PICK}
       barrier();
     }
   }
-  for (uint q = lid; q < K; q += WG) order.data[row * K + q] = s_index[q];
-#else
-  for (uint s = picks + lid; s < K; s += WG) {
-    out_keys.data[group * K + s] = NONE;
-    out_indices.data[group * K + s] = NONE;
+  for (uint q = lid; q < K; q += WG) {
+    uint index = s_index[q];
+${STORE_RESULT}
   }
+#else
+  for (uint s = picks + lid; s < K; s += WG) out_pairs.data[group * K + s] = uvec2(NONE, NONE);
 #endif
 }

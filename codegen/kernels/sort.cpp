@@ -1,18 +1,22 @@
 // Sort, TopK: plans the passes that compute every row's sorted positions (`order`), then gathers
-// the used results from them.
+// the used results from them, except those the last pass writes itself: it holds the sorted keys,
+// so the workgroup pass and the radix plan's last scatter write the sorted values (and one
+// payload) directly, and `order` is only written when a gather still needs it. On long rows a
+// gather costs about as much as a whole radix digit pass.
 //
 // Plans, chosen against the target's workgroup memory so they fit every profile:
 //  - rows that fit one chunk: one bitonic pass in workgroup memory (several rows per workgroup
-//    when rows are short);
+//    when rows are short), the steps of a few strides at a time in registers;
 //  - topk of long rows ("select", sort_select.cpp): radix selection keeps the best k of every
 //    segment of a row without sorting it (segments so even one row fills the GPU), levels of
 //    candidates shrink until one segment per row is left, whose picks are sorted in workgroup
-//    memory;
+//    memory and written straight to the results (no `order`, no gathers);
 //  - topk of long rows with small k when select does not fit the target: each chunk keeps its
 //    best k (rounded up to a power of two) as candidates in scratch; merge passes sort chunks of
 //    candidates until one list per row is left, so no invocation ever walks a whole row;
 //  - full sorts of longer rows ("radix", sort_radix.cpp): an LSD radix sort through global
-//    memory, three dispatches (count, scan, stable scatter) per 8-bit digit;
+//    memory, three dispatches (count, scan, stable scatter) per 8-bit digit; the scatter ranks
+//    with subgroup ballots where the target has them ("radix_portable" forces the other way);
 //  - anything else (or forced "global"): a global bitonic sort on padded scratch rows:
 //    chunk-sized runs presorted in workgroup memory, then for every larger stage one dispatch per
 //    global stride and one workgroup-memory pass for the strides inside a chunk.
@@ -51,7 +55,7 @@ struct SortPlanner {
   }
 
   // Rows that fit a chunk: the whole sort is one pass.
-  void sort_in_workgroups(const KeySource& keys, uint32_t capacity, const std::string& order,
+  void sort_in_workgroups(const KeySource& keys, uint32_t capacity, const SortDirect& direct,
                           int64_t out_len) {
     BlockPass p;
     p.keys = &keys;
@@ -61,9 +65,12 @@ struct SortPlanner {
     p.chunk = uint32_t(std::min<int64_t>(capacity, std::max<int64_t>(2, pow2_ceil(p.rows * p.in_pad))));
     p.k_hi = uint32_t(p.in_pad);
     p.row_mask = uint32_t(p.in_pad - 1);
-    p.out_indices = order;
+    p.out_indices = direct.order;
     p.out_period = p.in_pad;
     p.out_len = out_len;
+    p.values = direct.values;
+    p.payload_source = direct.payload_source;
+    p.payload = direct.payload;
     p.strategy = "bitonic in workgroup memory";
     kernels.push_back(emit_sort_block(p, ctx, what));
   }
@@ -198,7 +205,6 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
   if (src.rows.rows() * out_len == 0) return {};  // nothing to write
 
   SortPlanner plan{ctx, what, cat("sort", op.result(0)->id, "_scratch"), scratch, {}};
-  std::string order = plan.add_scratch("_order", src.rows.rows() * out_len);
   uint32_t capacity = sort_chunk_capacity(ctx.target);
   std::string forced = ctx.forced(op);
   int64_t keep = pow2_ceil(out_len);
@@ -208,6 +214,9 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
   if (forced.empty() && !is_topk && !fits && radix_sort_fits(src.rows, ctx.target)) forced = "radix";
   if (forced.empty())
     forced = fits ? "workgroup" : select_ok ? "select" : candidates_ok ? "candidates" : "global";
+  // "radix_portable": radix with the scatter's portable ranking even where subgroups would do (tests).
+  bool portable_ranking = forced == "radix_portable";
+  if (portable_ranking) forced = "radix";
   // A forced multi-pass strategy on rows that would fit uses small chunks, so tests exercise the
   // global steps and several candidate merge levels on small data.
   int64_t padded = pow2_ceil(src.rows.n);
@@ -218,17 +227,49 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
   if (forced == "candidates" && fits)
     capacity = uint32_t(std::max<int64_t>(keep * 4, std::min<int64_t>(capacity, padded / 64)));
   if (forced == "global" && padded <= capacity) forced = "workgroup";  // rows of 1 or 2 keys
+
+  // Results the last pass writes itself (sorted values, one payload), so no gather reads `order`
+  // for them: the workgroup pass and the radix plan's last scatter hold the sorted keys.
+  const ir::Value* values = ctx.graph.has_uses(op.result(0)) ? op.result(0) : nullptr;
+  std::vector<int> payloads;  // sort operands >= 1 whose sorted results something uses
+  for (int i = 1; !is_topk && i < op.num_operands(); ++i)
+    if (ctx.graph.has_uses(op.result(i))) payloads.push_back(i);
+  bool indices = is_topk && ctx.graph.has_uses(op.result(1));
+  SortDirect direct;
+  if (forced == "workgroup") {
+    direct.values = values;
+    // The payload is read at the index in the same pass; with `order` too, five buffers.
+    if (payloads.size() == 1 && !indices && ctx.target.max_per_stage_descriptor_storage_buffers >= 4) {
+      direct.payload_source = op.operand(payloads[0]);
+      direct.payload = op.result(payloads[0]);
+    }
+  } else if (forced == "radix" && radix_writes_values(key_type)) {
+    direct.values = values;
+    if (payloads.size() == 1 && radix_carries_payload(key_type, op.operand(payloads[0])->type.dtype)) {
+      direct.payload_source = op.operand(payloads[0]);
+      direct.payload = op.result(payloads[0]);
+    }
+  }
+  bool gather_values = values != nullptr && direct.values == nullptr;
+  bool gather_payloads = payloads.size() > (direct.payload != nullptr ? 1u : 0u);
+  std::string order;
+  // Select writes the used topk results itself (sort_select.cpp): no `order`, no gathers.
+  if (forced != "select" &&
+      (gather_values || gather_payloads || indices || (forced != "workgroup" && forced != "radix")))
+    order = plan.add_scratch("_order", src.rows.rows() * out_len);
+  direct.order = order;
+
   if (forced == "workgroup") {
     check(fits, what, ": strategy 'workgroup' needs rows of at most ", capacity, " keys on target '",
           ctx.target.name, "'");
-    plan.sort_in_workgroups(src, capacity, order, out_len);
+    plan.sort_in_workgroups(src, capacity, direct, out_len);
   } else if (forced == "select") {
     check(is_topk, what, ": strategy 'select' is for topk only");
+    if (!values && !indices) return {};
     // Forced on rows that would fit a chunk (tests): tiny segments, so several levels run.
-    std::vector<EmittedKernel> passes = emit_topk_select(
-        src, out_len, order, fits, [&](const std::string& suffix, int64_t n) { return plan.add_scratch(suffix, n); },
-        ctx, what);
-    plan.kernels.insert(plan.kernels.end(), passes.begin(), passes.end());
+    return emit_topk_select(src, out_len, SelectOutputs{values, indices ? op.result(1) : nullptr}, fits,
+                            [&](const std::string& suffix, int64_t n) { return plan.add_scratch(suffix, n); },
+                            ctx, what);
   } else if (forced == "candidates") {
     plan.topk_by_candidates(src, capacity, keep, order, out_len);
   } else if (forced == "global") {
@@ -236,26 +277,23 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
   } else if (forced == "radix") {
     // Forced on rows that would fit a chunk (tests): small tiles, so each row spans several.
     std::vector<EmittedKernel> passes = emit_sort_radix(
-        src, order, out_len, fits, [&](const std::string& suffix, int64_t n) { return plan.add_scratch(suffix, n); },
-        ctx, what);
+        src, direct, out_len, fits, portable_ranking,
+        [&](const std::string& suffix, int64_t n) { return plan.add_scratch(suffix, n); }, ctx, what);
     plan.kernels.insert(plan.kernels.end(), passes.begin(), passes.end());
   } else {
     throw Error(cat(what, ": unknown sort strategy '", forced,
-                    "' (expected workgroup, select, candidates, global or radix)"));
+                    "' (expected workgroup, select, candidates, global, radix or radix_portable)"));
   }
 
-  // Gathers for the results something uses.
-  if (is_topk) {
-    if (ctx.graph.has_uses(op.result(0)))
-      plan.kernels.push_back(emit_sort_gather_values(order, src.rows, out_len, keys, op.result(0), ctx, what));
-    if (ctx.graph.has_uses(op.result(1)))
-      plan.kernels.push_back(emit_sort_gather_indices(order, src.rows, out_len, op.result(1), ctx, what));
-  } else {
-    for (int i = 0; i < op.num_operands(); ++i)
-      if (ctx.graph.has_uses(op.result(i)))
-        plan.kernels.push_back(
-            emit_sort_gather_values(order, src.rows, out_len, op.operand(i), op.result(i), ctx, what));
-  }
+  // Gathers for the used results the last pass did not write.
+  if (gather_values)
+    plan.kernels.push_back(emit_sort_gather_values(order, src.rows, out_len, keys, op.result(0), ctx, what));
+  if (indices)
+    plan.kernels.push_back(emit_sort_gather_indices(order, src.rows, out_len, op.result(1), ctx, what));
+  for (int i : payloads)
+    if (op.result(i) != direct.payload)
+      plan.kernels.push_back(
+          emit_sort_gather_values(order, src.rows, out_len, op.operand(i), op.result(i), ctx, what));
   return std::move(plan.kernels);
 }
 

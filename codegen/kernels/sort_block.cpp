@@ -1,5 +1,8 @@
 // The workgroup-memory bitonic pass of the sort family: sorts whole short rows, chunks of long
 // rows (topk candidates, presorted runs of a global sort), or finishes a global merge stage.
+// Every invocation holds several pairs in registers and runs the steps whose strides fall between
+// them, changing the register layout through workgroup memory only every few steps
+// (shaders/sort_block.comp explains the layouts).
 #include <algorithm>
 #include <bit>
 #include <set>
@@ -22,17 +25,55 @@ std::string uint_buffer(uint32_t binding, const char* access, const std::string&
              binding, " { uint data[]; } ", instance, ";\n");
 }
 
+// Where element `i` of virtual row `row` lies in a tensor laid out like the keys with an axis of
+// `len` (the key tensor itself, or a result).
+std::string row_address(const SortRows& r, int64_t len, const std::string& i) {
+  return r.inner == 1 ? cat("row * ", len, "u + ", i)
+                      : cat("(row / ", r.inner, "u) * ", len * r.inner, "u + ", i, " * ", r.inner,
+                            "u + row % ", r.inner, "u");
+}
+
 // GLSL that sets `key` and `index` for element i of virtual row `row` read from the key tensor.
 std::string load_from_tensor(const KeySource& src) {
-  const SortRows& r = src.rows;
-  std::string addr = r.inner == 1 ? cat("row * ", r.n, "u + i")
-                                  : cat("(row / ", r.inner, "u) * ", r.n * r.inner, "u + i * ",
-                                        r.inner, "u + row % ", r.inner, "u");
   DType t = src.value->type.dtype;
   std::string convert = is_float(t) ? "vkc_sort_key_float(float(" : "vkc_sort_key_int(int(";
-  return cat("      key = ", convert, "source.data[", addr, "]));\n",
+  return cat("      key = ", convert, "source.data[", row_address(src.rows, src.rows.n, "i"), "]));\n",
              src.descending ? "      key = ~key;  // descending: reversed order, NaN first\n" : "",
              "      index = i;\n");
+}
+
+// GLSL writing the sorted value of output slot q of row `row` (`key` from position `index`) to `values`: 4-byte keys invert their image, except zeros and NaNs, whose bits only
+// the source knows; other types read the source element back (the row was just read, so it is
+// likely cached).
+std::string store_value(const KeySource& src, int64_t out_len) {
+  DType t = src.value->type.dtype;
+  std::string at = row_address(src.rows, out_len, "q");
+  std::string from_source = cat("source.data[", row_address(src.rows, src.rows.n, "index"), "]");
+  std::string image = src.descending ? "~key" : "key";
+  if (t == DType::i32) return cat("      values.data[", at, "] = int(", image, " ^ 0x80000000u);\n");
+  if (t != DType::f32) return cat("      values.data[", at, "] = ", from_source, ";\n");
+  return cat("      {\n        uint image = ", image, ";\n        values.data[", at,
+             "] = vkc_sort_key_float_invertible(image) ? uintBitsToFloat(vkc_sort_key_float_inverse(image))\n",
+             "                                                 : ", from_source, ";\n      }\n");
+}
+
+// GLSL for one in-register step of the network (shaders/sort_block.comp): for each stride m
+// between registers (a power of two below `items`), the compare-exchanges of the register pairs
+// (r, r + m), with constant register indices. A pair sorts descending when its position has the
+// stage's `mask` bit set.
+std::string register_steps(uint32_t items) {
+  std::string out;
+  for (uint32_t m = 1; m < items; m *= 2) {
+    out += cat(m == 1 ? "      if" : " else if", " (m == ", m, "u) {\n");
+    for (uint32_t r = 0; r < items; ++r) {
+      if (r & m) continue;
+      std::string position = r == 0 ? "high" : cat("(high | (", r, "u << lo))");
+      out += cat("        cmpx(keys[", r, "], indices[", r, "], keys[", r | m, "], indices[", r | m, "], (",
+                 position, " & mask) == 0u);\n");
+    }
+    out += "      }";
+  }
+  return out + "\n";
 }
 
 }  // namespace
@@ -77,17 +118,43 @@ EmittedKernel emit_sort_block(const BlockPass& pass, const KernelContext& ctx, c
                ".data[a];\n      index = ", iin, ".data[a];\n");
   }
   if (in_place) {
-    store = "      pair_keys.data[o] = s_key[t];\n      pair_indices.data[o] = s_index[t];\n";
+    store = "      pair_keys.data[o] = key;\n      pair_indices.data[o] = index;\n";
   } else {
     if (!pass.out_keys.empty()) {
       buffers += uint_buffer(binding++, "writeonly ", "out_keys");
       k.bindings.push_back({pass.out_keys, true});
-      store += "      out_keys.data[o] = s_key[t];\n";
+      store += "      out_keys.data[o] = key;\n";
     }
-    buffers += uint_buffer(binding++, "writeonly ", "out_indices");
-    k.bindings.push_back({pass.out_indices, true});
-    store += "      out_indices.data[o] = s_index[t];\n";
+    if (!pass.out_indices.empty()) {
+      buffers += uint_buffer(binding++, "writeonly ", "out_indices");
+      k.bindings.push_back({pass.out_indices, true});
+      store += "      out_indices.data[o] = index;\n";
+    }
   }
+  // Results written here instead of by gathers from `order` (sort.cpp decides which).
+  check((pass.values == nullptr && pass.payload == nullptr) ||
+            (pass.keys != nullptr && pass.out_period == pass.in_pad),
+        "internal: ", what, ": direct results need whole rows read from the key tensor");
+  if (pass.values != nullptr) {
+    DType t = pass.values->type.dtype;
+    buffers += glsl_buffer(binding++, t, true, "values");
+    k.bindings.push_back({ctx.tensor(pass.values), true});
+    store += store_value(*pass.keys, pass.out_len);
+  }
+  if (pass.payload != nullptr) {
+    DType t = pass.payload->type.dtype;
+    types.insert(t);
+    buffers += glsl_buffer(binding++, t, false, "payload");
+    buffers += glsl_buffer(binding++, t, true, "payload_out");
+    k.bindings.push_back({ctx.tensor(pass.payload_source), false});
+    k.bindings.push_back({ctx.tensor(pass.payload), true});
+    const SortRows& r = pass.keys->rows;
+    store += cat("      payload_out.data[", row_address(r, pass.out_len, "q"), "] = payload.data[",
+                 row_address(r, r.n, "index"), "];\n");
+  }
+  check(binding <= ctx.target.max_per_stage_descriptor_storage_buffers, "internal: ", what,
+        ": sort block pass binds ", binding, " buffers");
+  check(!store.empty(), "internal: ", what, ": sort block pass writes nothing");
 
   int64_t virtual_slots = pass.rows * pass.in_pad;
   int64_t groups = (virtual_slots + pass.chunk - 1) / pass.chunk;
@@ -95,6 +162,7 @@ EmittedKernel emit_sort_block(const BlockPass& pass, const KernelContext& ctx, c
         " sort slots exceed 32-bit indexing");
   int64_t out_rows = virtual_slots / pass.out_period;  // out_period divides in_pad
   uint32_t wg = fit_workgroup_size_x(std::min(pass.chunk / 2, kPreferredWorkgroup), ctx.target);
+  uint32_t items = pass.chunk / wg;  // pairs per invocation, in registers
   k.workgroup_size = {wg, 1, 1};
   k.workgroup_count = linear_grid(uint64_t(groups) * wg, wg, ctx.target, what);
   k.workgroup_memory_bytes = pass.chunk * kPairBytes;
@@ -115,13 +183,23 @@ EmittedKernel emit_sort_block(const BlockPass& pass, const KernelContext& ctx, c
                      {"OUT_PERIOD", std::to_string(pass.out_period)},
                      {"OUT_ROWS", std::to_string(out_rows)},
                      {"OUT_LEN", std::to_string(pass.out_len)},
+                     {"ITEMS", std::to_string(items)},
+                     {"LOG_ITEMS", std::to_string(std::countr_zero(items))},
+                     {"LOG_K_LO", std::to_string(std::countr_zero(pass.k_lo))},
+                     {"LOG_K_HI", std::to_string(std::countr_zero(pass.k_hi))},
+                     {"STEPS", register_steps(items)},
                      {"STORE", store}});
   k.tiles["chunk"] = pass.chunk;
   k.tiles["row_slots"] = pass.in_pad;
+  k.tiles["items"] = items;
   uint32_t stages = 0;
   for (uint64_t s = pass.k_lo; s <= pass.k_hi; s *= 2) stages += std::bit_width(std::min<uint64_t>(s, pass.chunk)) - 1;
   k.flops = double(groups) * pass.chunk / 2 * stages;
-  k.bytes = double(pass.rows) * pass.in_len * 8 + double(out_rows) * pass.out_len * (pass.out_keys.empty() ? 4 : 8);
+  // Pairs (or keys) in; every written word out, a payload read back at the index.
+  double out_words = double(!pass.out_keys.empty()) + double(!pass.out_indices.empty()) +
+                     double(pass.values != nullptr) + 2 * double(pass.payload != nullptr);
+  k.bytes = double(pass.rows) * pass.in_len * (pass.keys != nullptr ? 4 : 8) +
+            double(out_rows) * pass.out_len * 4 * out_words;
   return k;
 }
 

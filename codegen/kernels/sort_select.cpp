@@ -1,11 +1,21 @@
 // Topk by radix selection (shaders/topk_select.comp): the first pass streams each row once,
 // split into segments so that even a single row fills the GPU, and keeps the best k pairs of
 // every segment as candidates; further levels select from the candidates until one segment per
-// row is left, whose k picks are sorted in workgroup memory and written to `order`.
+// row is left, whose k picks are sorted in workgroup memory and written straight to the used
+// results (values read back from the source at the picked positions), so no gather pass follows.
 //
 // This replaces sorting whole chunks just to keep k of them: a segment is read into registers
 // once and costs a few histogram passes over 8-bit digits (usually the four key bytes), whatever
 // its length, and segments are far longer than a workgroup-memory chunk.
+//
+// Workgroup size: levels with plenty of segments use small workgroups (256), so an SM holds
+// several and one workgroup's barriers (each digit pass has five, the final sort ~55 for k = 1024)
+// hide behind another's loads and atomics. A 1024-invocation workgroup holding 32 keys per
+// invocation needs more than 32 registers each, so it is alone on an SM of 64K registers
+// (NVIDIA), which then idles at every barrier and between load and histogram phases (measured:
+// 6.1 ms on the H200 for 4096 x 32768, k = 1024, ~40x off bandwidth). Rows this splits into
+// several segments (there: four of 8192) take a second level over the candidates. Levels with few
+// segments (few rows) keep up to 1024 invocations, for latency.
 #include <algorithm>
 #include <bit>
 #include <set>
@@ -19,7 +29,10 @@
 namespace vkc::codegen::kernels {
 namespace {
 
-constexpr uint32_t kPreferredWorkgroup = 1024;
+// Workgroup sizes: kBusyWorkgroup when the level still has kTargetGroups segments with it, else
+// up to kFewGroupsWorkgroup (see the file comment).
+constexpr uint32_t kBusyWorkgroup = 256;
+constexpr uint32_t kFewGroupsWorkgroup = 1024;
 // Elements per invocation held in registers: keys only when read from the tensor (indices are
 // positions), key + index pairs when read from candidates.
 constexpr uint32_t kPerFromTensor = 32;
@@ -57,10 +70,12 @@ uint32_t fit_copies(SelectLevel level, const TargetLimits& target) {
 // Levels from the tensor down to one segment per row, or empty when the target cannot hold one.
 std::vector<SelectLevel> plan_levels(const SortRows& r, int64_t k, bool small_segments,
                                      const TargetLimits& target) {
-  uint32_t wg_max = fit_workgroup_size_x(kPreferredWorkgroup, target);
+  uint32_t wg_few = fit_workgroup_size_x(kFewGroupsWorkgroup, target);
+  uint32_t wg_busy = fit_workgroup_size_x(kBusyWorkgroup, target);
   int64_t keep_pad = std::max<int64_t>(2, pow2_ceil(k));
   // Tests: tiny segments and workgroups so small rows take several levels and many segments.
-  if (small_segments) wg_max = std::min<uint32_t>(wg_max, uint32_t(std::max<int64_t>(16, keep_pad / 2)));
+  if (small_segments)
+    wg_few = wg_busy = std::min<uint32_t>(wg_few, uint32_t(std::max<int64_t>(16, keep_pad / 2)));
   std::vector<SelectLevel> levels;
   int64_t rows = r.rows(), len = r.n;
   for (bool from_tensor = true;; from_tensor = false) {
@@ -71,6 +86,7 @@ std::vector<SelectLevel> plan_levels(const SortRows& r, int64_t k, bool small_se
     l.keep_pad = keep_pad;
     l.from_tensor = from_tensor;
     uint32_t per_max = small_segments ? 4 : from_tensor ? kPerFromTensor : kPerFromPairs;
+    uint32_t wg_max = rows * ceil_div(len, int64_t(wg_busy) * per_max) >= kTargetGroups ? wg_busy : wg_few;
     int64_t seg_max = int64_t(wg_max) * per_max;
     int64_t seg_min = std::max<int64_t>(8 * k, kMinSegment);
     int64_t segments = ceil_div(len, seg_max);
@@ -78,7 +94,7 @@ std::vector<SelectLevel> plan_levels(const SortRows& r, int64_t k, bool small_se
     // workgroup (a level more costs a dispatch, which small problems feel most).
     if (!small_segments && rows * segments < kTargetGroups && rows * len >= kSplitMinElements)
       segments = std::max(segments, std::min({ceil_div(kTargetGroups, rows), len / seg_min,
-                                              int64_t(wg_max) * kPerFromPairs / k}));
+                                              int64_t(wg_few) * kPerFromPairs / k}));
     int64_t seg_len = ceil_div(len, segments);
     // Workgroups of at least a quarter of the segment (loads in flight) and, for the final sort,
     // half the padded picks (one compare-exchange per invocation and stage). With wg_max the
@@ -98,57 +114,102 @@ std::vector<SelectLevel> plan_levels(const SortRows& r, int64_t k, bool small_se
   }
 }
 
-std::string uint_buffer(uint32_t binding, const char* access, const std::string& instance) {
+// Candidate pairs (key, index) of a non-final level, interleaved so one 8-byte access moves a
+// pair and the final level binds one buffer for them (vulkan-min allows four per stage: pairs,
+// source, values, indices).
+std::string pair_buffer(uint32_t binding, const char* access, const std::string& instance) {
   return cat("layout(std430, set = 0, binding = ", binding, ") restrict ", access, "buffer Buffer",
-             binding, " { uint data[]; } ", instance, ";\n");
+             binding, " { uvec2 data[]; } ", instance, ";\n");
 }
 
-EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::string& in_keys,
-                         const std::string& in_indices, const std::string& out_keys,
-                         const std::string& out_indices, const KernelContext& ctx, const std::string& what) {
+// Offset of element `position` of row `row` in a tensor whose axis has `len` elements.
+std::string row_address(const SortRows& r, int64_t len, const std::string& position) {
+  if (r.inner == 1) return cat("row * ", len, "u + ", position);
+  return cat("(row / ", r.inner, "u) * ", len * r.inner, "u + ", position, " * ", r.inner, "u + row % ",
+             r.inner, "u");
+}
+
+// The final level's writes of pick q (at input position `index`) to the used results.
+std::string store_results(const KeySource& src, const SelectOutputs& out, int64_t k, uint32_t& binding,
+                          std::string& buffers, std::set<DType>& types, EmittedKernel& kernel,
+                          const KernelContext& ctx) {
+  std::string store;
+  std::string at = row_address(src.rows, k, "q");
+  if (out.values) {
+    // The source's own element, not one rebuilt from the key: keys fold -0.0 into 0.0 and every
+    // NaN into one, but the values must keep the input's bits.
+    DType t = src.value->type.dtype;
+    types.insert(t);
+    buffers += glsl_buffer(binding++, t, true, "values");
+    kernel.bindings.push_back({ctx.tensor(out.values), true});
+    store += cat("    values.data[", at, "] = source.data[", row_address(src.rows, src.rows.n, "index"),
+                 "];\n");
+  }
+  if (out.indices) {
+    DType t = out.indices->type.dtype;
+    if (t == DType::i64 && !ctx.target.shader_int64) {
+      // No 64-bit integers in the shader: each index as its (low, high) words; positions are below
+      // 2^31, so the high word is zero and the bytes are exactly the little-endian int64.
+      buffers += cat("layout(std430, set = 0, binding = ", binding++,
+                     ") restrict writeonly buffer Indices { uint data[]; } indices;\n");
+      store += cat("    indices.data[2u * (", at, ")] = index;\n", "    indices.data[2u * (", at,
+                   ") + 1u] = 0u;\n");
+    } else {
+      types.insert(t);
+      buffers += glsl_buffer(binding++, t, true, "indices");
+      store += cat("    indices.data[", at, "] = ", glsl_storage_type(t), "(index);\n");
+    }
+    kernel.bindings.push_back({ctx.tensor(out.indices), true});
+  }
+  return store;
+}
+
+EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::string& in_pairs,
+                         const std::string& out_pairs, const SelectOutputs& out, const KernelContext& ctx,
+                         const std::string& what) {
   EmittedKernel k;
   k.kernel = "topk_select";
   k.strategy = l.final ? (l.from_tensor ? "topk: select + sort rows" : "topk: final select + sort")
                        : (l.from_tensor ? "topk: select per segment" : "topk: select candidates");
-  std::string buffers, load, index_decl, index_keep, index_of, store;
+  std::string buffers, load, index_decl, index_keep, index_of, store, store_result;
   std::set<DType> types;
   uint32_t binding = 0;
-  if (l.from_tensor) {
-    DType t = src.value->type.dtype;
+  DType t = src.value->type.dtype;
+  // The source is read for the keys (first level) or for the values (final level).
+  bool binds_source = l.from_tensor || (l.final && out.values);
+  if (!l.from_tensor) {
+    buffers += pair_buffer(binding++, "readonly ", "in_pairs");
+    k.bindings.push_back({in_pairs, false});
+    load = "      uvec2 pair = in_pairs.data[row * LEN + i];\n      key = pair.x;\n      index = pair.y;\n";
+    index_decl = "uint positions[PER];  // the pairs' indices (the name `indices` is the result)";
+    index_keep = "positions[e] = index;";
+    index_of = "positions[e]";
+  }
+  if (binds_source) {
     types.insert(t);
     buffers += glsl_buffer(binding++, t, false, "source");
     k.bindings.push_back({src.tensor, false});
-    const SortRows& r = src.rows;
-    std::string addr = r.inner == 1 ? cat("row * ", r.n, "u + i")
-                                    : cat("(row / ", r.inner, "u) * ", r.n * r.inner, "u + i * ",
-                                          r.inner, "u + row % ", r.inner, "u");
+  }
+  if (l.from_tensor) {
     // The same key images as every other sort pass (shaders/sort_keys.glsl).
     std::string convert = is_float(t) ? "vkc_sort_key_float(float(" : "vkc_sort_key_int(int(";
-    load = cat("      key = ", convert, "source.data[", addr, "]));\n",
+    load = cat("      key = ", convert, "source.data[", row_address(src.rows, src.rows.n, "i"), "]));\n",
                src.descending ? "      key = ~key;  // descending: reversed order, NaN first\n" : "",
                "      index = i;\n");
     index_of = "(seg_base + e * WG + lid)";
-  } else {
-    buffers += uint_buffer(binding++, "readonly ", "in_keys");
-    buffers += uint_buffer(binding++, "readonly ", "in_indices");
-    k.bindings.push_back({in_keys, false});
-    k.bindings.push_back({in_indices, false});
-    load = "      key = in_keys.data[row * LEN + i];\n      index = in_indices.data[row * LEN + i];\n";
-    index_decl = "uint indices[PER];";
-    index_keep = "indices[e] = index;";
-    index_of = "indices[e]";
   }
   if (l.final) {
-    buffers += uint_buffer(binding++, "writeonly ", "order");
-    k.bindings.push_back({out_indices, true});
     store = "      s_key[slot] = key;\n      s_index[slot] = index;\n";
+    store_result = store_results(src, out, l.k, binding, buffers, types, k, ctx);
   } else {
-    buffers += uint_buffer(binding++, "writeonly ", "out_keys");
-    buffers += uint_buffer(binding++, "writeonly ", "out_indices");
-    k.bindings.push_back({out_keys, true});
-    k.bindings.push_back({out_indices, true});
-    store = "      out_keys.data[group * K + slot] = key;\n      out_indices.data[group * K + slot] = index;\n";
+    buffers += pair_buffer(binding++, "writeonly ", "out_pairs");
+    k.bindings.push_back({out_pairs, true});
+    store = "      out_pairs.data[group * K + slot] = uvec2(key, index);\n";
   }
+  std::string extensions = glsl_extensions(types);
+  if (ctx.target.subgroup_arithmetic)
+    extensions += "#extension GL_KHR_shader_subgroup_basic : require\n"
+                  "#extension GL_KHR_shader_subgroup_arithmetic : require\n";
   // Index digits cover the positions of the original row.
   uint32_t index_bits = std::max<uint32_t>(1, uint32_t(std::bit_width(uint64_t(src.rows.n - 1))));
   uint32_t index_top = (index_bits + 7) / 8 * 8;
@@ -156,11 +217,12 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
   k.workgroup_size = {l.wg, 1, 1};
   k.workgroup_count = linear_grid(uint64_t(groups) * l.wg, l.wg, ctx.target, what);
   k.workgroup_memory_bytes = l.memory_bytes();
-  k.glsl = instantiate_shader("topk_select", {{"EXTENSIONS", glsl_extensions(types)},
+  k.glsl = instantiate_shader("topk_select", {{"EXTENSIONS", extensions},
                                               {"WG_SIZE", std::to_string(l.wg)},
                                               {"BUFFERS", buffers},
                                               {"KEYS", shader_source("sort_keys.glsl")},
                                               {"FINAL", l.final ? "1" : "0"},
+                                              {"SUBGROUP_SLOTS", ctx.target.subgroup_arithmetic ? "1" : "0"},
                                               {"PER", std::to_string(l.per)},
                                               {"SEGMENTS", std::to_string(l.segments)},
                                               {"GROUPS", std::to_string(groups)},
@@ -174,14 +236,20 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
                                               {"LOAD", load},
                                               {"INDEX_KEEP", index_keep},
                                               {"INDEX_OF", index_of},
-                                              {"STORE_PICK", store}});
+                                              {"STORE_PICK", store},
+                                              {"STORE_RESULT", store_result}});
   k.tiles["segment"] = int64_t(l.wg) * l.per;
   k.tiles["per_invocation"] = l.per;
   k.tiles["histogram_copies"] = l.copies;
   if (l.final) k.tiles["keep_pad"] = l.keep_pad;
-  double in_bytes = l.from_tensor ? double(l.rows) * l.in_len * dtype_size(src.value->type.dtype)
-                                  : double(l.rows) * l.in_len * 8;
-  k.bytes = in_bytes + double(groups) * l.k * (l.final ? 4 : 8);
+  double in_bytes = l.from_tensor ? double(l.rows) * l.in_len * dtype_size(t) : double(l.rows) * l.in_len * 8;
+  double out_bytes = double(groups) * l.k * 8;
+  if (l.final) {
+    out_bytes = 0;
+    if (out.values) out_bytes += double(out.values->type.size_bytes()) * 2;  // gather + write
+    if (out.indices) out_bytes += double(out.indices->type.size_bytes());
+  }
+  k.bytes = in_bytes + out_bytes;
   return k;
 }
 
@@ -191,27 +259,24 @@ bool topk_select_fits(const SortRows& rows, int64_t k, const TargetLimits& targe
   return rows.rows() * rows.n <= int64_t(UINT32_MAX) && !plan_levels(rows, k, false, target).empty();
 }
 
-std::vector<EmittedKernel> emit_topk_select(const KeySource& keys, int64_t k, const std::string& order,
+std::vector<EmittedKernel> emit_topk_select(const KeySource& keys, int64_t k, const SelectOutputs& out,
                                             bool small_segments, const AddScratch& add_scratch,
                                             const KernelContext& ctx, const std::string& what) {
+  check(out.values || out.indices, "internal: ", what, ": topk select with no used result");
   std::vector<SelectLevel> levels = plan_levels(keys.rows, k, small_segments, ctx.target);
   check(!levels.empty(), what, ": strategy 'select' cannot hold k = ", k, " in the workgroup memory (",
         ctx.target.max_compute_shared_memory_size, " bytes) of target '", ctx.target.name, "'");
   check(keys.rows.rows() * keys.rows.n <= int64_t(UINT32_MAX) && keys.rows.n < (int64_t(1) << 31), what,
         ": ", keys.rows.rows(), " rows of ", keys.rows.n, " keys exceed 32-bit indexing");
   std::vector<EmittedKernel> kernels;
-  std::string in_keys, in_indices;
+  std::string in_pairs;
   for (size_t i = 0; i < levels.size(); ++i) {
     const SelectLevel& l = levels[i];
-    std::string out_keys, out_indices = order;
-    if (!l.final) {
-      int64_t slots = l.rows * l.segments * l.k;
-      out_keys = add_scratch(cat("_select_keys", i), slots);
-      out_indices = add_scratch(cat("_select_indices", i), slots);
-    }
-    kernels.push_back(emit_level(l, keys, in_keys, in_indices, out_keys, out_indices, ctx, what));
-    in_keys = out_keys;
-    in_indices = out_indices;
+    std::string out_pairs;
+    // Two words per candidate pair.
+    if (!l.final) out_pairs = add_scratch(cat("_select_pairs", i), 2 * l.rows * l.segments * l.k);
+    kernels.push_back(emit_level(l, keys, in_pairs, out_pairs, out, ctx, what));
+    in_pairs = out_pairs;
   }
   return kernels;
 }

@@ -1,7 +1,9 @@
 // The radix sort plan (codegen/kernels/sort_radix.cpp) on the device (lavapipe): exact match of
 // sorted keys and payloads with the reference interpreter for rows spanning several tiles, several
 // rows, any axis, both directions, ties, NaN / inf / signed zero and every key type it plans digit
-// passes for; plus the plan it compiles to for long rows on every target profile.
+// passes for, with both tile rankings (subgroup ballots where the device has them, the portable
+// one forced) and with results written by the last scatter or gathered; plus the plan it compiles
+// to for long rows on every target profile.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/glsl_types.h"
+#include "codegen/kernels/sort_common.h"
 #include "codegen/targets.h"
 #include "common/gpu_harness.h"
 #include "support/error.h"
@@ -191,6 +194,64 @@ TEST(SortRadix, KeyTypesAndTheirDigitPasses) {
   }
 }
 
+int count_strategy(const ModuleImage& image, const std::string& prefix) {
+  int n = 0;
+  for (const DispatchDesc& d : image.manifest.dispatches) n += d.strategy.rfind(prefix, 0) == 0;
+  return n;
+}
+
+// Both tile rankings on the device: ballots (lavapipe offers them; its subgroups of 8 make many
+// per workgroup) and the portable one, forced, on the same specials, ties and payloads.
+TEST(SortRadix, BallotAndPortableRankingAgree) {
+  for (const char* strategy : {"radix", "radix_portable"}) {
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE(cat(strategy, descending ? " descending" : ""));
+      Shape shape{3, 1100};
+      ir::Graph g = sort_with_positions(DType::f32, shape, 1, descending);
+      HostTensor x = specials(shape, 54);
+      HostTensor ties = tied(DType::f32, shape, 55, 4);
+      for (int64_t i = 0; i < x.numel(); i += 2) x.as<float>()[i] = ties.as<float>()[i];
+      GpuRunOptions options;
+      options.forced_strategy = {{"sort", strategy}};
+      GpuRun run = run_on_gpu(g, {{"x", x}, {"pos", positions(shape, 1)}}, options);
+      bool ballot = std::string(strategy) == "radix" &&
+                    codegen::kernels::radix_subgroup_ranking_possible(run.module.manifest.target);
+      EXPECT_EQ(count_strategy(run.module, "radix ballot scatter"), ballot ? 4 : 0);
+      EXPECT_EQ(count_strategy(run.module, "radix scatter bits"), ballot ? 0 : 4);
+      for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
+    }
+  }
+}
+
+// Which results the last scatter writes and which are gathered from `order`: values of 4-byte
+// keys, and one 4-byte payload carried in the pairs; anything else is gathered, and still exact.
+TEST(SortRadix, ResultsWrittenByTheLastPassOrGathered) {
+  Shape shape{2, 900};
+  struct Case {
+    DType key, payload;
+    bool two_payloads;
+    int gathers;
+  };
+  for (Case c : {Case{DType::f32, DType::i32, false, 0}, Case{DType::i32, DType::f32, false, 0},
+                 Case{DType::i32, DType::f16, false, 1}, Case{DType::f32, DType::i32, true, 2},
+                 Case{DType::f16, DType::i32, false, 2}}) {
+    SCOPED_TRACE(cat(dtype_name(c.key), " keys, ", dtype_name(c.payload), c.two_payloads ? " x2" : ""));
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", {c.key, shape});
+    std::vector<ir::Value*> operands{x, g.add_input("a", {c.payload, shape})};
+    if (c.two_payloads) operands.push_back(g.add_input("b", {DType::i32, shape}));
+    ir::Op* op = g.add_op(ir::OpKind::Sort, operands, {{"axis", int64_t(1)}, {"descending", true}});
+    for (int i = 0; i < int(op->results.size()); ++i) g.add_output(op->result(i), cat("r", i));
+    auto inputs = random_inputs(g, 56);
+    inputs["x"] = c.key == DType::f32 ? specials(shape, 57) : tied(c.key, shape, 57, 40);
+    GpuRunOptions options;
+    options.forced_strategy = {{"sort", "radix"}};
+    GpuRun run = run_on_gpu(g, inputs, options);
+    EXPECT_EQ(count_kernels(run.module, "sort_gather"), c.gathers);
+    for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
+  }
+}
+
 TEST(SortRadix, MinimalProfileOnDevice) {
   // vulkan-min's plan (smaller tiles and workgroups) also runs on lavapipe.
   Shape shape{2, 6000};
@@ -199,6 +260,7 @@ TEST(SortRadix, MinimalProfileOnDevice) {
   options.target = "vulkan-min";
   GpuRun run = run_on_gpu(g, {{"x", specials(shape, 52)}, {"pos", positions(shape, 1)}}, options);
   EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), 4);
+  EXPECT_EQ(count_strategy(run.module, "radix scatter bits"), 4);  // no subgroups on vulkan-min
   for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
 }
 
@@ -222,8 +284,9 @@ TEST(SortRadix, LongRowsCompileForEveryProfile) {
       EXPECT_EQ(count_kernels(image, "sort_radix_count"), 4);
       EXPECT_EQ(count_kernels(image, "sort_radix_scan"), 4);
       EXPECT_EQ(count_kernels(image, "sort_radix_scatter"), 4);
-      EXPECT_EQ(count_kernels(image, "sort_gather"), 2);
-      EXPECT_EQ(image.manifest.dispatches.size(), 14u);
+      // 4-byte keys and payload: the last scatter writes both results, so nothing is gathered.
+      EXPECT_EQ(count_kernels(image, "sort_gather"), 0);
+      EXPECT_EQ(image.manifest.dispatches.size(), 12u);
     }
   }
 }

@@ -148,13 +148,46 @@ TEST(SortKernel, UnusedResultsGetNoBuffer) {
   ir::Op* op = g.add_op(ir::OpKind::Sort, {keys, a}, {{"axis", int64_t(1)}, {"descending", false}});
   g.add_output(op->result(1), "a_sorted");  // sorted keys unused
   GpuRun run = check_sort(g, random_inputs(g, 4));
-  int gathers = 0;
-  for (const DispatchDesc& d : run.module.manifest.dispatches) gathers += d.kernel == "sort_gather";
-  EXPECT_EQ(gathers, 1);
+  // The workgroup pass writes the one used payload itself: a single dispatch.
+  EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
   // The unused sorted keys have no tensor: only the inputs, the used output and sort scratch.
   for (const TensorDesc& t : run.module.manifest.tensors)
     EXPECT_TRUE(t.name == "keys" || t.name == "a" || t.name == "a_sorted" || t.name.rfind("sort", 0) == 0)
         << "unexpected tensor " << t.name;
+}
+
+// The workgroup pass writes the sorted values and one payload itself (f32 / i32 values from their
+// key images, zeros and NaNs and other types read back at the index; the payload read at the
+// index): one dispatch and no `order`, byte-exact for NaN payloads and -0.0, on a middle axis.
+TEST(SortKernel, WorkgroupPassWritesValuesAndPayloadItself) {
+  Shape shape{2, 300, 3};
+  uint32_t nan_bits[] = {0x7FC00000u, 0xFFC01234u, 0x7F800001u, 0x80000000u, 0x00000000u, 0x80000001u};
+  for (DType key : {DType::f32, DType::i32, DType::f16, DType::i8}) {
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE(cat(dtype_name(key), descending ? " descending" : ""));
+      ir::Graph g;
+      ir::Value* x = g.add_input("x", {key, shape});
+      ir::Value* pos = g.add_input("pos", {DType::f32, shape});
+      ir::Op* op = g.add_op(ir::OpKind::Sort, {x, pos}, {{"axis", int64_t(1)}, {"descending", descending}});
+      g.add_output(op->result(0), "sorted");
+      g.add_output(op->result(1), "payload");
+      auto inputs = random_inputs(g, 40);
+      inputs["x"] = tied_keys(key, shape, 41, 9);
+      if (key == DType::f32)  // NaNs of both signs and a payload, both zeros, a denormal
+        for (int64_t i = 0; i < inputs["x"].numel(); i += 3)
+          std::memcpy(inputs["x"].as<float>() + i, &nan_bits[(i / 3) % 6], 4);
+      if (key == DType::i32) {
+        inputs["x"].as<int32_t>()[0] = std::numeric_limits<int32_t>::min();
+        inputs["x"].as<int32_t>()[1] = std::numeric_limits<int32_t>::max();
+      }
+      // Every profile compiles the f32 plan; the other key types run on the device only (not every
+      // profile stores them).
+      GpuRun run = key == DType::f32 && !descending ? check_sort(g, inputs) : run_on_gpu(g, inputs);
+      for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
+      EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
+      for (const TensorDesc& t : run.module.manifest.tensors) EXPECT_EQ(t.name.find("_order"), std::string::npos);
+    }
+  }
 }
 
 TEST(SortKernel, MillionKeysInOneRow) {

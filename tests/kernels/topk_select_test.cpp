@@ -2,8 +2,10 @@
 // selection among candidates, final select + sort) are forced on small rows with tiny segments, so
 // every level runs, and checked byte for byte against the reference interpreter: ties (lower index
 // first), NaN, +-inf, -0.0 == 0.0, k = 1 and k = n, several rows, axes other than the last, largest
-// and smallest, every key dtype, indices-only and values-only uses. Long rows take select by
-// default, and the benchmark shapes compile to it for every target profile.
+// and smallest, every key dtype, indices-only and values-only uses (the final level writes the
+// results itself, values read back from the input). Long rows take select by default, many rows
+// take small workgroups and two levels, and the benchmark shapes compile to it for every target
+// profile.
 #include <cmath>
 #include <limits>
 
@@ -80,6 +82,8 @@ GpuRun check(const Case& c, const HostTensor& x, const std::string& forced = "se
     }
   }
   EXPECT_GE(count_select_passes(run), 1);
+  // The final select level writes the results itself: no gather pass reads sorted positions.
+  for (const DispatchDesc& d : run.module.manifest.dispatches) EXPECT_EQ(d.kernel, "topk_select") << d.name;
   return run;
 }
 
@@ -136,8 +140,27 @@ TEST(TopKSelect, LongRowsTakeSelectByDefault) {
   EXPECT_GE(count_select_passes(run), 2);
 }
 
+TEST(TopKSelect, ManyRowsTakeSmallWorkgroupsAndTwoLevels) {
+  // Enough segments of 8192 to fill a GPU with 256-invocation workgroups: rows are split though
+  // one 1024-invocation workgroup could hold them, and a second level selects from each row's
+  // candidates (the plan of the 4096 x 32768, k = 1024 benchmark, on 512 rows of 8193 keys).
+  std::mt19937 rng(14);
+  HostTensor x = random_tensor(DType::f32, {512, 8193}, rng);
+  GpuRun run = check({.shape = {512, 8193}, .k = 1000}, x, "");
+  const std::vector<DispatchDesc>& d = run.module.manifest.dispatches;
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].strategy, "topk: select per segment");
+  EXPECT_EQ(d[0].workgroup_size[0], 256u);
+  EXPECT_EQ(uint64_t(d[0].workgroup_count[0]) * d[0].workgroup_count[1], 512u * 2u);  // 2 segments a row
+  EXPECT_EQ(d[1].strategy, "topk: final select + sort");
+  EXPECT_EQ(d[1].workgroup_size[0], 256u);
+  check({.shape = {512, 8193}, .k = 3, .largest = false, .index_type = "i32"}, x, "");
+}
+
 TEST(TopKSelect, MinimalProfileOnDevice) {
-  // vulkan-min: 128 invocations, 16 KiB of workgroup memory, four storage buffers per stage.
+  // vulkan-min: 128 invocations, 16 KiB of workgroup memory, four storage buffers per stage (the
+  // final level binds candidates, source, values and indices), no subgroup operations (picks take
+  // slots one atomic per invocation) and no 64-bit integers (i64 indices written as two words).
   for (Case c : {Case{.shape = {2, 30000}, .k = 9, .largest = false}, Case{.shape = {2, 5000}, .k = 1000}}) {
     GpuRunOptions options;
     options.target = "vulkan-min";
@@ -167,9 +190,10 @@ TEST(TopKSelect, BenchmarkShapesFitEveryTarget) {
       }
       ModuleImage m;
       ASSERT_NO_THROW(m = codegen::compile_graph(graph_of(c, DType::f32), co));
-      EXPECT_EQ(m.manifest.dispatches.front().kernel, "topk_select");
-      for (const DispatchDesc& d : m.manifest.dispatches)
+      for (const DispatchDesc& d : m.manifest.dispatches) {
+        EXPECT_EQ(d.kernel, "topk_select") << d.name;
         EXPECT_LE(d.workgroup_memory_bytes, co.target.max_compute_shared_memory_size) << d.name;
+      }
     }
 }
 
