@@ -25,7 +25,8 @@ struct Timing {
 
 double median(std::vector<double> v);
 
-// Runs `warmup` untimed executions, then `runs` profiled ones; run i uses sets[i % sets.size()].
+// Runs `warmup` untimed executions (and more until 0.5 s have passed), then `runs` profiled ones;
+// run i uses sets[i % sets.size()].
 // Stops timing early once `budget_s` of wall time has passed and at least `min_runs` ran, so one
 // pathologically slow kernel cannot eat the GPU lease (the JSON records how many ran).
 Timing time_program(rt::Program& program, const std::vector<DeviceInputs>& sets, int warmup, int runs,

@@ -13,6 +13,7 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/grid.h"
+#include "codegen/kernels/gemm_core.h"
 #include "codegen/kernels/gemm_planner.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
@@ -137,20 +138,16 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   k.workgroup_size = {inv, 1, 1};
   k.workgroup_count = linear_grid(uint64_t(groups) * inv, inv, ctx.target, what);
   k.workgroup_memory_bytes = g.workgroup_memory_bytes();
-  // Staging order: walk each operand's contiguous dim fastest so global reads coalesce.
-  std::string a_coords = a.col_stride == 1
-                             ? cat("      uint mm = e / ", g.tile_k, "u, kk = e % ", g.tile_k, "u;")
-                             : cat("      uint kk = e / ", g.tile_m, "u, mm = e % ", g.tile_m, "u;");
-  std::string b_coords = b.col_stride == 1
-                             ? cat("      uint kk = e / ", g.tile_n, "u, nn = e % ", g.tile_n, "u;")
-                             : cat("      uint nn = e / ", g.tile_k, "u, kk = e % ", g.tile_k, "u;");
+  // Staging order: walk each operand's contiguous dim fastest so global reads coalesce; the
+  // result is row-major, so neighbouring invocations own neighbouring columns.
+  GemmCoreShape core{uint32_t(g.tile_m), uint32_t(g.tile_n), uint32_t(g.tile_k), uint32_t(g.reg_m),
+                     uint32_t(g.reg_n)};
+  core.a_kfast = a.col_stride == 1 && core.stages_evenly(core.tm, true);
+  core.b_kfast = b.col_stride != 1 && core.stages_evenly(core.tn, true);
   values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
-                               {"TM", cat(g.tile_m)}, {"TN", cat(g.tile_n)}, {"TK", cat(g.tile_k)},
-                               {"RM", cat(g.reg_m)}, {"RN", cat(g.reg_n)},
-                               {"TX", cat(g.tile_n / g.reg_n)}, {"TY", cat(g.tile_m / g.reg_m)},
                                {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                {"TILES_MN", cat(tiles_m * tiles_n)},
-                               {"A_COORDS", a_coords}, {"B_COORDS", b_coords}});
+                               {"GEMM_CORE", gemm_core_glsl(core)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.tiles = {{"tile_m", g.tile_m}, {"tile_n", g.tile_n}, {"tile_k", g.tile_k},
              {"reg_m", g.reg_m}, {"reg_n", g.reg_n}, {"workgroups", groups}};

@@ -67,17 +67,27 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
                             const std::string& reader, const std::string& value_type) {
   std::vector<int64_t> xs = ir::logical_strides(input_shape, g.input_pos);
   std::string zero = value_type + "(0)";
-  std::string s = cat(value_type, " gather_x(uint n, uint c, uvec3 o, uvec3 k) {\n",
-                      "  uint off = n * ", u32(xs[0]), " + c * ", u32(xs[1]), ";\n  int p;\n");
+  // x_row: what depends only on the output element (image offset and the tap-0 position), so a
+  // kernel that reads many taps of one output position (the tiled GEMM's A rows) decodes it once.
+  std::string s = cat("struct XRow { uint off; ivec3 p0; };\n",
+                      "XRow x_row(uint n, uvec3 o) {\n  XRow r;\n  r.off = n * ", u32(xs[0]),
+                      ";\n  r.p0 = ivec3(0);\n");
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) {
-    std::string oi = cat("o[", i, "]"), ki = cat("k[", i, "]");
+    if (!g.transposed)
+      s += cat("  r.p0[", i, "] = int(o[", i, "] * ", u32(g.strides[i]), ") - ", g.pad_begin[i], ";\n");
+    else
+      s += cat("  r.p0[", i, "] = int(o[", i, "]) + ", g.pad_begin[i], ";\n");
+  }
+  s += "  return r;\n}\n";
+  s += cat(value_type, " gather_row(XRow r, uint c, uvec3 k) {\n  uint off = r.off + c * ", u32(xs[1]),
+           ";\n  int p;\n");
+  for (size_t i = 0; i < size_t(g.spatial_rank); ++i) {
+    std::string ki = cat("k[", i, "]");
     if (!g.transposed) {
-      s += cat("  p = int(", oi, " * ", u32(g.strides[i]), " + ", ki, " * ", u32(g.dilations[i]),
-               ") - ", g.pad_begin[i], ";\n");
+      s += cat("  p = r.p0[", i, "] + int(", ki, " * ", u32(g.dilations[i]), ");\n");
       s += cat("  if (p < 0 || p >= ", g.in_spatial[i], ") return ", zero, ";\n");
     } else {
-      s += cat("  p = int(", oi, ") + ", g.pad_begin[i], " - int(", ki, " * ", u32(g.dilations[i]),
-               ");\n");
+      s += cat("  p = r.p0[", i, "] - int(", ki, " * ", u32(g.dilations[i]), ");\n");
       s += cat("  if (p < 0) return ", zero, ";\n");
       if (g.strides[i] > 1)
         s += cat("  if (p % ", g.strides[i], " != 0) return ", zero, ";\n  p /= ", g.strides[i], ";\n");
@@ -86,22 +96,24 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
     s += cat("  off += uint(p) * ", u32(xs[2 + i]), ";\n");
   }
   s += cat("  return ", value_type, "(", reader, "(off));\n}\n");
+  s += cat(value_type, " gather_x(uint n, uint c, uvec3 o, uvec3 k) { return gather_row(x_row(n, o), c, k); }\n");
   return s;
 }
 
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
                            const std::string& reader) {
   std::vector<int64_t> ws = ir::logical_strides(filter_shape, g.filter_pos);
-  std::string s = "float load_w(uint grp, uint fl, uint c, uvec3 k) {\n";
+  // w_row: the offset of (group, output channel, input channel 0, tap 0); w_tap adds the rest.
+  std::string s = "uint w_row(uint grp, uint fl) {\n";
   if (!g.transposed) {
-    s += cat("  uint off = (grp * ", u32(g.out_channels_per_group()), " + fl) * ", u32(ws[0]),
-             " + c * ", u32(ws[1]));
+    s += cat("  return (grp * ", u32(g.out_channels_per_group()), " + fl) * ", u32(ws[0]), ";\n}\n");
   } else {
-    s += cat("  uint off = fl * ", u32(ws[0]), " + (grp * ", u32(g.in_channels_per_group()),
-             " + c) * ", u32(ws[1]));
+    s += cat("  return fl * ", u32(ws[0]), " + grp * ", u32(g.in_channels_per_group() * ws[1]), ";\n}\n");
   }
+  s += cat("float w_tap(uint row, uint c, uvec3 k) {\n  return float(", reader, "(row + c * ", u32(ws[1]));
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + k[", i, "] * ", u32(ws[2 + i]));
-  s += cat(";\n  return float(", reader, "(off));\n}\n");
+  s += "));\n}\n";
+  s += "float load_w(uint grp, uint fl, uint c, uvec3 k) { return w_tap(w_row(grp, fl), c, k); }\n";
   return s;
 }
 

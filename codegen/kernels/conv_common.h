@@ -11,6 +11,7 @@
 
 #include "codegen/conv_planner.h"
 #include "codegen/kernel_context.h"
+#include "codegen/kernels/gemm_core.h"
 #include "ir/conv_geometry.h"
 
 namespace vkc::codegen::kernels::conv {
@@ -51,6 +52,9 @@ std::string u32(int64_t v);  // "123u"
 // channel c, or zero in the padding. Conv: position o*s - pb + k*d. Conv_transpose gathers the
 // scatter of ONNX: position (o + pb - k*d) / s when that is an exact, in-range division; taps that
 // land between input elements (the zeros of the strided upsampling) contribute nothing.
+// Also emitted: `XRow x_row(uint n, uvec3 o)` and `T gather_row(XRow r, uint c, uvec3 k)`, the
+// same read split into the part that depends on the output element only and the per-tap rest
+// (gather_x(n, c, o, k) == gather_row(x_row(n, o), c, k)).
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
                             const std::string& reader, const std::string& value_type);
 
@@ -58,6 +62,8 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
 // channel c, both relative to group grp, read through the GLSL function `reader(uint offset)`. Conv_transpose swaps the roles of the filter's C and F
 // dims (C holds all input channels, F the outputs per group); its spatial taps are read at k
 // directly because gather_input_fn already mirrors the index (o + pb - k*d), which is the flip.
+// Also emitted, the same read in two parts: `uint w_row(uint grp, uint fl)` and
+// `float w_tap(uint row, uint c, uvec3 k)`.
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
                            const std::string& reader);
 
@@ -96,6 +102,8 @@ EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& p
 // [split_k, output elements] f32 tensor; bias and epilogue are left to the reduce dispatch.
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
                              const std::string& columns_tensor, const std::string& partial_tensor = "");
+// How the GEMM loop of emit_conv_gemm stages a tile for this conv's filter layout (gemm_core.h).
+GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g, const Shape& filter_shape);
 // The split_k reduce dispatch (conv_split_k.cpp): sums the slices of `partial_tensor` per output
 // element, adds the bias and stores through the fused epilogue, once per output.
 EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,

@@ -2,39 +2,43 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
+#include "codegen/kernels/gemm_core.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 
 namespace vkc::codegen::kernels::conv {
 namespace {
 
-// float load_a(uint grp, uint m, uint k): row m (image n, output position p) and column k of the
-// group's A matrix; 0 outside [M, K] so partial tiles need no special case.
+// a_begin(m) / a_load(m, k): row m (image n, output position p) and column k of the group's A
+// matrix; 0 outside [M, K] so partial tiles need no special case. a_begin decodes the row once
+// (gemm_core.glsl calls it for the invocation's staging row) into the private a_row / a_ok.
 std::string load_a_fn(const ConvGemmShape& s, int64_t channels_per_group, bool from_columns) {
-  std::string f = cat("float load_a(uint grp, uint m, uint k) {\n  if (m >= ", u32(s.m), " || k >= ",
-                      u32(s.k), ") return 0.0;\n  uint n = m / ", u32(s.positions),
+  std::string f = cat("bool a_ok;\n", from_columns ? "uint a_row;\n" : "XRow a_row;\n",
+                      "void a_begin(uint m) {\n  a_ok = m < ", u32(s.m), ";\n  uint n = m / ", u32(s.positions),
                       ";\n  uint p = m % ", u32(s.positions), ";\n");
   if (from_columns)
-    return f + cat("  return float(cols.data[((n * ", u32(s.groups), " + grp) * ", u32(s.positions),
-                   " + p) * ", u32(s.k), " + k]);\n}\n");
-  return f + cat("  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n  return gather_x(n, grp * ",
-                 u32(channels_per_group), " + c, decode_out(p), kk);\n}\n");
+    return f + cat("  a_row = ((n * ", u32(s.groups), " + grp) * ", u32(s.positions), " + p) * ", u32(s.k),
+                   ";\n}\nfloat a_load(uint m, uint k) {\n  if (!a_ok || k >= ", u32(s.k),
+                   ") return 0.0;\n  return float(cols.data[a_row + k]);\n}\n");
+  return f + cat("  a_row = x_row(n, decode_out(p));\n}\nfloat a_load(uint m, uint k) {\n  if (!a_ok || k >= ",
+                 u32(s.k), ") return 0.0;\n  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n",
+                 "  return gather_row(a_row, grp * ", u32(channels_per_group), " + c, kk);\n}\n");
 }
 
-// float load_b(uint grp, uint k, uint nn): filter tap for GEMM column k and output channel nn.
+// b_begin(nn) / b_load(nn, k): filter tap for GEMM column k and output channel nn of the group.
 std::string load_b_fn(const ConvGemmShape& s) {
-  return cat("float load_b(uint grp, uint k, uint nn) {\n  if (k >= ", u32(s.k), " || nn >= ", u32(s.n),
-             ") return 0.0;\n  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n",
-             "  return load_w(grp, nn, c, kk);\n}\n");
+  return cat("bool b_ok;\nuint b_row;\nvoid b_begin(uint nn) {\n  b_ok = nn < ", u32(s.n),
+             ";\n  b_row = w_row(grp, nn);\n}\nfloat b_load(uint nn, uint k) {\n  if (!b_ok || k >= ", u32(s.k),
+             ") return 0.0;\n  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n  return w_tap(b_row, c, kk);\n}\n");
 }
 
-// void store_c(uint split, uint grp, uint m, uint nn, float v): adds the bias and hands one output
-// element to store_result (the fused epilogue, codegen/fusion.h). Split-K instead writes the raw
-// partial sum of slice `split` at the element's output offset in slice `split` of the partial
-// tensor, so the reduce dispatch reads each slice in the output's own order; bias and epilogue
-// wait for the reduce, which runs them once per output.
+// void store_c(uint m, uint nn, float v): adds the bias and hands one output element of the
+// workgroup's group to store_result (the fused epilogue, codegen/fusion.h). Split-K instead
+// writes the raw partial sum of the workgroup's slice at the element's output offset in that
+// slice of the partial tensor, so the reduce dispatch reads each slice in the output's own order;
+// bias and epilogue wait for the reduce, which runs them once per output.
 std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
-  std::string f = cat("void store_c(uint split, uint grp, uint m, uint nn, float v) {\n  if (m >= ", u32(s.m),
+  std::string f = cat("void store_c(uint m, uint nn, float v) {\n  if (m >= ", u32(s.m),
                       " || nn >= ", u32(s.n), ") return;\n  uint f = grp * ", u32(s.n),
                       " + nn;\n  uint off = out_offset(m / ", u32(s.positions), ", f, decode_out(m % ",
                       u32(s.positions), "));\n");
@@ -43,6 +47,18 @@ std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
 }
 
 }  // namespace
+
+GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g, const Shape& filter_shape) {
+  GemmCoreShape core{t.tm, t.tn, t.tk, t.rm, t.rn};
+  // The gathers' index math makes the loop body long: unrolled over TK it ran 3-5x slower than
+  // rolled on H200 (ResNet 3x3 conv 6.1 ms unrolled, 1.2 ms rolled; bench/RESULTS.md, 2026-11-24).
+  core.kk_unroll = 1;
+  // B walks K fastest when the filter's output channels are not its contiguous dim (OIHW-like
+  // filters: K = C x taps runs along memory), so staging reads whole cache lines.
+  std::vector<int64_t> ws = ir::logical_strides(filter_shape, g.filter_pos);
+  core.b_kfast = ws[0] != 1 && core.stages_evenly(t.tn, true);  // w_row: n walks ws[0] in conv and conv_transpose
+  return core;
+}
 
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
                              const std::string& columns_tensor, const std::string& partial_tensor) {
@@ -103,11 +119,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
                                             {"THREADS", std::to_string(t.invocations())},
                                             {"BUFFERS", buffers},
                                             {"HELPERS", helpers},
-                                            {"TM", std::to_string(t.tm)},
-                                            {"TN", std::to_string(t.tn)},
-                                            {"TK", std::to_string(t.tk)},
-                                            {"RM", std::to_string(t.rm)},
-                                            {"RN", std::to_string(t.rn)},
+                                            {"GEMM_CORE", gemm_core_glsl(conv_gemm_core_shape(t, g, c.filter->type.shape))},
                                             {"K_STEPS", std::to_string(k_steps)},
                                             {"SPLITS", std::to_string(plan.split_k)},
                                             {"M_TILES", std::to_string(m_tiles)},

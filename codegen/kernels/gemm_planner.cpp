@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/kernels/gemm_core.h"
 #include "support/error.h"
 
 namespace vkc::codegen::kernels {
@@ -10,6 +11,9 @@ namespace {
 // Best first: large tiles reuse each staged element most; smaller ones fit stricter targets
 // (vulkan-min allows 128 invocations) and small problems.
 constexpr GemmTile kTiles[] = {
+    {128, 128, 16, 8, 8},  // 256 invocations, 16 KiB
+    {128, 64, 16, 8, 4},   // 256 invocations, 12 KiB
+    {64, 128, 16, 4, 8},   // 256 invocations, 12 KiB
     {64, 64, 16, 4, 4},  // 256 invocations, 8 KiB
     {64, 32, 16, 4, 4},  // 128 invocations, 6 KiB
     {32, 64, 16, 4, 4},  // 128 invocations, 6 KiB
@@ -20,6 +24,10 @@ constexpr GemmTile kTiles[] = {
 };
 
 bool fits(const GemmTile& t, const TargetLimits& target) {
+  // The GEMM loop stages every tile of this list M-/N-fast (K-fast where it also stages evenly).
+  if (!gemm_core_supports({uint32_t(t.tile_m), uint32_t(t.tile_n), uint32_t(t.tile_k), uint32_t(t.reg_m),
+                           uint32_t(t.reg_n)}))
+    return false;
   uint32_t inv = t.invocations();
   return inv <= target.max_compute_work_group_invocations && inv <= target.max_compute_work_group_size[0] &&
          t.workgroup_memory_bytes() <= target.max_compute_shared_memory_size;

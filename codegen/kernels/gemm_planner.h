@@ -18,7 +18,7 @@ struct GemmTile {
   std::string str() const;
 };
 
-// The largest tile (from 64x64x16 with 4x4 register blocks down to 16x16x16 with 2x2) that fits the
+// The largest tile (from 128x128x16 with 8x8 register blocks down to 16x16x8 with 2x2) that fits the
 // target's invocation, workgroup-size and workgroup-memory limits, does not overshoot the
 // problem by much and gives `batches` x tiles >= 2 workgroups per compute unit
 // (TargetLimits::compute_units; a small problem thus takes smaller tiles to fill the device, and

@@ -122,7 +122,7 @@ TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
   auto small_blind = codegen::kernels::default_gemm_tile(256, 256, 512, blind);
   ASSERT_TRUE(small && small_blind);
   EXPECT_GT(workgroups(small, 256, 256, 1), workgroups(small_blind, 256, 256, 1));
-  auto batched = codegen::kernels::default_gemm_tile(256, 256, 512, nv, 64);  // 64 x 16 tiles of 64x64
+  auto batched = codegen::kernels::default_gemm_tile(256, 256, 512, nv, 128);  // 128 x 4 tiles of 128x128
   ASSERT_TRUE(batched);
   EXPECT_EQ(batched->tile_m * batched->tile_n, small_blind->tile_m * small_blind->tile_n);
   auto big = codegen::kernels::default_gemm_tile(4096, 4096, 512, nv);

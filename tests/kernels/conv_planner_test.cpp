@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codegen/kernels/gemm_core.h"
 #include "kernels/conv_test_support.h"
 #include "support/error.h"
 
@@ -16,6 +17,17 @@ ir::ConvGeometry geometry(const Shape& input, const Shape& filter, const ir::Att
   static std::vector<ir::Graph> keep;  // conv_geometry reads the op's operands
   keep.push_back(conv_graph(OpKind::Conv, input, filter, false, attrs));
   return ir::conv_geometry(only_conv(keep.back()));
+}
+
+// Every tile the planner may choose is one the shared GEMM loop (gemm_core.glsl) runs with its
+// fallback staging order (M-/N-fast), so no plan can reach codegen and be refused there.
+TEST(ConvPlanner, EveryGemmTileCandidateStagesEvenly) {
+  for (const codegen::GemmTile& t : codegen::gemm_tile_candidates()) {
+    codegen::kernels::GemmCoreShape core{t.tm, t.tn, t.tk, t.rm, t.rn};
+    EXPECT_TRUE(codegen::kernels::gemm_core_supports(core)) << t.tm << "x" << t.tn << "x" << t.tk;
+    core.b_kfast = core.stages_evenly(t.tn, true);
+    EXPECT_TRUE(codegen::kernels::gemm_core_supports(core)) << t.tm << "x" << t.tn << "x" << t.tk;
+  }
 }
 
 TEST(ConvPlanner, EveryPlanFitsEveryProfile) {

@@ -1,0 +1,47 @@
+#include "codegen/kernels/gemm_core.h"
+
+#include "codegen/shader_library.h"
+#include "support/error.h"
+
+namespace vkc::codegen::kernels {
+namespace {
+
+std::string unsupported(const GemmCoreShape& s) {
+  auto tile = [&] { return cat(s.tm, "x", s.tn, "x", s.tk, " (", s.rm, "x", s.rn, ")"); };
+  if (s.rm == 0 || s.rn == 0 || s.tm % s.rm != 0 || s.tn % s.rn != 0)
+    return cat("register block does not divide the tile ", tile());
+  if (s.tm % 4 != 0 || s.tn % 4 != 0) return cat("tile ", tile(), " is not a multiple of 4 in M and N");
+  if ((s.rm % 4 != 0 && s.rm > 2) || (s.rn % 4 != 0 && s.rn > 2))
+    return cat("register block of tile ", tile(), " is neither a multiple of 4 nor at most 2");
+  if (s.kk_unroll != 0 && s.tk % s.kk_unroll != 0) return cat("unroll ", s.kk_unroll, " does not divide TK of tile ", tile());
+  if (!s.stages_evenly(s.tm, s.a_kfast)) return cat("A does not stage evenly over ", s.threads(), " invocations, tile ", tile());
+  if (!s.stages_evenly(s.tn, s.b_kfast)) return cat("B does not stage evenly over ", s.threads(), " invocations, tile ", tile());
+  return "";
+}
+
+}  // namespace
+
+bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast) const {
+  uint32_t n = threads();
+  if (n == 0) return false;
+  if (kfast) return tk % 4 == 0 && (outer * tk / 4) % n == 0;
+  return n % outer == 0 && (outer * tk) % n == 0;
+}
+
+bool gemm_core_supports(const GemmCoreShape& s) { return unsupported(s).empty(); }
+
+std::string gemm_core_glsl(const GemmCoreShape& s) {
+  std::string why = unsupported(s);
+  check(why.empty(), "internal: the GEMM loop does not support this tile: ", why);
+  return instantiate_shader("gemm_core.glsl", {{"TM", std::to_string(s.tm)},
+                                               {"TN", std::to_string(s.tn)},
+                                               {"TK", std::to_string(s.tk)},
+                                               {"RM", std::to_string(s.rm)},
+                                               {"RN", std::to_string(s.rn)},
+                                               {"THREADS", std::to_string(s.threads())},
+                                               {"A_KFAST", s.a_kfast ? "1" : "0"},
+                                               {"B_KFAST", s.b_kfast ? "1" : "0"},
+                                               {"KK_UNROLL", std::to_string(s.kk_unroll ? s.kk_unroll : s.tk)}});
+}
+
+}  // namespace vkc::codegen::kernels

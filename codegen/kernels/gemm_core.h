@@ -1,0 +1,34 @@
+// Specializes shaders/gemm_core.glsl, the tiled GEMM main loop that the conv GEMM kernels
+// (conv_gemm.cpp) and the contraction kernel (contraction.cpp) share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vkc::codegen::kernels {
+
+struct GemmCoreShape {
+  uint32_t tm = 0, tn = 0, tk = 0, rm = 0, rn = 0;  // tile and register block
+  // Staging order per operand: true walks K fastest in quads of 4 (the operand's k is contiguous
+  // in memory), false walks M (N) fastest.
+  bool a_kfast = false, b_kfast = false;
+  // The multiply loop over the TK slice runs kk_unroll steps per iteration (1: rolled; tk: fully
+  // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
+  // unrolled body too large (measured; see conv_gemm_core_shape).
+  uint32_t kk_unroll = 0;  // 0: tk
+  uint32_t threads() const { return (tm / rm) * (tn / rn); }
+  // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
+  // invocation stages the same number of elements (quads), so the staging loops need no bounds
+  // test, and outer-fast staging keeps each invocation on one row (THREADS % outer == 0).
+  bool stages_evenly(uint32_t outer, bool kfast) const;
+};
+
+// The GLSL text for the template's ${GEMM_CORE}. Throws vkc::Error ("internal: ...") for a shape
+// the loop does not support: tiles not multiples of 4, register blocks that do not divide the
+// tile, a staging order that does not stage evenly (stages_evenly), or kk_unroll not dividing TK.
+std::string gemm_core_glsl(const GemmCoreShape& s);
+
+// Whether the loop supports `s` (gemm_core_glsl would not throw); planners keep only such tiles.
+bool gemm_core_supports(const GemmCoreShape& s);
+
+}  // namespace vkc::codegen::kernels

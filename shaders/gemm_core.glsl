@@ -1,0 +1,140 @@
+// The tiled GEMM main loop shared by conv_gemm.comp and matmul_tiled.comp (specialized by
+// codegen/kernels/gemm_core.cpp). A workgroup of THREADS invocations computes a TM x TN tile of
+// C = A[M, K] x B[K, N]; each invocation accumulates an RM x RN register block.
+//
+// Why it is shaped this way (measured on H100/H200, bench/RESULTS.md):
+// - Workgroup memory is read as vec4: an invocation owns RM/4 groups of 4 consecutive rows and
+//   RN/4 groups of 4 consecutive columns, so one kk step costs (RM + RN) / 4 128-bit reads for
+//   RM x RN FMAs. Scalar reads (one per row and column) made the old kernel bound by
+//   workgroup-memory bandwidth at ~29% of the FMA peak. Blocks of 2 fall back to scalar reads.
+// - The next K slice is fetched from global memory into registers while the current one is
+//   multiplied (register double buffering), so load latency hides behind the FMAs.
+// - The multiply loop over the slice is unrolled KK_UNROLL steps at a time: fully for plain
+//   matrices, not at all for conv gathers, whose long index math made the unrolled loop body
+//   3-5x slower (measured; codegen/kernels/conv_gemm.cpp).
+// - Staging walks A and B in the order their memory is contiguous: M-fast (or N-fast) with one
+//   element per round, or K-fast in quads of 4 consecutive k, and invocations that stage along M
+//   (N) always land on the same row (column), so a_begin/b_begin decode the row's index math once.
+//
+// The kernel provides, before this text:
+//   void a_begin(uint m); float a_load(uint m, uint k);   A[m, k], 0 outside [M, K]
+//   void b_begin(uint n); float b_load(uint n, uint k);   B[k, n], 0 outside [K, N]
+//   void store_c(uint m, uint n, float v);                 one result (skips m >= M, n >= N)
+// In M-fast staging (A_KFAST = 0) a_begin(m) is called once for the invocation's one staging row
+// (THREADS % TM == 0, checked by the planner) and a_load always gets that m; in K-fast staging
+// a_begin is called before every a_load of a new row. Likewise for B.
+#extension GL_EXT_control_flow_attributes : require
+
+const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, RM = ${RM}u, RN = ${RN}u;
+const uint THREADS = ${THREADS}u;
+const uint TX = TN / RN, TY = TM / RM;
+// Rows (columns) per workgroup-memory read: 4 when the register block allows vec4 reads.
+const uint LM = (RM % 4u == 0u) ? 4u : 1u, LN = (RN % 4u == 0u) ? 4u : 1u;
+const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u;
+// Elements (A_KFAST: quads of k) per K slice; the planner keeps tiles where THREADS divides them,
+// so every invocation stages the same number and the loops below carry no bounds test (a test
+// there kept spirv-opt from unrolling them, and the register arrays went to local memory).
+const uint A_UNITS = A_KFAST == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_KFAST == 1u ? TN * TK / 4u : TN * TK;
+const uint A_ROUNDS = A_UNITS / THREADS, B_ROUNDS = B_UNITS / THREADS;
+const uint A_REGS = A_ROUNDS * (A_KFAST == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_KFAST == 1u ? 4u : 1u);
+// kk steps per iteration of the multiply loop (TK: fully unrolled; see gemm_core.h).
+const uint KK_UNROLL = ${KK_UNROLL}u;
+
+// K-major: a_tile[kk * TM + m], b_tile[kk * TN + n], as vec4 (TM and TN are multiples of 4).
+shared vec4 a_tile[TK * TM / 4u];
+shared vec4 b_tile[TK * TN / 4u];
+
+// Row (column) of the tile that accumulator row i (column j) of invocation (tx, ty) holds.
+uint owned_row(uint ty, uint i) { return ((i / LM) * TY + ty) * LM + i % LM; }
+uint owned_col(uint tx, uint j) { return ((j / LN) * TX + tx) * LN + j % LN; }
+
+// Accumulates K slices [k_begin, k_end) of the tile at (m0, n0), then stores it. One function with
+// local arrays only (module-scope arrays are not promoted to registers as reliably), and each
+// step (fetch, multiply, stage) written once: iteration t fetches slice t into registers, then
+// multiplies slice t - 1 out of workgroup memory while those loads are in flight, then stages t.
+void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
+  uint lid = gl_LocalInvocationIndex;
+  // Neighbouring invocations own neighbouring columns. (Neighbouring rows, which would coalesce
+  // the stores of NCHW conv outputs, measured 1.1-4x slower on H200 for every conv of the suite.)
+  uint tx = lid % TX, ty = lid / TX;
+  float acc[RM][RN];
+  float a_next[A_REGS];
+  float b_next[B_REGS];
+  [[unroll]] for (uint i = 0u; i < RM; ++i)
+    [[unroll]] for (uint j = 0u; j < RN; ++j) acc[i][j] = 0.0;
+  if (A_KFAST == 0u) a_begin(m0 + lid % TM);
+  if (B_KFAST == 0u) b_begin(n0 + lid % TN);
+  for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
+    bool more = k0 < k_end;
+    if (more) {
+      [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
+        uint e = lid + r * THREADS;
+        if (A_KFAST == 0u) {
+          a_next[r] = a_load(m0 + e % TM, k0 + e / TM);
+        } else {
+          uint m = m0 + e / (TK / 4u), k = k0 + (e % (TK / 4u)) * 4u;
+          a_begin(m);
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) a_next[r * 4u + c] = a_load(m, k + c);
+        }
+      }
+      [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
+        uint e = lid + r * THREADS;
+        if (B_KFAST == 0u) {
+          b_next[r] = b_load(n0 + e % TN, k0 + e / TN);
+        } else {
+          uint n = n0 + e / (TK / 4u), k = k0 + (e % (TK / 4u)) * 4u;
+          b_begin(n);
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) b_next[r * 4u + c] = b_load(n, k + c);
+        }
+      }
+    }
+    if (k0 > k_begin) {
+      [[dont_unroll]] for (uint kk0 = 0u; kk0 < TK; kk0 += KK_UNROLL)
+      [[unroll]] for (uint ku = 0u; ku < KK_UNROLL; ++ku) {
+        uint kk = kk0 + ku;
+        float a[RM], b[RN];
+        [[unroll]] for (uint q = 0u; q < RM / LM; ++q) {
+          if (LM == 4u) {
+            vec4 v = a_tile[kk * (TM / 4u) + q * TY + ty];
+            a[q * 4u] = v.x; a[q * 4u + 1u] = v.y; a[q * 4u + 2u] = v.z; a[q * 4u + 3u] = v.w;
+          } else {
+            uint i = kk * TM + q * TY + ty;
+            a[q] = a_tile[i / 4u][i % 4u];
+          }
+        }
+        [[unroll]] for (uint q = 0u; q < RN / LN; ++q) {
+          if (LN == 4u) {
+            vec4 v = b_tile[kk * (TN / 4u) + q * TX + tx];
+            b[q * 4u] = v.x; b[q * 4u + 1u] = v.y; b[q * 4u + 2u] = v.z; b[q * 4u + 3u] = v.w;
+          } else {
+            uint i = kk * TN + q * TX + tx;
+            b[q] = b_tile[i / 4u][i % 4u];
+          }
+        }
+        [[unroll]] for (uint i = 0u; i < RM; ++i)
+          [[unroll]] for (uint j = 0u; j < RN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+      }
+      barrier();
+    }
+    if (more) {
+      [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
+        uint e = lid + r * THREADS;
+        [[unroll]] for (uint c = 0u; c < A_REGS / A_ROUNDS; ++c) {
+          // M-fast: e = kk * TM + m; K-fast: quad e holds k = (e % (TK/4)) * 4 + c of row e / (TK/4).
+          uint i = A_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TM + e / (TK / 4u);
+          a_tile[i / 4u][i % 4u] = a_next[r * (A_REGS / A_ROUNDS) + c];
+        }
+      }
+      [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
+        uint e = lid + r * THREADS;
+        [[unroll]] for (uint c = 0u; c < B_REGS / B_ROUNDS; ++c) {
+          uint i = B_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TN + e / (TK / 4u);
+          b_tile[i / 4u][i % 4u] = b_next[r * (B_REGS / B_ROUNDS) + c];
+        }
+      }
+      barrier();
+    }
+  }
+  [[unroll]] for (uint i = 0u; i < RM; ++i)
+    [[unroll]] for (uint j = 0u; j < RN; ++j) store_c(m0 + owned_row(ty, i), n0 + owned_col(tx, j), acc[i][j]);
+}
