@@ -1,6 +1,9 @@
 // `vk-compile --report`: what each dispatch holds, how it was planned and what it costs.
+#include <algorithm>
+#include <array>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 #include "codegen/compiler.h"
 
@@ -23,20 +26,31 @@ std::string format_report(const Manifest& m) {
   out << "target " << m.target.name << " (" << m.target.description << "): workgroup memory limit "
       << m.target.max_compute_shared_memory_size << " bytes, " << m.target.max_compute_work_group_invocations
       << " invocations\n";
-  out << std::left << std::setw(22) << "dispatch" << std::setw(28) << "strategy" << std::setw(14)
-      << "workgroup" << std::setw(18) << "wg memory/limit" << std::setw(12) << "GFLOP" << std::setw(12)
-      << "MB" << "ops\n";
+  // Columns as wide as their longest cell plus two spaces, so long kernel and strategy names
+  // ("d12_conv_depthwise_tiled", "packed 8-bit words, ...") never run into the next column.
+  std::vector<std::array<std::string, 6>> rows{{"dispatch", "strategy", "workgroup", "wg memory/limit", "GFLOP", "MB"}};
   for (const DispatchDesc& d : m.dispatches) {
     std::ostringstream wg, mem, gflop, mb;
     wg << d.workgroup_size[0] << "x" << d.workgroup_size[1] << "x" << d.workgroup_size[2];
     mem << d.workgroup_memory_bytes << "/" << m.target.max_compute_shared_memory_size;
     gflop << std::fixed << std::setprecision(3) << d.flops / 1e9;
     mb << std::fixed << std::setprecision(2) << d.bytes / 1e6;
+    rows.push_back({d.name, d.strategy, wg.str(), mem.str(), gflop.str(), mb.str()});
+  }
+  std::array<size_t, 6> width{};
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size() + 2);
+  auto row = [&](const std::array<std::string, 6>& r) {
+    for (size_t c = 0; c < r.size(); ++c) out << std::left << std::setw(int(width[c])) << r[c];
+  };
+  row(rows[0]);
+  out << "ops\n";
+  for (size_t i = 0; i < m.dispatches.size(); ++i) {
+    const DispatchDesc& d = m.dispatches[i];
     std::string ops;
     for (const std::string& op : d.ops) ops += (ops.empty() ? "" : " + ") + op;
-    out << std::setw(22) << d.name << std::setw(28) << d.strategy << std::setw(14) << wg.str()
-        << std::setw(18) << mem.str() << std::setw(12) << gflop.str() << std::setw(12) << mb.str() << ops
-        << "\n";
+    row(rows[i + 1]);
+    out << ops << "\n";
     if (!d.tiles.empty()) {
       out << "    tiles:";
       for (const auto& [k, v] : d.tiles) out << " " << k << "=" << v;

@@ -19,7 +19,9 @@ const char* kUsage =
     "                  [--print-ir-after-all] [--print-ir-after=PASS] [--device INDEX|NAME]\n"
     "  --target NAME   a profile (lavapipe, nvidia, amd-rdna3, amd-cdna3, intel-xe, vulkan-min)\n"
     "                  or 'host' for the live device (default: host)\n"
-    "  --report        print each dispatch's strategy and workgroup memory against the limit\n";
+    "  --report        print one row per dispatch: the ops it holds, strategy, workgroup size,\n"
+    "                  tiles, workgroup memory against the limit, GFLOP and MB; notes say what\n"
+    "                  was fused and why a fusion was refused; last, the arena's peak memory\n";
 
 int compile_main(int argc, char** argv) {
   vkc::cli::Args args(argc, argv);

@@ -28,10 +28,12 @@ namespace {
 
 const char* kUsage =
     "usage: vk-conformance DIR... [--filter REGEX] [--rtol R] [--atol A] [--device INDEX|NAME]\n"
-    "                      [--fail-on-failure]\n"
+    "                      [--fail-on-failure] [--fail-on-unsupported]\n"
     "  DIR is an ONNX test directory (with model.onnx) or a folder of them.\n"
     "  --filter REGEX      only tests whose SUITE/TEST name matches (ECMAScript regex, searched)\n"
-    "  --fail-on-failure   exit code 1 when any test fails (unsupported tests do not count)\n";
+    "  --fail-on-failure   exit code 1 when any test fails (unsupported tests do not count)\n"
+    "  --fail-on-unsupported  exit code 1 when any test is unsupported too (for a bar that must\n"
+    "                      run every test it names)\n";
 
 struct Tolerance {
   double rtol = 1e-4, atol = 1e-5;
@@ -246,6 +248,7 @@ int conformance_main(int argc, char** argv) {
   vkc::rt::ContextOptions co;
   co.device = args.value("--device");
   bool fail_on_failure = args.flag("--fail-on-failure");
+  bool fail_on_unsupported = args.flag("--fail-on-unsupported");
   std::vector<std::string> roots = args.positionals();
   args.finish();
   vkc::check(!roots.empty(), "usage: expected at least one test directory (see --help)");
@@ -274,7 +277,8 @@ int conformance_main(int argc, char** argv) {
   }
   std::cerr << "vk-conformance: " << counts["pass"] << " passed, " << counts["fail"] << " failed, "
             << counts["unsupported"] << " unsupported\n";
-  return fail_on_failure && counts["fail"] > 0 ? 1 : 0;
+  if (fail_on_failure && counts["fail"] > 0) return 1;
+  return fail_on_unsupported && counts["unsupported"] > 0 ? 1 : 0;
 }
 
 }  // namespace

@@ -63,6 +63,12 @@ case "$unknown" in *"known: lavapipe"*) pass ;; *) fail "unknown target message 
 "$compile" "$first" -o "$work/x" --target vulkan-min --print-ir-after-all --report >"$work/report" 2>"$work/ir"
 grep -q "IR after dce" "$work/ir" && grep -q "graph @" "$work/ir" && pass || fail "--print-ir-after-all printed no IR"
 grep -q "wg memory/limit" "$work/report" && grep -q "/16384" "$work/report" && pass || fail "--report lacks the budget column"
+grep -q "arena peak" "$work/report" && grep -q "tiles:" "$work/report" && pass || fail "--report lacks tiles or the arena peak"
+# Which ops a dispatch holds and why a fusion was refused: quantize does not fit vulkan-min's 4
+# storage buffers next to conv + bias + relu (issue 5's budget-aware split).
+"$compile" "$src/tests/fusion/conv_bias_relu_quantize.vkir" -o "$work/q" --target vulkan-min --report >"$work/qreport"
+grep -q "conv 'conv' .* + relu 'relu'" "$work/qreport" && grep -q "not fused: the fused dispatch would bind" "$work/qreport" &&
+  pass || fail "--report does not name the fused ops or the refused fusion"
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
