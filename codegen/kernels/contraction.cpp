@@ -1,5 +1,6 @@
 // MatMul, BatchMatMul, Gemm: a tiled GEMM with workgroup-memory tiles (planned against the target
-// by gemm_planner) and a naive fallback without workgroup memory.
+// by gemm_planner), a dot kernel for thin problems (K split over a workgroup, matmul_dot.comp) and
+// a naive fallback without workgroup memory.
 //
 // All three ops normalize to one batched problem: out[b, m, n] = epilogue(sum_k A[b][m, k] B[b][k, n])
 // where each operand's batch offset follows numpy broadcasting and its (row, col) strides absorb
@@ -25,6 +26,10 @@ namespace vkc::codegen::kernels {
 namespace {
 
 using Operand = ir::MatrixView;
+
+// The dot kernel splits K over a workgroup's invocations; below this depth one invocation per
+// output (naive) has as little to do and no barrier.
+constexpr int64_t kDotMinK = 64;
 
 // Batch offset of an operand as a walk over the output batch dims (stride 0 where it broadcasts).
 std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
@@ -100,12 +105,14 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   add(result_store(group, uint32_t(bindings.size()), ctx));
 
   std::string forced = ctx.forced(op);
-  check(forced.empty() || forced == "tiled" || forced == "naive", what, ": unknown strategy '", forced,
-        "' (contractions have: tiled, naive)");
+  check(forced.empty() || forced == "tiled" || forced == "dot" || forced == "naive", what, ": unknown strategy '",
+        forced, "' (contractions have: tiled, dot, naive)");
   std::optional<GemmTile> tile = forced.empty() ? default_gemm_tile(M, N, K, ctx.target, batches)
                                                  : plan_gemm_tile(M, N, ctx.target, batches);
-  bool tiled = forced.empty() ? tile.has_value() : forced == "tiled";
-  check(!tiled || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
+  // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
+  // enough to split over a workgroup; else one invocation per output.
+  std::string strategy = !forced.empty() ? forced : tile ? "tiled" : K >= kDotMinK ? "dot" : "naive";
+  check(strategy != "tiled" || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
 
   EmittedKernel k;
   k.bindings = bindings;
@@ -116,7 +123,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
       {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},
       {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)},
       {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
-  if (!tiled) {
+  if (strategy == "naive") {
     k.kernel = "matmul_naive";
     k.strategy = "naive";
     plan_linear(k, uint64_t(total), 128, ctx.target, what);
@@ -126,6 +133,31 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                  {"MN", cat(M * N)}});
     k.glsl = instantiate_shader("matmul_naive", values);
     k.tiles["invocation_outputs"] = 1;
+    return {k};
+  }
+  if (strategy == "dot") {
+    // Subgroup-sized runs of lanes walk B's contiguous dim: k for a [N, K]-laid-out B (a
+    // transposed Gemm weight, a vector), else n, sharing each A element.
+    bool k_fast = b.row_stride == 1 || (b.col_stride != 1 && a.col_stride == 1);
+    uint32_t wg = fit_workgroup_size_x(256, ctx.target);
+    uint32_t run = std::min<uint32_t>(32, wg);
+    uint32_t nt = k_fast ? wg / run : run, ks = wg / nt;
+    uint64_t groups = (uint64_t(total) + nt - 1) / nt;
+    k.kernel = "matmul_dot";
+    k.strategy = cat("dot: ", nt, " outputs per workgroup, K in ", ks, " slices");
+    k.workgroup_size = {wg, 1, 1};
+    k.workgroup_count = linear_grid(std::max<uint64_t>(1, groups) * wg, wg, ctx.target, what);
+    k.workgroup_memory_bytes = 4 * wg;
+    values.insert(values.end(), {{"WG_SIZE", cat(wg)},
+                                 {"WG_INDEX", folded_workgroup_index()},
+                                 {"GROUPS", cat(groups)},
+                                 {"NT", cat(nt)},
+                                 {"KS", cat(ks)},
+                                 {"K_FAST", k_fast ? "1" : "0"},
+                                 {"TOTAL", cat(total)},
+                                 {"MN", cat(M * N)}});
+    k.glsl = instantiate_shader("matmul_dot", values);
+    k.tiles = {{"outputs_per_workgroup", nt}, {"k_slices", ks}, {"workgroups", int64_t(groups)}};
     return {k};
   }
 

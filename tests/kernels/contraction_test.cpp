@@ -18,7 +18,7 @@ class MatmulTest : public ::testing::TestWithParam<MatmulCase> {};
 TEST_P(MatmulTest, MatchesReferenceWithEachStrategy) {
   const MatmulCase& c = GetParam();
   ir::Graph g = one_op_graph(K::MatMul, {f32(c.a), f32(c.b)}, {{"transpose_a", c.ta}, {"transpose_b", c.tb}});
-  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 11, "matmul", s);
+  for (const char* s : {"tiled", "dot", "naive"}) expect_gpu_matches(g, 11, "matmul", s);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -39,7 +39,7 @@ TEST(MatmulKernelTest, BatchMatmulWithTransposes) {
     for (bool tb : {false, true}) {
       Shape a = ta ? Shape{3, 24, 40} : Shape{3, 40, 24}, b = tb ? Shape{3, 36, 24} : Shape{3, 24, 36};
       ir::Graph g = one_op_graph(K::BatchMatMul, {f32(a), f32(b)}, {{"transpose_a", ta}, {"transpose_b", tb}});
-      for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 5, "batch_matmul", s);
+      for (const char* s : {"tiled", "dot", "naive"}) expect_gpu_matches(g, 5, "batch_matmul", s);
     }
 }
 
@@ -47,27 +47,27 @@ TEST(MatmulKernelTest, GemmAlphaBetaAndBroadcastC) {
   for (Shape c : {Shape{}, Shape{40}, Shape{50, 1}, Shape{50, 40}, Shape{1, 40}}) {
     ir::Graph g = one_op_graph(K::Gemm, {f32({30, 50}), f32({40, 30}), f32(c)},
                                {{"alpha", 0.5}, {"beta", 2.0}, {"transpose_a", true}, {"transpose_b", true}});
-    for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 3, "gemm", s);
+    for (const char* s : {"tiled", "dot", "naive"}) expect_gpu_matches(g, 3, "gemm", s);
   }
   ir::Graph no_c = one_op_graph(K::Gemm, {f32({50, 30}), f32({30, 40})}, {{"alpha", -1.5}});
-  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(no_c, 4, "gemm", s);
+  for (const char* s : {"tiled", "dot", "naive"}) expect_gpu_matches(no_c, 4, "gemm", s);
 }
 
 TEST(MatmulKernelTest, HalfPrecision) {
   ir::Graph g = one_op_graph(K::MatMul, {{DType::f16, {2, 40, 24}}, {DType::f16, {24, 36}}});
-  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 8, "matmul", s, "", 2e-3);
+  for (const char* s : {"tiled", "dot", "naive"}) expect_gpu_matches(g, 8, "matmul", s, "", 2e-3);
 }
 
 TEST(MatmulKernelTest, RunsWhenPlannedForTheMinimumProfile) {
   ir::Graph g = one_op_graph(K::MatMul, {f32({2, 100, 70}), f32({70, 90})});
-  for (const char* s : {"tiled", "naive"}) expect_gpu_matches(g, 9, "matmul", s, "vulkan-min");
+  for (const char* s : {"tiled", "dot", "naive"}) expect_gpu_matches(g, 9, "matmul", s, "vulkan-min");
 }
 
 TEST(MatmulKernelTest, FitsEveryProfile) {
   ir::Graph g = one_op_graph(K::MatMul, {f32({4, 256, 128}), f32({128, 256})});
-  for (const char* s : {"tiled", "naive"}) expect_compiles_everywhere(g, "matmul", s);
+  for (const char* s : {"tiled", "dot", "naive"}) expect_compiles_everywhere(g, "matmul", s);
   ir::Graph gemm = one_op_graph(K::Gemm, {f32({64, 64}), f32({64, 64}), f32({64})});
-  for (const char* s : {"tiled", "naive"}) expect_compiles_everywhere(gemm, "gemm", s);
+  for (const char* s : {"tiled", "dot", "naive"}) expect_compiles_everywhere(gemm, "gemm", s);
 }
 
 TEST(MatmulKernelTest, UnknownStrategyIsAnError) {
@@ -106,7 +106,10 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
   // lavapipe's 8 CPU threads: one 32x32 tile would leave 7 idle; 16x16 tiles give 4 workgroups.
   EXPECT_EQ(default_strategy(small, "lavapipe"), "tiled 16x16x16 tile, 2x2 per invocation");
   ir::Graph matvec = one_op_graph(ir::OpKind::MatMul, {f32({256, 128}), f32({128})});
-  EXPECT_EQ(default_strategy(matvec, "lavapipe"), "naive");
+  EXPECT_EQ(default_strategy(matvec, "lavapipe"), "dot: 8 outputs per workgroup, K in 32 slices");
+  EXPECT_EQ(default_strategy(matvec, "vulkan-min"), "dot: 4 outputs per workgroup, K in 32 slices");
+  ir::Graph shallow = one_op_graph(ir::OpKind::MatMul, {f32({256, 32}), f32({32})});
+  EXPECT_EQ(default_strategy(shallow, "lavapipe"), "naive");
 }
 
 // Occupancy: on 132 SMs a 256 x 256 output takes tiles small enough for the most workgroups the
@@ -132,6 +135,21 @@ TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
   // The tiled kernel still matches the reference with the small tiles (planned for lavapipe).
   ir::Graph g = one_op_graph(ir::OpKind::MatMul, {f32({2, 40, 72}), f32({72, 36})});
   expect_gpu_matches(g, 13, "matmul", "", "lavapipe");
+}
+
+// The classifier head at batch 1 and 2 (Gemm with a transposed [N, K] weight: lanes walk K) and a
+// row times a [K, N] matrix (lanes walk N); K deeper than a workgroup's slices and not a multiple
+// of them, N not a multiple of the outputs per workgroup.
+TEST(MatmulKernelTest, DotKernelThinProblems) {
+  for (int64_t m : {1, 2}) {
+    ir::Graph head = one_op_graph(K::Gemm, {f32({m, 300}), f32({37, 300}), f32({37})}, {{"transpose_b", true}});
+    expect_gpu_matches(head, 21, "gemm", "");
+    EXPECT_EQ(default_strategy(head, "lavapipe").rfind("dot:", 0), 0u) << default_strategy(head, "lavapipe");
+  }
+  ir::Graph row = one_op_graph(K::MatMul, {f32({1, 300}), f32({300, 45})});
+  expect_gpu_matches(row, 22, "matmul", "");
+  EXPECT_EQ(default_strategy(row, "lavapipe"), "dot: 32 outputs per workgroup, K in 8 slices");
+  EXPECT_EQ(default_strategy(row, "vulkan-min"), "dot: 32 outputs per workgroup, K in 4 slices");
 }
 
 }  // namespace
