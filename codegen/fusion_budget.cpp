@@ -11,7 +11,8 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Reads of each element of a contraction operand: the naive kernel reads A once per output column
+// Reads of each element of a contraction operand: the naive and dot kernels (every output reads
+// its whole A row and B column) read A once per output column
 // and B once per output row; the tiled one once per tile column / tile row.
 int64_t contraction_reads(const ir::Op& op, int operand, const TargetLimits& target) {
   const ir::Value* av = op.operand(0);
