@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/grid.h"
+#include "codegen/kernels/gemm_core.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -46,6 +47,8 @@ uint64_t output_elements(const ConvGemmShape& s) { return uint64_t(s.groups) * u
 
 // Why the tiled GEMM cannot run with `tile` on `t` ("" when it can).
 std::string tile_misfit(const GemmTile& tile, const ConvGemmShape& s, const TargetLimits& t) {
+  if (!kernels::gemm_core_supports({tile.tm, tile.tn, tile.tk, tile.rm, tile.rn}))
+    return "the GEMM loop cannot stage this tile evenly";
   if (tile.workgroup_memory_bytes() > t.max_compute_shared_memory_size)
     return cat(tile.workgroup_memory_bytes(), " bytes of workgroup memory > ",
                t.max_compute_shared_memory_size);

@@ -20,10 +20,10 @@ ${WG_INDEX}
   uint slot = K_FAST == 1u ? lid / KS : lid % NT;  // which of the NT outputs
   uint ks = K_FAST == 1u ? lid % KS : lid / NT;    // which K slice
   uint gid = wg * NT + slot;
+  uint n = gid % ${N}u;
+  uint m = (gid / ${N}u) % ${M}u;
   float acc = 0.0;
   if (gid < ${TOTAL}u) {
-    uint n = gid % ${N}u;
-    uint m = (gid / ${N}u) % ${M}u;
     uint batch = gid / ${MN}u;
     uint abase = a_batch(batch) + m * ${A_RS}u, bbase = b_batch(batch) + n * ${B_CS}u;
     for (uint k = ks; k < ${K}u; k += KS)
@@ -34,8 +34,6 @@ ${WG_INDEX}
   if (ks == 0u && gid < ${TOTAL}u) {
     float sum = 0.0;
     for (uint s = 0u; s < KS; ++s) sum += partial[slot * KS + s];
-    uint n = gid % ${N}u;
-    uint m = (gid / ${N}u) % ${M}u;
     store_result(gid, epilogue(sum, m, n));
   }
 }
