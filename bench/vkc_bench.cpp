@@ -118,11 +118,23 @@ json run_case(rt::Context& ctx, const BenchCase& c, const Args& args) {
   options.target = ctx.limits();
   ModuleImage module = codegen::compile_graph(g, options);
   rt::Program program(ctx, module);
-  for (const DispatchDesc& d : module.manifest.dispatches)
+  for (size_t i = 0; i < module.manifest.dispatches.size(); ++i) {
+    const DispatchDesc& d = module.manifest.dispatches[i];
+    // The driver's compile statistics (registers, local memory) explain occupancy; the log gets
+    // them too, since only a few files come back from the GPU machine.
+    std::vector<std::string> stats = program.pipeline_statistics(i);
     j["dispatches"].push_back({{"name", d.name}, {"kernel", d.kernel}, {"strategy", d.strategy},
                                {"workgroup_size", d.workgroup_size}, {"workgroup_count", d.workgroup_count},
                                {"workgroup_memory_bytes", d.workgroup_memory_bytes}, {"tiles", d.tiles},
-                               {"flops", d.flops}, {"bytes", d.bytes}});
+                               {"flops", d.flops}, {"bytes", d.bytes}, {"pipeline_statistics", stats}});
+    if (!stats.empty()) {
+      std::string line;
+      for (const std::string& st : stats) line += (line.empty() ? "" : ", ") + st;
+      std::printf("  %s %s [%u threads, %u B shared]: %s\n", c.name.c_str(), d.name.c_str(),
+                  d.workgroup_size[0] * d.workgroup_size[1] * d.workgroup_size[2], d.workgroup_memory_bytes,
+                  line.c_str());
+    }
+  }
 
   // Two input sets on the device; set 0 also goes to disk for the PyTorch comparison.
   const fs::path dir = fs::path(args.out) / c.name;
@@ -179,6 +191,7 @@ int run(int argc, char** argv) {
   fs::create_directories(args.out);
   rt::ContextOptions co;
   co.device = args.device;
+  co.pipeline_statistics = true;
   rt::Context ctx(co);
   ctx.impl().force_staging = args.force_staging;
   const rt::DeviceInfo& info = ctx.device_info();

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "module/json_exact.h"
 #include "support/error.h"
 #include "support/file_io.h"
 
@@ -97,7 +98,8 @@ std::string manifest_to_json(const Manifest& m) {
 
 namespace {
 
-// Reads j[key] as T, with an error naming the JSON path on absence or wrong type.
+// Reads j[key] as T exactly (module/json_exact.h), with an error naming the JSON path on absence,
+// wrong type or a number T cannot hold.
 template <typename T>
 T field(const json& j, const char* key, const std::string& path, bool required = true,
         T fallback = T{}) {
@@ -107,11 +109,14 @@ T field(const json& j, const char* key, const std::string& path, bool required =
     if (required) throw Error(cat(path, ".", key, ": missing"));
     return fallback;
   }
+  T out{};
+  bool ok = false;
   try {
-    return it->get<T>();
+    ok = get_exact(*it, out);
   } catch (const json::exception&) {
-    throw Error(cat(path, ".", key, ": wrong type"));
   }
+  if (!ok) throw Error(cat(path, ".", key, ": wrong type or out of range"));
+  return out;
 }
 
 // A file name that stays inside the module directory: no separators, no "..", not empty.

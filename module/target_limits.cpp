@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "module/json_exact.h"
 #include "support/error.h"
 
 namespace vkc {
@@ -79,43 +80,6 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
   };
 }
 
-namespace {
-
-// json::get_to converts any number to an integer field, and a float or an integer out of the
-// field's range converts with undefined behaviour or wraps (found by fuzz/fuzz_manifest: 3e45 for a
-// uint32_t limit). Limits are exact integers: anything else is the wrong type.
-template <typename T>
-bool get_exact(const nlohmann::json& v, T& out) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (v.is_number_unsigned()) {
-      uint64_t x = v.get<uint64_t>();
-      if (x > uint64_t(std::numeric_limits<T>::max())) return false;
-      out = T(x);
-      return true;
-    }
-    if (!v.is_number_integer()) return false;
-    int64_t x = v.get<int64_t>();
-    if (x < 0 && !std::is_signed_v<T>) return false;
-    if (std::is_signed_v<T> && (x < int64_t(std::numeric_limits<T>::min()) || x > int64_t(std::numeric_limits<T>::max())))
-      return false;
-    if (!std::is_signed_v<T> && uint64_t(x) > uint64_t(std::numeric_limits<T>::max())) return false;
-    out = T(x);
-    return true;
-  } else {
-    v.get_to(out);  // strings and bools: get_to throws on a wrong type
-    return true;
-  }
-}
-
-template <typename T, size_t N>
-bool get_exact(const nlohmann::json& v, std::array<T, N>& out) {
-  if (!v.is_array() || v.size() != N) return false;
-  for (size_t i = 0; i < N; ++i)
-    if (!get_exact(v[i], out[i])) return false;
-  return true;
-}
-
-}  // namespace
 
 void from_json(const nlohmann::json& j, TargetLimits& t) {
   // Every key is optional (absent keys keep the Vulkan-minimum defaults); unknown keys are errors

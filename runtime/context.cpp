@@ -126,6 +126,16 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
       c.robustness = Robustness::BufferAccess2;
     }
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable_info =
+      vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+  if ((options.pipeline_statistics || env("VKC_PIPELINE_STATS") == "1") &&
+      d.has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    enable_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    executable_info.pipelineExecutableInfo = VK_TRUE;
+    chain(executable_info);
+    c.pipeline_statistics = true;
+  }
   // Required by the spec whenever the device advertises it (non-conformant layered drivers).
   enable_extension("VK_KHR_portability_subset");
 

@@ -84,6 +84,7 @@ struct Context::Impl {
   uint32_t queue_family = 0;
   uint32_t timestamp_valid_bits = 0;
   Robustness robustness = Robustness::None;
+  bool pipeline_statistics = false;  // pipelines are created with CAPTURE_STATISTICS
 
   VkDevice device = VK_NULL_HANDLE;
   VolkDeviceTable vk{};  // device functions of this device (volk's globals would be shared)

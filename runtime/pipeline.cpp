@@ -69,10 +69,44 @@ DispatchPipeline::DispatchPipeline(Context::Impl& ctx, const DispatchDesc& d,
   info.stage.pName = d.entry_point.c_str();
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   info.layout = layout;
+  if (ctx.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   vk_check(vk.vkCreateComputePipelines(device, cache, 1, &info, nullptr, &pipeline),
            "vkCreateComputePipelines", d.name);
   pipeline_ = Unique<VkPipeline>(pipeline, [&vk, device](VkPipeline h) { vk.vkDestroyPipeline(device, h, nullptr); });
+  if (ctx.pipeline_statistics) statistics_ = read_statistics(ctx);
+}
+
+std::vector<std::string> DispatchPipeline::read_statistics(Context::Impl& ctx) const {
+  const VolkDeviceTable& vk = ctx.vk;
+  VkPipelineInfoKHR pipeline_info = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+  pipeline_info.pipeline = pipeline_.get();
+  uint32_t executables = 0;
+  if (vk.vkGetPipelineExecutablePropertiesKHR(ctx.device, &pipeline_info, &executables, nullptr) != VK_SUCCESS)
+    return {};
+  std::vector<std::string> out;
+  for (uint32_t e = 0; e < executables; ++e) {
+    VkPipelineExecutableInfoKHR exec = vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+    exec.pipeline = pipeline_.get();
+    exec.executableIndex = e;
+    uint32_t count = 0;
+    if (vk.vkGetPipelineExecutableStatisticsKHR(ctx.device, &exec, &count, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        count, vk_struct<VkPipelineExecutableStatisticKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+    if (vk.vkGetPipelineExecutableStatisticsKHR(ctx.device, &exec, &count, stats.data()) != VK_SUCCESS) continue;
+    for (const VkPipelineExecutableStatisticKHR& s : stats) {
+      std::string value;
+      switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: value = s.value.b32 ? "true" : "false"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: value = std::to_string(s.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: value = std::to_string(s.value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: value = std::to_string(s.value.f64); break;
+        default: value = "?";
+      }
+      out.push_back(cat(s.name, "=", value));
+    }
+  }
+  return out;
 }
 
 }  // namespace vkc::rt

@@ -2,6 +2,7 @@
 // the dispatch's push-constant range) and the pipeline specialized with its spec constants.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "module/manifest.h"
@@ -19,12 +20,17 @@ class DispatchPipeline {
   VkPipeline pipeline() const { return pipeline_.get(); }
   VkPipelineLayout layout() const { return layout_.get(); }
   VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
+  // "name=value" per statistic the driver reported (Context::Impl::pipeline_statistics), else empty.
+  const std::vector<std::string>& statistics() const { return statistics_; }
 
  private:
   Unique<VkShaderModule> shader_;
   Unique<VkDescriptorSetLayout> set_layout_;
   Unique<VkPipelineLayout> layout_;
   Unique<VkPipeline> pipeline_;
+  std::vector<std::string> statistics_;
+
+  std::vector<std::string> read_statistics(Context::Impl& ctx) const;
 };
 
 }  // namespace vkc::rt

@@ -451,6 +451,12 @@ const Manifest& Program::manifest() const { return impl_->manifest; }
 
 const std::vector<DispatchProfile>& Program::last_profile() const { return impl_->profile; }
 
+std::vector<std::string> Program::pipeline_statistics(size_t dispatch) const {
+  check(dispatch < impl_->pipelines.size(), "pipeline_statistics: dispatch ", dispatch, " of ",
+        impl_->pipelines.size());
+  return impl_->pipelines[dispatch]->statistics();
+}
+
 bool Program::pipeline_cache_loaded() const { return impl_->cache_loaded; }
 size_t Program::recorded_command_buffers() const { return impl_->recorded.size(); }
 size_t Program::submissions() const { return impl_->submission_count; }

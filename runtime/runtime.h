@@ -44,6 +44,11 @@ struct ContextOptions {
   // Where only core robustBufferAccess exists, stray accesses stay inside the buffer they hit.
   // Off by default: it costs a bounds check per access. VKC_ROBUST=1 in the environment sets it.
   bool robust_buffer_access = false;
+  // Ask the driver for each pipeline's compile statistics (VK_KHR_pipeline_executable_properties:
+  // on NVIDIA registers per invocation, shared and local memory), which explain a kernel's
+  // occupancy; read them with Program::pipeline_statistics(). Ignored on devices without the
+  // extension. VKC_PIPELINE_STATS=1 in the environment sets it.
+  bool pipeline_statistics = false;
 };
 
 // Which guarantee Context::robustness() gives (ContextOptions::robust_buffer_access).
@@ -166,6 +171,9 @@ class Program {
 
   // Profile of the last execute() with options.profile set.
   const std::vector<DispatchProfile>& last_profile() const;
+  // The driver's statistics of dispatch i's pipeline as "name=value" strings (e.g. NVIDIA's
+  // "Register Count=96"); empty unless ContextOptions::pipeline_statistics took effect.
+  std::vector<std::string> pipeline_statistics(size_t dispatch) const;
 
   struct Impl;
 

@@ -66,18 +66,35 @@ void main() {
   subgroupMemoryBarrierShared();
   subgroupBarrier();
 
+  // This invocation's digits' row totals and tile bases, loaded now so that their latency hides
+  // behind the ranking instead of adding to the tile's time after it.
+  const uint per = (256u + ${WG_SIZE}u - 1u) / ${WG_SIZE}u;
+  uint digit_total[per], digit_base[per];
+  [[unroll]] for (uint j = 0u; j < per; ++j) {
+    uint d = t * per + j;
+    digit_total[j] = d < 256u ? hist.data[${TOTALS}u + row * 256u + d] : 0u;
+    digit_base[j] = d < 256u ? hist.data[(row * 256u + d) * ${TILES}u + tile] : 0u;
+  }
+
   // Rank every key among its subgroup's keys of the same digit; slots past the row's end take no
   // part (they are the tile's last, so no real key ranks after them).
+  // All of the invocation's pairs are loaded before any is ranked: the ranking steps are chained
+  // by subgroup barriers, and a load inside a step put one global-memory latency on every step
+  // (H200, 2^24 keys: 0.50 -> 0.42 ms per scatter pass).
   uint words[${ITEMS}], indices[${ITEMS}], ranks[${ITEMS}];
   [[unroll]] for (uint k = 0u; k < ${ITEMS}u; ++k) {
     uint p = first + k * width + lane;
-    bool valid = p < tile_len;
     uint word = 0u, index = 0u;
-    if (valid) {
+    if (p < tile_len) {
       uint i = tile_start + p;
 ${LOAD_PAIR}
     }
-    uint d = digit_of(word);
+    words[k] = word;
+    indices[k] = index;
+  }
+  [[unroll]] for (uint k = 0u; k < ${ITEMS}u; ++k) {
+    bool valid = first + k * width + lane < tile_len;
+    uint d = digit_of(words[k]);
     uvec4 peers = subgroupBallot(valid);
     [[unroll]] for (uint b = 0u; b < 8u; ++b) {
       bool set = ((d >> b) & 1u) != 0u;
@@ -93,8 +110,6 @@ ${LOAD_PAIR}
     if (valid && below + 1u == count) s_mem[counters + d] = seen + count;
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    words[k] = word;
-    indices[k] = index;
     ranks[k] = seen + below;
   }
   barrier();
@@ -102,10 +117,9 @@ ${LOAD_PAIR}
   // Per digit: the counters become exclusive prefixes over the subgroups (tile order), then the
   // digit's first slot in the tile is added; s_bins gets the digit's output base minus that slot.
   {
-    const uint per = (256u + ${WG_SIZE}u - 1u) / ${WG_SIZE}u;
     uvec2 mine[per];
     uvec2 sum = uvec2(0u);
-    for (uint j = 0u; j < per; ++j) {
+    [[unroll]] for (uint j = 0u; j < per; ++j) {
       uint d = t * per + j;
       uint running = 0u;
       if (d < 256u)
@@ -114,15 +128,15 @@ ${LOAD_PAIR}
           s_mem[s * 256u + d] = running;
           running += c;
         }
-      mine[j] = d < 256u ? uvec2(running, hist.data[${TOTALS}u + row * 256u + d]) : uvec2(0u);
+      mine[j] = uvec2(running, digit_total[j]);
       sum += mine[j];
     }
     uvec2 total;
     uvec2 start = workgroup_exclusive_scan(sum, total);
-    for (uint j = 0u; j < per; ++j) {
+    [[unroll]] for (uint j = 0u; j < per; ++j) {
       uint d = t * per + j;
       if (d < 256u) {
-        s_bins[d] = start.y + hist.data[(row * 256u + d) * ${TILES}u + tile] - start.x;
+        s_bins[d] = start.y + digit_base[j] - start.x;
         for (uint s = 0u; s < gl_NumSubgroups; ++s) s_mem[s * 256u + d] += start.x;
       }
       start += mine[j];

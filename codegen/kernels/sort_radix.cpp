@@ -28,6 +28,12 @@ constexpr uint32_t kMaxItems = 16;  // keys per invocation: more costs registers
 constexpr uint32_t kMinItems = 8;   // the rank counters (8 words per invocation) reuse the key
                                     // array while the indices still sit in theirs
 
+// Workgroup size of the count and scatter passes. The ballot scatter with 16 keys per invocation
+// takes 139 registers on the H200 (NVIDIA's pipeline statistics, 2026-11-24): at 256 invocations
+// an SM of 64K registers holds one workgroup, which idles at each of its barriers (0.42 ms per
+// pass for 2^24 keys, 4x off the copy bandwidth); at 128 it holds three.
+constexpr uint32_t kWorkgroup = 128;
+
 uint32_t scatter_bytes(uint32_t workgroup, uint32_t items) {
   uint32_t tile = workgroup * items;
   return 2 * (tile + tile / 32) * 4 + 256 * 4 + workgroup * 8;
@@ -77,7 +83,7 @@ std::optional<RadixTile> radix_tile(const TargetLimits& target, bool small, bool
   if (small)
     if (auto tile = fits(fit_workgroup_size_x(std::max<uint32_t>(16, subgroups ? target.max_subgroup_size : 16), target), kMinItems))
       return tile;
-  for (uint32_t wg = fit_workgroup_size_x(256, target); wg >= 8; wg /= 2)
+  for (uint32_t wg = fit_workgroup_size_x(kWorkgroup, target); wg >= 8; wg /= 2)
     for (uint32_t items = kMaxItems; items >= kMinItems; items /= 2)
       if (auto tile = fits(wg, items)) return tile;
   // A target whose subgroups do not fit keeps the portable ranking.

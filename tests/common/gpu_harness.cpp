@@ -2,29 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 #include <cstring>
 
 #include "codegen/targets.h"
 #include "ir/interpreter.h"
 
 namespace vkc::test {
-namespace {
-
-// Keeps the Vulkan driver and layer libraries mapped until the process ends. The loader dlcloses
-// them when the last instance goes away, before LeakSanitizer's exit-time check runs; their
-// process-lifetime allocations would then have "<unknown module>" stacks that no suppression can
-// name, and the device suites could not run with leak detection (scripts/test-sanitizers.sh).
-// RTLD_NODELETE makes the loader's later dlclose a no-op; a library that is not installed is
-// simply skipped. Every device test binary links this file, so this runs before main().
-[[maybe_unused]] const bool drivers_pinned = [] {
-  for (const char* lib : {"libvulkan_lvp.so", "libVkLayer_khronos_validation.so"})
-    dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-  return true;
-}();
-
-}  // namespace
 
 rt::Context& shared_context() {
   static rt::Context context{};

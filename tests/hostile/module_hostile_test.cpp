@@ -118,6 +118,31 @@ TEST(HostileModule, TargetLimitsMustBeExactIntegersInRange) {
   }
 }
 
+// Found by fuzz_manifest in CI: a binding number given as 2.3e109 reached nlohmann's get<uint32_t>()
+// (undefined behaviour). Every integer field of the manifest itself, not only the target limits,
+// must be a JSON integer that fits its C++ type; each bad value is refused with the field's path.
+TEST(HostileModule, ManifestIntegersMustBeExactAndInRange) {
+  const std::string json = manifest_to_json(relu_module("lavapipe").manifest);
+  struct Field {
+    const char* key;   // the JSON key whose first occurrence is replaced
+    const char* path;  // what the error must name
+  };
+  for (Field f : {Field{"\"binding\": ", ".binding"}, Field{"\"workgroup_memory_bytes\": ", ".workgroup_memory_bytes"},
+                  Field{"\"arena_bytes\": ", ".arena_bytes"}, Field{"\"format_version\": ", "format_version"}}) {
+    size_t at = json.find(f.key);
+    ASSERT_NE(at, std::string::npos) << f.key;
+    at += std::string(f.key).size();
+    const size_t end = json.find_first_of(",\n}", at);
+    for (const char* bad : {"2.3e109", "-1", "18446744073709551616", "3.5", "\"7\"", "true"}) {
+      std::string text = json;
+      text.replace(at, end - at, bad);
+      std::string message = error_of([&] { manifest_from_json(text, "m.json"); });
+      EXPECT_NE(message.find(f.path), std::string::npos) << f.key << bad << ": " << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    }
+  }
+}
+
 TEST(HostileModule, MissingManifest) {
   std::string dir = scratch_dir("module-empty");
   std::string message = error_of([&] { read_module_dir(dir); });

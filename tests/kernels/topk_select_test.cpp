@@ -141,9 +141,10 @@ TEST(TopKSelect, LongRowsTakeSelectByDefault) {
 }
 
 TEST(TopKSelect, ManyRowsTakeSmallWorkgroupsAndTwoLevels) {
-  // Enough segments of 8192 to fill a GPU with 256-invocation workgroups: rows are split though
-  // one 1024-invocation workgroup could hold them, and a second level selects from each row's
-  // candidates (the plan of the 4096 x 32768, k = 1024 benchmark, on 512 rows of 8193 keys).
+  // Enough segments of 4096 (256 invocations x 16 keys) to fill a GPU with 256-invocation
+  // workgroups: rows are split though one 1024-invocation workgroup could hold them, and a second
+  // level selects from each row's candidates (the first level of the 4096 x 32768, k = 1024
+  // benchmark, on 512 rows of 8193 keys).
   std::mt19937 rng(14);
   HostTensor x = random_tensor(DType::f32, {512, 8193}, rng);
   GpuRun run = check({.shape = {512, 8193}, .k = 1000}, x, "");
@@ -151,7 +152,7 @@ TEST(TopKSelect, ManyRowsTakeSmallWorkgroupsAndTwoLevels) {
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].strategy, "topk: select per segment");
   EXPECT_EQ(d[0].workgroup_size[0], 256u);
-  EXPECT_EQ(uint64_t(d[0].workgroup_count[0]) * d[0].workgroup_count[1], 512u * 2u);  // 2 segments a row
+  EXPECT_EQ(uint64_t(d[0].workgroup_count[0]) * d[0].workgroup_count[1], 512u * 3u);  // 3 segments a row
   EXPECT_EQ(d[1].strategy, "topk: final select + sort");
   EXPECT_EQ(d[1].workgroup_size[0], 256u);
   check({.shape = {512, 8193}, .k = 3, .largest = false, .index_type = "i32"}, x, "");

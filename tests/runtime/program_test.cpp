@@ -122,6 +122,30 @@ TEST_F(RuntimeProgram, TwoDispatchesThroughArenaConstantsAndView) {
   EXPECT_TRUE(cmp.ok) << cmp.message;
 }
 
+// Pipeline statistics are asked for only on request, come back for every dispatch where the device
+// has VK_KHR_pipeline_executable_properties (NVIDIA: registers, shared memory; lavapipe in Mesa
+// 22.3 has none, so there the list must be empty rather than made up), and never change results.
+TEST_F(RuntimeProgram, PipelineStatisticsOnRequest) {
+  const uint32_t n = 256;
+  Program plain(ctx(), test::add_module(ctx().limits(), n));
+  EXPECT_TRUE(plain.pipeline_statistics(0).empty());
+  EXPECT_NE(error_of([&] { plain.pipeline_statistics(1); }).find("dispatch 1 of 1"), std::string::npos);
+
+  ContextOptions options;
+  options.pipeline_statistics = true;
+  Context with_stats(options);
+  Program program(with_stats, test::add_module(with_stats.limits(), n));
+  const bool offered = with_stats.impl().caps.has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  std::vector<std::string> stats = program.pipeline_statistics(0);
+  EXPECT_EQ(!stats.empty(), offered) << with_stats.device_info().name;
+  for (const std::string& s : stats) EXPECT_NE(s.find('='), std::string::npos) << s;
+  HostTensor a = vkc::test::random_tensor(DType::f32, {n}, rng);
+  HostTensor b = vkc::test::random_tensor(DType::f32, {n}, rng);
+  auto cmp = vkc::test::compare(program.execute({{"a", a}, {"b", b}}).at("c"), reference(a, b, std::plus<float>()), 0, 0);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+  EXPECT_TRUE(with_stats.validation_messages().empty());
+}
+
 TEST_F(RuntimeProgram, StagingPathMatchesMappedPath) {
   // lavapipe's memory is all host visible; force device-local-only handling to cover staging.
   const uint32_t m4 = 776;  // not a multiple of either workgroup size
