@@ -1,4 +1,5 @@
-// Linked into every test binary that touches a device (tests/CMakeLists.txt).
+// Linked into every test binary that touches a device (tests/CMakeLists.txt), and into the CLIs of
+// sanitizer builds, which the hostile tests run as child processes (tools/CMakeLists.txt).
 #include <dlfcn.h>
 
 #include <filesystem>

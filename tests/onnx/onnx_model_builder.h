@@ -1,9 +1,11 @@
 // Test helper: builds small ONNX models with the protobuf API and writes them to a scratch dir.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <unistd.h>
@@ -111,12 +113,25 @@ class OnnxModel {
   ::onnx::ModelProto model_;
 };
 
+// The scratch directories this process made, removed when it exits (every CTest case is its own
+// process, so /tmp does not fill up run after run); VKC_KEEP_SCRATCH=1 keeps them to look at.
+struct ScratchDirs {
+  std::vector<std::filesystem::path> dirs;
+  ~ScratchDirs() {
+    if (std::getenv("VKC_KEEP_SCRATCH")) return;
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+
 // A fresh scratch directory per test.
 inline std::string scratch_dir(const std::string& test) {
+  static ScratchDirs made;
   auto dir = std::filesystem::temp_directory_path() /
              ("vkc_onnx_" + std::to_string(::getpid()) + "_" + test);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  made.dirs.push_back(dir);
   return dir.string();
 }
 
