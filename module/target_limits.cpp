@@ -1,9 +1,5 @@
 #include "module/target_limits.h"
 
-#include <array>
-#include <limits>
-#include <type_traits>
-
 #include <nlohmann/json.hpp>
 
 #include "module/json_exact.h"
