@@ -124,6 +124,10 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({64, 256, 1, 1}, {8, 16, 1, 1}), false, 1, p0));
   cases.push_back(conv_case("conv_depthwise_8x144x56x56", conv, s({8, 144, 56, 56}, {2, 8, 14, 14}),
                             s({144, 1, 3, 3}, {8, 1, 3, 3}), false, n(144, 8), p1));
+  // ggml-vulkan's depthwise figure (issue 9) is for this size: 256 MiB each way, so it measures
+  // bandwidth, where the 8x144x56x56 case (14 MiB each way, inside the L2) mostly measures launch.
+  cases.push_back(conv_case("conv_depthwise_1x256x512x512", conv, s({1, 256, 512, 512}, {1, 8, 32, 32}),
+                            s({256, 1, 3, 3}, {8, 1, 3, 3}), false, n(256, 8), p1));
   cases.push_back(conv_case("conv_grouped32_1x256x128x128", conv, s({1, 256, 128, 128}, {1, 64, 16, 16}),
                             s({256, 8, 3, 3}, {64, 2, 3, 3}), false, 32, p1));
   cases.push_back(conv_case("conv3d_1x1x32^3_f16_k9x9x1_bias", conv, s({1, 1, 32, 32, 32}, {1, 1, 8, 8, 8}),

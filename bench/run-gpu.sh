@@ -39,7 +39,13 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
   rm -rf "$work"
   echo "== vkc_bench (commit $commit)"
   # Each half is bounded so that a pathological kernel still leaves the other half's numbers.
+  # Clocks and power every 50 ms while vkc runs: a GPU that idles between executions lowers its
+  # clocks, which shows up as kernels slowing down in steps (bench/RESULTS.md, Run F2).
+  nvidia-smi --query-gpu=timestamp,pstate,clocks.sm,clocks.mem,power.draw,utilization.gpu \
+    --format=csv,noheader -lms 50 >"$out/clocks.csv" 2>/dev/null &
+  smi=$!
   timeout 300 $bin/vkc_bench --out "$work" "$@" 2>&1 | tee "$out/vkc_bench.log"
+  kill $smi 2>/dev/null
   cp "$work/vkc.json" "$out/" 2>/dev/null
   echo "== torch_reference"
   PYTHONUNBUFFERED=1 timeout 220 python3 bench/torch_reference.py "$work" --out "$out" --commit "$commit" 2>&1 |

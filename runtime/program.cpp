@@ -41,10 +41,14 @@ struct Program::Impl {
   void create_buffers();
   void create_descriptor_sets();
   // `device_fed`: inputs that a device-side copy fills, so their host upload is not recorded.
-  void record(VkCommandBuffer cmd, bool profile, bool poison, const std::set<std::string>& device_fed);
+  // device_fed: inputs copied in from DeviceTensors (no host upload); device_kept: outputs copied
+  // out to DeviceTensors (no download to the host, which on a discrete GPU crosses PCIe).
+  void record(VkCommandBuffer cmd, bool profile, bool poison, const std::set<std::string>& device_fed,
+              const std::set<std::string>& device_kept);
   // The command buffer for one variant (profile, poison, which inputs come from the device),
   // recorded on first use and replayed after.
-  VkCommandBuffer command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed = {});
+  VkCommandBuffer command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed = {},
+                                 const std::set<std::string>& device_kept = {});
   void check_inputs(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs) const;
   Buffer& buffer_of(const StorageRange& r);
   // Device-side copies between device tensors and this program's input/output buffers.
@@ -84,6 +88,12 @@ struct Program::Impl {
   bool pending_profile = false;
   DeviceTensors pending_device_inputs;   // kept alive until the copies ran
   DeviceTensors pending_device_outputs;
+
+  // The device outputs last handed to the caller, by name. An execution reuses one the caller has
+  // let go of instead of allocating another: on the H200 a fresh 64 MiB buffer per execution cost
+  // milliseconds of host time, during which the GPU idled and dropped its clocks.
+  DeviceTensors returned_outputs;
+  size_t output_allocations = 0;
 };
 
 Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOptions& options)
@@ -194,13 +204,16 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
   }
 }
 
-VkCommandBuffer Program::Impl::command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed) {
+VkCommandBuffer Program::Impl::command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed,
+                                              const std::set<std::string>& device_kept) {
   std::string key{profile ? 'p' : '-', poison ? 'n' : '-'};
   for (const std::string& name : manifest.inputs) key += device_fed.count(name) ? 'd' : 'h';
+  key += '/';
+  for (const std::string& name : manifest.outputs) key += device_kept.count(name) ? 'd' : 'h';
   auto it = recorded.find(key);
   if (it != recorded.end()) return it->second;
   VkCommandBuffer c = commands->allocate();
-  record(c, profile, poison, device_fed);
+  record(c, profile, poison, device_fed, device_kept);
   recorded[key] = c;
   return c;
 }
@@ -307,7 +320,7 @@ void Program::Impl::create_descriptor_sets() {
 }
 
 void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
-                           const std::set<std::string>& device_fed) {
+                           const std::set<std::string>& device_fed, const std::set<std::string>& device_kept) {
   const VolkDeviceTable& vk = ctx.vk;
   constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   constexpr VkPipelineStageFlags kTransfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -360,16 +373,17 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
   // Results go to the host directly (mapped memory) or through download staging buffers.
   memory_barrier(ctx, c, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kTransfer | VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_HOST_READ_BIT);
-  if (!download_staging.empty()) {
-    for (const auto& [name, staging] : download_staging) {
-      StorageRange r = resolve_storage(manifest, name);
-      if (r.size == 0) continue;
-      VkBufferCopy region{r.offset, 0, r.size};
-      vk.vkCmdCopyBuffer(c, buffer_of(r).handle(), staging->handle(), 1, &region);
-    }
-    memory_barrier(ctx, c, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                   VK_ACCESS_HOST_READ_BIT);
+  bool downloads = false;
+  for (const auto& [name, staging] : download_staging) {
+    if (device_kept.count(name)) continue;
+    StorageRange r = resolve_storage(manifest, name);
+    if (r.size == 0) continue;
+    VkBufferCopy region{r.offset, 0, r.size};
+    vk.vkCmdCopyBuffer(c, buffer_of(r).handle(), staging->handle(), 1, &region);
+    downloads = true;
   }
+  if (downloads)
+    memory_barrier(ctx, c, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   vk_check(vk.vkEndCommandBuffer(c), "vkEndCommandBuffer");
 }
 
@@ -460,6 +474,7 @@ std::vector<std::string> Program::pipeline_statistics(size_t dispatch) const {
 bool Program::pipeline_cache_loaded() const { return impl_->cache_loaded; }
 size_t Program::recorded_command_buffers() const { return impl_->recorded.size(); }
 size_t Program::submissions() const { return impl_->submission_count; }
+size_t Program::device_output_allocations() const { return impl_->output_allocations; }
 
 std::map<std::string, HostTensor> Program::execute(const std::map<std::string, HostTensor>& inputs,
                                                    const ExecuteOptions& options) {
@@ -491,8 +506,15 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   for (const auto& [name, t] : device_inputs) device_fed.insert(name);
   DeviceTensors outputs;
   for (const std::string& name : device_outputs) {
+    auto kept = p.returned_outputs.find(name);
+    // Only this program holds it: nobody can see it change.
+    if (kept != p.returned_outputs.end() && kept->second.use_count() == 1) {
+      outputs[name] = kept->second;
+      continue;
+    }
     const TensorDesc& t = p.manifest.tensor(name);
     outputs[name] = std::make_shared<DeviceTensor>(p.context, t.dtype, t.shape);
+    ++p.output_allocations;
   }
 
   // One submission: [device inputs in] + the replayed dispatches + [device outputs out].
@@ -503,7 +525,9 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
     p.record_copy_in(device_inputs);
     cmds.push_back(p.copy_in);
   }
-  cmds.push_back(p.command_buffer(options.profile, options.poison_outputs, device_fed));
+  std::set<std::string> device_kept;
+  for (const auto& [name, t] : outputs) device_kept.insert(name);
+  cmds.push_back(p.command_buffer(options.profile, options.poison_outputs, device_fed, device_kept));
   if (!outputs.empty()) {
     p.record_copy_out(outputs);
     cmds.push_back(p.copy_out);
@@ -557,6 +581,7 @@ ExecutionResults Program::wait() {
   ExecutionResults results;
   results.device = std::move(p.pending_device_outputs);
   p.pending_device_outputs.clear();
+  for (const auto& [name, tensor] : results.device) p.returned_outputs[name] = tensor;
   p.pending_device_inputs.clear();  // the queue is idle or done with them once the fence signals
   p.pending = false;
   VkFence fence = p.execution_fence.get();

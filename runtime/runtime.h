@@ -152,7 +152,9 @@ class Program {
                                             const ExecuteOptions& options = {});
   // Asynchronous execution. submit() checks and uploads the host inputs, then submits the
   // pre-recorded dispatches together with device-side copies for `device_inputs` (in) and
-  // `device_outputs` (out, into fresh DeviceTensors) as one queue submission, and returns. One
+  // `device_outputs` (out, into DeviceTensors) as one queue submission, and returns. A device
+  // output goes into the tensor this program returned for it last time when the caller no longer
+  // holds that tensor, else into a new one; tensors the caller keeps are never written again. One
   // execution per program is in flight at a time: submit() throws while one is pending.
   void submit(const std::map<std::string, HostTensor>& host_inputs,
               const std::map<std::string, std::shared_ptr<DeviceTensor>>& device_inputs = {},
@@ -168,6 +170,8 @@ class Program {
   // submissions made (one per execution): the record-once, submit-once contract, for tests.
   size_t recorded_command_buffers() const;
   size_t submissions() const;
+  // DeviceTensors allocated for device outputs so far (the rest were reused).
+  size_t device_output_allocations() const;
 
   // Profile of the last execute() with options.profile set.
   const std::vector<DispatchProfile>& last_profile() const;

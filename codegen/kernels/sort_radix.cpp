@@ -30,9 +30,9 @@ constexpr uint32_t kMinItems = 8;   // the rank counters (8 words per invocation
 
 // Workgroup size of the count and scatter passes. The ballot scatter with 16 keys per invocation
 // takes 139 registers on the H200 (NVIDIA's pipeline statistics, 2026-11-24): at 256 invocations
-// an SM of 64K registers holds one workgroup, which idles at each of its barriers (0.42 ms per
-// pass for 2^24 keys, 4x off the copy bandwidth); at 128 it holds three. Not yet shown faster:
-// the one run at 128 (bench/RESULTS.md, Run F2) caught the machine in a slower state.
+// an SM of 64K registers holds one workgroup, which idles at each of its barriers; at 128 it
+// holds three. Measured in one call (bench/RESULTS.md, Run G): 2^24 keys sort in 1.123 ms at 128
+// against 1.179 ms at 256.
 constexpr uint32_t kWorkgroup = 128;
 
 uint32_t scatter_bytes(uint32_t workgroup, uint32_t items) {

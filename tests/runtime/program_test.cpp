@@ -107,6 +107,38 @@ TEST_F(RuntimeProgram, UnwrittenOutputsStayPoisoned) {
   check_poisoned_tail(staged, rng, n, 3);
 }
 
+// Device outputs: a tensor the caller still holds is never written again; one it let go of is
+// reused by the next execution instead of a fresh allocation.
+TEST_F(RuntimeProgram, DeviceOutputsAreReusedOnlyOnceReleased) {
+  const uint32_t n = 300;
+  Program program(ctx(), test::add_module(ctx().limits(), n));
+  auto run = [&](const HostTensor& a, const HostTensor& b) {
+    program.submit({{"a", a}, {"b", b}}, {}, {"c"});
+    return program.wait().device.at("c");
+  };
+  HostTensor a1 = vkc::test::random_tensor(DType::f32, {n}, rng), b1 = vkc::test::random_tensor(DType::f32, {n}, rng);
+  HostTensor a2 = vkc::test::random_tensor(DType::f32, {n}, rng), b2 = vkc::test::random_tensor(DType::f32, {n}, rng);
+  const size_t recorded = program.recorded_command_buffers();
+  std::shared_ptr<DeviceTensor> first = run(a1, b1);
+  // Outputs kept on the device are not downloaded: a variant of its own, recorded once.
+  EXPECT_EQ(program.recorded_command_buffers(), recorded + 1);
+  std::shared_ptr<DeviceTensor> second = run(a2, b2);  // `first` is held: a new tensor
+  EXPECT_NE(first.get(), second.get());
+  EXPECT_EQ(program.device_output_allocations(), 2u);
+  auto cmp = vkc::test::compare(first->download(), reference(a1, b1, std::plus<float>()), 0, 0);
+  EXPECT_TRUE(cmp.ok) << "a held output was overwritten: " << cmp.message;
+  DeviceTensor* released = second.get();
+  second.reset();
+  std::shared_ptr<DeviceTensor> third = run(a1, b2);
+  EXPECT_EQ(third.get(), released);
+  EXPECT_EQ(program.device_output_allocations(), 2u);
+  EXPECT_EQ(program.recorded_command_buffers(), recorded + 1);
+  cmp = vkc::test::compare(third->download(), reference(a1, b2, std::plus<float>()), 0, 0);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+  cmp = vkc::test::compare(first->download(), reference(a1, b1, std::plus<float>()), 0, 0);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+}
+
 TEST_F(RuntimeProgram, TwoDispatchesThroughArenaConstantsAndView) {
   const uint32_t n = 4096;
   HostTensor w = vkc::test::random_tensor(DType::f32, {n / 4, 4}, rng);
