@@ -19,7 +19,7 @@ int64_t prod(const Shape& s) {
 // count exactly the multiply-adds the op's semantics define (zero padding included, as PyTorch's
 // FLOP counters do).
 BenchCase conv_case(std::string name, OpKind kind, Shape x, Shape w, bool bias, int64_t groups,
-                    Ints pads, Ints strides = {}) {
+                    Ints pads, Ints strides = {}, DType dtype = DType::f32) {
   AttrMap attrs{{"pads", pads}, {"groups", groups}};
   if (!strides.empty()) attrs["strides"] = strides;
   const size_t spatial = x.size() - 2;
@@ -34,18 +34,20 @@ BenchCase conv_case(std::string name, OpKind kind, Shape x, Shape w, bool bias, 
                              : double(geo.batch * geo.out_channels * prod(geo.out_spatial));
   BenchCase c;
   c.name = std::move(name);
-  c.group = "conv";
+  c.group = dtype == DType::f16 ? "conv_fp16" : "conv";
+  if (dtype == DType::f16) c.forced = {{"conv", "implicit_gemm_coopmat"}};
   c.flops = 2.0 * taps * points;
   const int64_t channels = geo.out_channels;
   c.build = [=](ir::Graph& g) {
-    std::vector<ir::Value*> operands{g.add_input("x", {DType::f32, x}), g.add_input("w", {DType::f32, w})};
-    if (bias) operands.push_back(g.add_input("b", {DType::f32, {channels}}));
+    std::vector<ir::Value*> operands{g.add_input("x", {dtype, x}), g.add_input("w", {dtype, w})};
+    if (bias) operands.push_back(g.add_input("b", {dtype, {channels}}));
     g.add_output(g.add_op(kind, operands, attrs, "conv")->result(), "y");
   };
   // PyTorch takes one symmetric pad per spatial dim; every case here is symmetric.
   Ints torch_pad(pads.begin(), pads.begin() + long(spatial));
   c.torch = {{"op", transposed ? "conv_transpose" : "conv"}, {"dims", spatial}, {"padding", torch_pad},
-             {"stride", strides.empty() ? Ints(spatial, 1) : strides}, {"groups", groups}, {"bias", bias}};
+             {"stride", strides.empty() ? Ints(spatial, 1) : strides}, {"groups", groups}, {"bias", bias},
+             {"dtype", std::string(dtype_name(dtype))}};
   return c;
 }
 
@@ -61,17 +63,18 @@ BenchCase im2col_case(Shape x, Ints kernel, Ints pads) {
   return c;
 }
 
-BenchCase matmul_case(int64_t n) {
+BenchCase matmul_case(int64_t n, DType dtype = DType::f32) {
   BenchCase c;
-  c.name = "matmul_" + std::to_string(n) + "^3";
-  c.group = "matmul";
+  c.name = "matmul_" + std::to_string(n) + "^3" + (dtype == DType::f16 ? "_fp16" : "");
+  c.group = dtype == DType::f16 ? "matmul_fp16" : "matmul";
+  if (dtype == DType::f16) c.forced = {{"matmul", "coopmat"}};
   c.flops = 2.0 * double(n) * double(n) * double(n);
   c.build = [=](ir::Graph& g) {
-    ir::Value* a = g.add_input("a", {DType::f32, {n, n}});
-    ir::Value* b = g.add_input("b", {DType::f32, {n, n}});
+    ir::Value* a = g.add_input("a", {dtype, {n, n}});
+    ir::Value* b = g.add_input("b", {dtype, {n, n}});
     g.add_output(g.add_op(OpKind::MatMul, {a, b}, {}, "matmul")->result(), "y");
   };
-  c.torch = {{"op", "matmul"}};
+  c.torch = {{"op", "matmul"}, {"dtype", std::string(dtype_name(dtype))}};
   return c;
 }
 
@@ -137,6 +140,19 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({64, 64, 4, 4}, {8, 8, 4, 4}), false, 1, p1, {2, 2}));
   cases.push_back(im2col_case(s({1, 64, 256, 256}, {1, 4, 16, 16}), {3, 3}, p1));
   cases.push_back(matmul_case(n(4096, 64)));
+  // float16 on tensor cores (issue 9; the opt-in kernels, forced): the two large convs and the matmul again, and the two
+  // CONV_2D shapes ggml-vulkan's figures are for ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096,
+  // 1536x1536x32 * 3x3x32x64). Compared with PyTorch fp16 and with vkc's own fp32 rows.
+  const DType h = DType::f16;
+  cases.push_back(conv_case("conv_1x64x512x512_f256_k3_fp16", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
+                            s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
+  cases.push_back(conv_case("conv_resnet3x3_8x256x56x56_fp16", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
+                            s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1, {}, h));
+  cases.push_back(conv_case("conv_ggml_16x256x19x19_f4096_k4_fp16", conv, s({16, 256, 19, 19}, {2, 16, 7, 7}),
+                            s({4096, 256, 4, 4}, {32, 16, 4, 4}), false, 1, p0, {}, h));
+  cases.push_back(conv_case("conv_ggml_1x32x1536x1536_f64_k3_fp16", conv, s({1, 32, 1536, 1536}, {1, 8, 40, 40}),
+                            s({64, 32, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
+  cases.push_back(matmul_case(n(4096, 64), h));
   cases.push_back(topk_case({n(131072, 1000)}, 4));
   cases.push_back(topk_case({n(1 << 20, 2048)}, n(64, 16)));
   cases.push_back(topk_case({n(1 << 24, 8192)}, 8));

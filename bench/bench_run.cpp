@@ -59,7 +59,13 @@ Timing time_program(rt::Program& program, const std::vector<DeviceInputs>& sets,
 }
 
 HostTensor random_tensor(DType dtype, const Shape& shape, uint64_t seed) {
-  check(dtype == DType::f32, "bench: random inputs are f32 only");
+  check(dtype == DType::f32 || dtype == DType::f16, "bench: random inputs are f32 or f16 only");
+  if (dtype == DType::f16) {  // the f32 values rounded to f16
+    HostTensor f = random_tensor(DType::f32, shape, seed);
+    HostTensor h(dtype, shape);
+    for (int64_t i = 0; i < f.numel(); ++i) h.set_f64(i, f.get_f64(i));
+    return h;
+  }
   HostTensor t(dtype, shape);
   // splitmix64: fast and good enough for benchmark data; 24 random bits per float keeps values
   // distinct enough that ties in topk/sort are rare (and handled by the checks anyway).

@@ -24,8 +24,15 @@ else
 fi
 # Only the binaries travel (the carry set is limited to 64 MiB).
 rm -rf build/gpu-carry && mkdir -p build/gpu-carry
-cp $build/tools/vk-compile $build/tools/vk-run $build/samples/vkc-sample-convnet $build/bench/vkc_bench \
-  $build/bench/vkc-startup-bench build/gpu-carry/
+# VKC_CARRY_TESTS=1 (needs a build with tests, VKC_CARRY_FROM=build/test): the kernel tests instead
+# of the sample and the startup benchmark, for the tests only a GPU can run (the tensor-core path:
+# `build/gpu-carry/vkc_kernel_tests --gtest_filter='CoopMatrix*'`).
+if [ "${VKC_CARRY_TESTS:-0}" = 1 ]; then
+  cp $build/tools/vk-compile $build/tools/vk-run $build/bench/vkc_bench $build/tests/vkc_kernel_tests build/gpu-carry/
+else
+  cp $build/tools/vk-compile $build/tools/vk-run $build/samples/vkc-sample-convnet $build/bench/vkc_bench \
+    $build/bench/vkc-startup-bench build/gpu-carry/
+fi
 strip build/gpu-carry/*
 # The commit the numbers belong to (RESULTS.md rows name it); "-dirty": uncommitted changes built in.
 echo "$(git rev-parse HEAD)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)" > build/gpu-carry/COMMIT

@@ -1,6 +1,7 @@
 #include "codegen/conv_planner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "codegen/grid.h"
 #include "codegen/kernels/gemm_core.h"
@@ -173,6 +174,14 @@ uint64_t im2col_elements(const ir::ConvGeometry& g) {
   return uint64_t(s.groups) * uint64_t(s.m) * uint64_t(s.k);
 }
 
+// The fp16 tensor-core tile for this conv: B (the filter) staged K-fast unless its output
+// channels are its innermost dim, as in conv_gemm_core_shape.
+std::optional<kernels::CoopTile> coop_tile_for(const ir::ConvGeometry& g, const TargetLimits& t) {
+  ConvGemmShape s = conv_gemm_shape(g);
+  bool b_kfast = g.filter_pos[0] != int(g.filter_pos.size()) - 1;
+  return kernels::plan_coop_tile(s.m, s.n, t, s.groups, false, b_kfast);
+}
+
 // Why a strategy does not apply ("" when it does).
 std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const TargetLimits& t,
                    uint32_t element_bytes) {
@@ -185,6 +194,15 @@ std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const
   if (strategy == "depthwise_tiled") {
     DepthwiseTile tile;
     return plan_depthwise_tile(g, t, tile);
+  }
+  if (strategy == "implicit_gemm_coopmat") {
+    std::string why = kernels::coopmat_misfit(t);
+    if (!why.empty()) return why;
+    if (element_bytes != 2) return cat("its data is not float16 (", element_bytes, "-byte elements)");
+    std::optional<kernels::CoopTile> c = coop_tile_for(g, t);
+    if (!c) return cat("no fp16 tile fits target '", t.name, "'");
+    if (tiles_of(GemmTile{c->tm, c->tn, c->tk, 16, 16}, s) > grid_capacity(t)) return "its tiles exceed the grid limit";
+    return "";
   }
   uint64_t forced_split = 0;
   if (parse_forced_split(strategy, forced_split)) {
@@ -204,8 +222,8 @@ std::string misfit(const std::string& strategy, const ir::ConvGeometry& g, const
                  " bytes, above maxStorageBufferRange ", t.max_storage_buffer_range);
     return "";
   }
-  return "unknown strategy (expected direct, implicit_gemm, split_k, split_k:S, depthwise, depthwise_tiled or "
-         "im2col)";
+  return "unknown strategy (expected direct, implicit_gemm, implicit_gemm_coopmat, split_k, split_k:S, depthwise, "
+         "depthwise_tiled or im2col)";
 }
 
 void plan_one_per_output(ConvPlan& p, const ir::ConvGeometry& g, const TargetLimits& t,
@@ -271,7 +289,7 @@ const std::vector<GemmTile>& gemm_tile_candidates() {
 std::vector<std::string> applicable_conv_strategies(const ir::ConvGeometry& g, const TargetLimits& t,
                                                     uint32_t element_bytes) {
   std::vector<std::string> out;
-  for (const char* s : {"direct", "implicit_gemm", "split_k", "depthwise", "depthwise_tiled", "im2col"})
+  for (const char* s : {"direct", "implicit_gemm", "implicit_gemm_coopmat", "split_k", "depthwise", "depthwise_tiled", "im2col"})
     if (misfit(s, g, t, element_bytes).empty()) out.push_back(s);
   return out;
 }
@@ -306,6 +324,19 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
   }
   if (p.strategy == "depthwise_tiled") {
     plan_depthwise_tiled(p, g, t, what);
+    return p;
+  }
+  if (p.strategy == "implicit_gemm_coopmat") {
+    p.coop = *coop_tile_for(g, t);
+    const kernels::CoopTile& c = p.coop;
+    p.tile = GemmTile{c.tm, c.tn, c.tk, 16, 16};  // the tile grid (tiles_of); no register blocks
+    p.tile_count = tiles_of(p.tile, s);
+    p.workgroup_size = {c.invocations(), 1, 1};
+    p.workgroup_count = linear_grid(p.tile_count * c.invocations(), c.invocations(), t, what);
+    p.workgroup_memory_bytes = c.workgroup_memory_bytes();
+    p.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
+               {"subgroups_n", c.wn}, {"gemm_m", s.m}, {"gemm_n", s.n}, {"gemm_k", s.k},
+               {"groups", s.groups}, {"workgroups", int64_t(p.tile_count)}};
     return p;
   }
   const bool split = p.strategy == "split_k";

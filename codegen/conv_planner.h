@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "codegen/conv_planner_depthwise.h"
+#include "codegen/kernels/gemm_coopmat.h"
 #include "ir/conv_geometry.h"
 #include "module/target_limits.h"
 
@@ -50,6 +51,9 @@ struct GemmTile {
 
 struct ConvPlan {
   // "direct", "depthwise" (one output per invocation), "depthwise_tiled", "implicit_gemm",
+  // "implicit_gemm_coopmat" (float16 data on a target with cooperative matrices: the implicit
+  // GEMM on tensor cores, float32 accumulation; only when forced, since it does not yet beat the
+  // FMA kernel: codegen/kernels/gemm_coopmat.h),
   // "split_k" (implicit GEMM with the K loop split over `split_k` workgroups per tile, then a
   // reduce dispatch) or "im2col" (explicit columns in a scratch tensor, then the same tiled GEMM
   // reading them).
@@ -58,6 +62,7 @@ struct ConvPlan {
   std::array<uint32_t, 3> workgroup_count{1, 1, 1};  // of the main (GEMM or direct) dispatch
   uint32_t workgroup_memory_bytes = 0;
   GemmTile tile;  // implicit_gemm, split_k and im2col only
+  kernels::CoopTile coop;  // implicit_gemm_coopmat only
   DepthwiseTile depthwise;  // depthwise_tiled only
   uint64_t tile_count = 0;  // tiled strategies: groups x M tiles x N tiles
   // split_k only: K slices per tile (>= 2; slice s covers TK steps [s*steps/S, (s+1)*steps/S)),

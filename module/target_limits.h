@@ -44,7 +44,9 @@ struct TargetLimits {
   bool subgroup_arithmetic = false;
   bool subgroup_shuffle = false;
   bool subgroup_ballot = false;
-  bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix
+  // VK_NV_cooperative_matrix with a 16x16x16 float16 x float16 + float32 subgroup product (and the
+  // Vulkan memory model its shaders declare): the fp16 GEMM kernels' tensor-core path.
+  bool cooperative_matrix_nv = false;
   bool cooperative_matrix_khr = false;  // VK_KHR_cooperative_matrix
 
   // Names of limits in which `device` falls short of this target (empty: the device can run code

@@ -136,6 +136,17 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
     chain(executable_info);
     c.pipeline_statistics = true;
   }
+  // The fp16 GEMM kernels' cooperative matrices, and the memory model their SPIR-V declares.
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  VkPhysicalDeviceVulkanMemoryModelFeatures memory_model = vk_struct<VkPhysicalDeviceVulkanMemoryModelFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES);
+  if (d.cooperative_matrix_nv) {
+    enable_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    if (!v12) enable_extension(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+    coop.cooperativeMatrix = VK_TRUE;
+    memory_model.vulkanMemoryModel = VK_TRUE;
+    chain(coop);
+    chain(memory_model);
+  }
   // Required by the spec whenever the device advertises it (non-conformant layered drivers).
   enable_extension("VK_KHR_portability_subset");
 

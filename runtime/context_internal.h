@@ -57,6 +57,10 @@ struct DeviceCapabilities {
   bool robust_buffer_access = false;   // core feature
   bool robust_buffer_access2 = false;  // VK_EXT_robustness2
   uint64_t robust_storage_alignment = 0;
+  // VK_NV_cooperative_matrix usable by vkc's fp16 GEMM kernels: the cooperativeMatrix feature, the
+  // Vulkan memory model (glslang declares it for every GL_NV_cooperative_matrix shader) and a
+  // 16x16x16 float16 x float16 + float32 product at subgroup scope among the offered shapes.
+  bool cooperative_matrix_nv = false;
   bool has(const char* extension) const { return extensions.count(extension) != 0; }
 };
 

@@ -41,7 +41,25 @@ DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance
     chain(size_control);
   VkPhysicalDeviceRobustness2FeaturesEXT robustness2 = vk_struct<VkPhysicalDeviceRobustness2FeaturesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT);
   if (caps.has(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) chain(robustness2);
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  VkPhysicalDeviceVulkanMemoryModelFeatures memory_model = vk_struct<VkPhysicalDeviceVulkanMemoryModelFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES);
+  const bool has_memory_model = v12 || caps.has(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  if (caps.has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) && has_memory_model) {
+    chain(coop);
+    chain(memory_model);
+  }
   vkGetPhysicalDeviceFeatures2(device, &features);
+  if (coop.cooperativeMatrix && memory_model.vulkanMemoryModel && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+    uint32_t shapes = 0;
+    vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &shapes, nullptr);
+    std::vector<VkCooperativeMatrixPropertiesNV> offered(shapes, vk_struct<VkCooperativeMatrixPropertiesNV>(VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV));
+    if (shapes) vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &shapes, offered.data());
+    for (const VkCooperativeMatrixPropertiesNV& m : offered)
+      caps.cooperative_matrix_nv |= m.MSize == 16 && m.NSize == 16 && m.KSize == 16 &&
+                                    m.AType == VK_COMPONENT_TYPE_FLOAT16_NV && m.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                                    m.CType == VK_COMPONENT_TYPE_FLOAT32_NV && m.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                                    m.scope == VK_SCOPE_SUBGROUP_NV;
+  }
   caps.robust_buffer_access = features.features.robustBufferAccess;
   caps.robust_buffer_access2 = robustness2.robustBufferAccess2;
   if (caps.robust_buffer_access2) {
@@ -177,7 +195,7 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.shader_int64 = caps.shader_int64;
   t.storage_buffer_16bit = caps.storage_16bit;
   t.storage_buffer_8bit = caps.storage_8bit;
-  t.cooperative_matrix_nv = caps.has("VK_NV_cooperative_matrix");
+  t.cooperative_matrix_nv = caps.cooperative_matrix_nv;
   t.cooperative_matrix_khr = caps.has("VK_KHR_cooperative_matrix");
   return t;
 }

@@ -5,9 +5,10 @@
 // conv "im2col" strategy (which also gathers conv_transpose).
 //
 // Each invocation writes ${RUN} consecutive columns of one row, so the row's decode (three
-// divisions and the tap-0 input position) is paid once per run rather than per element: one
-// invocation per element was bound by that index arithmetic (H200: 0.92 TB/s, a fifth of the
-// copy bandwidth). With K a multiple of 4 the run is stored as vectors.
+// divisions and the tap-0 input position) is paid once per run rather than per element, and with
+// K a multiple of 4 the run is stored as one vector. Measured on the H200 (bench/RESULTS.md, Run
+// H): 0.183 -> 0.175 ms for 1x64x256x256 k3, still 22% of the copy bandwidth, so index
+// arithmetic was not what bounds this kernel; the gathered reads are the next suspect.
 ${EXTENSIONS}
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;

@@ -16,7 +16,8 @@ std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelCon
   ConvPlan plan = plan_conv(c.g, ctx.target, uint32_t(dtype_size(c.dtype)), ctx.forced(*c.op), c.what);
   if (plan.strategy == "direct" || plan.strategy == "depthwise") return {conv::emit_conv_direct(c, plan, ctx)};
   if (plan.strategy == "depthwise_tiled") return {conv::emit_conv_depthwise_tiled(c, plan, ctx)};
-  if (plan.strategy == "implicit_gemm") return {conv::emit_conv_gemm(c, plan, ctx, "")};
+  if (plan.strategy == "implicit_gemm" || plan.strategy == "implicit_gemm_coopmat")
+    return {conv::emit_conv_gemm(c, plan, ctx, "")};
   ConvGemmShape s = conv_gemm_shape(c.g);
   if (plan.strategy == "split_k") {
     // f32 partial sums of every K slice, [slice, output elements in the output's physical order]:

@@ -2,6 +2,7 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
+#include "codegen/kernels/gemm_coopmat.h"
 #include "codegen/kernels/gemm_core.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
@@ -68,7 +69,11 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   bool split = !partial_tensor.empty();
   check(!split || (plan.split_k > 1 && !from_columns), c.what, ": internal: split-K plan mismatch");
   EmittedKernel k;
-  k.kernel = from_columns ? "conv_gemm_columns" : split ? "conv_split_k_gemm" : "conv_implicit_gemm";
+  const bool coop = plan.strategy == "implicit_gemm_coopmat";
+  check(!coop || (!from_columns && !split), c.what, ": internal: fp16 tensor-core plan mismatch");
+  k.kernel = from_columns ? "conv_gemm_columns" : split ? "conv_split_k_gemm"
+             : coop      ? "conv_implicit_gemm_coopmat"
+                         : "conv_implicit_gemm";
   k.strategy = plan.strategy;
   // Binding 0.. is A's source: the input through its fused prologue (implicit GEMM) or the im2col
   // matrix (whose kernel applied the prologue); then the filter, and then the bias and the fused
@@ -109,17 +114,22 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s) +
              store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
-  const GemmTile& t = plan.tile;
+  const GemmTile& t = plan.tile;  // for the coopmat plan: its tile grid (TM, TN, TK)
   uint64_t m_tiles = (uint64_t(s.m) + t.tm - 1) / t.tm, n_tiles = (uint64_t(s.n) + t.tn - 1) / t.tn;
   uint64_t k_steps = (uint64_t(s.k) + t.tk - 1) / t.tk;
+  // The tensor-core loop hands results out walking M fastest unless the output's channels (N)
+  // are its innermost dim.
+  std::string core = coop ? gemm_coopmat_glsl(plan.coop, g.output_pos[1] != int(g.output_pos.size()) - 1)
+                          : gemm_core_glsl(conv_gemm_core_shape(t, g, c.filter->type.shape));
+  uint32_t threads = coop ? plan.coop.invocations() : t.invocations();
   check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);
   // The balanced-slice bounds compute (split + 1) * K_STEPS in 32 bits.
   check_32bit_elements(k_steps * plan.split_k, "the split-K step range", c.what);
   k.glsl = instantiate_shader("conv_gemm", {{"EXTENSIONS", glsl_extensions(types)},
-                                            {"THREADS", std::to_string(t.invocations())},
+                                            {"THREADS", std::to_string(threads)},
                                             {"BUFFERS", buffers},
                                             {"HELPERS", helpers},
-                                            {"GEMM_CORE", gemm_core_glsl(conv_gemm_core_shape(t, g, c.filter->type.shape))},
+                                            {"GEMM_CORE", core},
                                             {"K_STEPS", std::to_string(k_steps)},
                                             {"SPLITS", std::to_string(plan.split_k)},
                                             {"M_TILES", std::to_string(m_tiles)},
