@@ -109,41 +109,9 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   std::string forced = ctx.forced(op);
   check(forced.empty() || forced == "tiled" || forced == "dot" || forced == "naive" || forced == "coopmat", what,
         ": unknown strategy '", forced, "' (contractions have: tiled, coopmat, dot, naive)");
-  // float16 operands on tensor cores, float32 sums: only when forced (gemm_coopmat.h says why).
-  if (forced == "coopmat") {
-    std::string why = coopmat_misfit(ctx.target);
-    if (why.empty() && (av->type.dtype != DType::f16 || bv->type.dtype != DType::f16))
-      why = "its operands are not both float16";
-    std::optional<CoopTile> coop;
-    if (why.empty()) coop = plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1);
-    if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
-    check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
-    const CoopTile& c = *coop;
-    int64_t tiles_m = (M + c.tm - 1) / c.tm, tiles_n = (N + c.tn - 1) / c.tn;
-    int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
-    EmittedKernel k;
-    k.bindings = bindings;
-    k.flops = 2.0 * double(total) * double(K);
-    k.bytes = bytes;
-    k.kernel = "matmul_coopmat";
-    k.strategy = cat("coopmat ", c.str());
-    k.workgroup_size = {c.invocations(), 1, 1};
-    k.workgroup_count = linear_grid(uint64_t(groups) * c.invocations(), c.invocations(), ctx.target, what);
-    k.workgroup_memory_bytes = c.workgroup_memory_bytes();
-    k.glsl = instantiate_shader("matmul_tiled", {{"EXTENSIONS", glsl_extensions(types)}, {"BUFFERS", buffers},
-                                                 {"FUNCTIONS", fns}, {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},
-                                                 {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)},
-                                                 {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)},
-                                                 {"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
-                                                 {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
-                                                 {"TILES_MN", cat(tiles_m * tiles_n)},
-                                                 {"GEMM_CORE", gemm_coopmat_glsl(c, false)}});
-    k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
-               {"subgroups_n", c.wn}, {"workgroups", groups}};
-    return {k};
-  }
-  std::optional<GemmTile> tile = forced.empty() ? default_gemm_tile(M, N, K, ctx.target, batches)
-                                                 : plan_gemm_tile(M, N, ctx.target, batches);
+  std::optional<GemmTile> tile = forced.empty()       ? default_gemm_tile(M, N, K, ctx.target, batches)
+                                 : forced == "coopmat" ? std::nullopt
+                                                       : plan_gemm_tile(M, N, ctx.target, batches);
   // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
   // enough to split over a workgroup; else one invocation per output.
   std::string strategy = !forced.empty() ? forced : tile ? "tiled" : K >= kDotMinK ? "dot" : "naive";
@@ -158,6 +126,31 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
       {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},
       {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)},
       {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
+  // float16 operands on tensor cores, float32 sums: only when forced (gemm_coopmat.h says why).
+  if (strategy == "coopmat") {
+    std::string why = coopmat_misfit(ctx.target);
+    if (why.empty() && (av->type.dtype != DType::f16 || bv->type.dtype != DType::f16))
+      why = "its operands are not both float16";
+    std::optional<CoopTile> coop;
+    if (why.empty()) coop = plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1);
+    if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
+    check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
+    const CoopTile& c = *coop;
+    int64_t tiles_m = (M + c.tm - 1) / c.tm, tiles_n = (N + c.tn - 1) / c.tn;
+    int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
+    k.kernel = "matmul_coopmat";
+    k.strategy = cat("coopmat ", c.str());
+    k.workgroup_size = {c.invocations(), 1, 1};
+    k.workgroup_count = linear_grid(uint64_t(groups) * c.invocations(), c.invocations(), ctx.target, what);
+    k.workgroup_memory_bytes = c.workgroup_memory_bytes();
+    values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
+                                 {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
+                                 {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false)}});
+    k.glsl = instantiate_shader("matmul_tiled", values);
+    k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
+               {"subgroups_n", c.wn}, {"workgroups", groups}};
+    return {k};
+  }
   if (strategy == "naive") {
     k.kernel = "matmul_naive";
     k.strategy = "naive";

@@ -86,6 +86,14 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhenForcedOnTargetsThatHaveThem) {
     }
   }
   EXPECT_GT(compiled, 0) << "no profile with cooperative matrices";
+  // The contraction's strategy too, with A and B in either staging order.
+  for (bool tb : {false, true}) {
+    codegen::CompileOptions o;
+    o.target = codegen::find_target("nvidia").limits;
+    o.forced_strategy["matmul"] = "coopmat";
+    ModuleImage m = codegen::compile_graph(f16_matmul({100, 72}, tb ? Shape{40, 72} : Shape{72, 40}, tb), o);
+    EXPECT_EQ(m.manifest.dispatches.at(0).kernel, "matmul_coopmat");
+  }
   // float32 data never takes the float16 path.
   ir::Graph g;
   ir::Value* x = g.add_input("x", {DType::f32, {1, 64, 20, 20}});
@@ -132,6 +140,10 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
 }
 
 bool device_has_coopmat() { return shared_context().limits().cooperative_matrix_nv; }
+std::string no_coopmat_reason() {
+  return "device '" + shared_context().device_info().name +
+         "' has no VK_NV_cooperative_matrix fp16 product (these run on the GPU machine)";
+}
 
 GpuRunOptions fp16_tolerance() {
   GpuRunOptions o;
@@ -141,9 +153,7 @@ GpuRunOptions fp16_tolerance() {
 }
 
 TEST(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
-  if (!device_has_coopmat())
-    GTEST_SKIP() << "device '" << shared_context().device_info().name
-                 << "' has no VK_NV_cooperative_matrix fp16 product (run on the GPU machine)";
+  if (!device_has_coopmat()) GTEST_SKIP() << no_coopmat_reason();
   uint32_t seed = 7;
   for (const ConvCase& c : conv_cases()) {
     ir::Graph g = f16_conv(c);
@@ -157,9 +167,7 @@ TEST(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
 }
 
 TEST(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
-  if (!device_has_coopmat())
-    GTEST_SKIP() << "device '" << shared_context().device_info().name
-                 << "' has no VK_NV_cooperative_matrix fp16 product (run on the GPU machine)";
+  if (!device_has_coopmat()) GTEST_SKIP() << no_coopmat_reason();
   uint32_t seed = 70;
   for (auto [a, b, tb] : std::vector<std::tuple<Shape, Shape, bool>>{{{256, 192}, {192, 320}, false},
                                                                    {{100, 70}, {50, 70}, true},
