@@ -94,33 +94,31 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhenForcedOnTargetsThatHaveThem) {
     ModuleImage m = codegen::compile_graph(f16_matmul({100, 72}, tb ? Shape{40, 72} : Shape{72, 40}, tb), o);
     EXPECT_EQ(m.manifest.dispatches.at(0).kernel, "matmul_coopmat");
   }
-  // float32 data never takes the float16 path.
+}
+
+// The error compiling `g` for `target` with `strategy` forced on its conv ("(compiled)" if none).
+std::string forced_conv_error(const ir::Graph& g, const std::string& target, const std::string& strategy) {
+  codegen::CompileOptions o;
+  o.target = codegen::find_target(target).limits;
+  o.forced_strategy["conv"] = strategy;
+  try {
+    codegen::compile_graph(g, o);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(compiled)";
+}
+
+TEST(CoopMatrixPlan, ForcingItWhereItCannotRunNamesTheReason) {
+  std::string why = forced_conv_error(f16_conv(conv_cases()[0]), "lavapipe", "implicit_gemm_coopmat");
+  EXPECT_NE(why.find("cooperative matrices"), std::string::npos) << why;
+  // float32 data never takes the float16 path, forced or not.
   ir::Graph g;
   ir::Value* x = g.add_input("x", {DType::f32, {1, 64, 20, 20}});
   ir::Value* w = g.add_input("w", {DType::f32, {96, 64, 3, 3}});
   g.add_output(g.add_op(ir::OpKind::Conv, {x, w}, {{"pads", Ints{1, 1, 1, 1}}}, "conv")->result(), "y");
-  codegen::CompileOptions o;
-  o.target = codegen::find_target("nvidia").limits;
-  o.forced_strategy["conv"] = "implicit_gemm_coopmat";
-  try {
-    codegen::compile_graph(g, o);
-    ADD_FAILURE() << "float32 data took the float16 path";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("not float16"), std::string::npos) << e.what();
-  }
-}
-
-TEST(CoopMatrixPlan, ForcingItWhereItCannotRunNamesTheReason) {
-  ir::Graph g = f16_conv(conv_cases()[0]);
-  codegen::CompileOptions o;
-  o.target = codegen::find_target("lavapipe").limits;
-  o.forced_strategy["conv"] = "implicit_gemm_coopmat";
-  try {
-    codegen::compile_graph(g, o);
-    ADD_FAILURE() << "forced coopmat compiled for lavapipe";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cooperative matrices"), std::string::npos) << e.what();
-  }
+  why = forced_conv_error(g, "nvidia", "implicit_gemm_coopmat");
+  EXPECT_NE(why.find("not float16"), std::string::npos) << why;
 }
 
 TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
