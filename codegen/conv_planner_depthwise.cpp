@@ -23,6 +23,11 @@ constexpr int64_t kMaxRow = 64;
 constexpr uint64_t kMinWorkgroups = 128;
 // Invocations are rounded up to whole 32-wide subgroups (NVIDIA warps; half an AMD wave).
 constexpr uint32_t kSubgroupRound = 32;
+// Filter values (taps of one D slice x channels) an invocation may hold in registers for the
+// direct kernel: a 5x5 conv of one channel, or 3x3 of four. With no staging and no barrier, each
+// invocation's loads are all in flight at once: 1x256x512x512 3x3 took 0.227 ms against 0.321 ms
+// staged on the H200 (bench/RESULTS.md, Run K).
+constexpr int64_t kMaxTapRegisters = 36;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -40,30 +45,37 @@ std::array<int64_t, 3> right_aligned(const std::vector<int64_t>& v, int64_t fill
   return a;
 }
 
-// The tile for `slots` positions on each of `workgroup` invocations with `channels` per workgroup.
+// The tile for up to `slots` rows on each of `workgroup` invocations with `channels` per
+// workgroup. Invocations form strips: a tile row of T2 columns is covered by T2 neighbouring
+// invocations, and each invocation owns `slots` consecutive rows of its column, so the kernel
+// reads each staged input row once for all the rows it feeds (shaders/conv_depthwise_tiled.comp).
+// A tile is one D slice (T0 = 1): a strip never crosses slices.
 DepthwiseTile shape_tile(const ir::ConvGeometry& g, uint32_t channels, uint32_t workgroup, uint32_t slots,
                          uint32_t cap) {
   std::array<int64_t, 3> out = right_aligned(g.out_spatial, 1), k = right_aligned(g.kernel, 1),
                          s = right_aligned(g.strides, 1), d = right_aligned(g.dilations, 1);
-  int64_t positions = int64_t(workgroup) * slots;
   DepthwiseTile tile;
-  int64_t t2 = balanced(out[2], std::min(kMaxRow, positions));
-  int64_t rows = std::max<int64_t>(1, positions / t2);
-  int64_t t1 = balanced(out[1], rows);
-  int64_t t0 = balanced(out[0], std::max<int64_t>(1, rows / t1));
-  tile.out = {uint32_t(t0), uint32_t(t1), uint32_t(t2)};
+  int64_t t2 = balanced(out[2], std::min<int64_t>(kMaxRow, workgroup));
+  int64_t strips_max = std::max<int64_t>(1, workgroup / t2);
+  int64_t t1 = balanced(out[1], strips_max * slots);
+  // Fewer rows than strips x slots: spread them over more strips with fewer rows each.
+  int64_t strips = std::min(strips_max, t1);
+  tile.slots = uint32_t(ceil_div(uint64_t(t1), uint64_t(strips)));
+  tile.strips = uint32_t(ceil_div(uint64_t(t1), tile.slots));
+  tile.out = {1, uint32_t(t1), uint32_t(t2)};
   for (size_t i = 0; i < 3; ++i) {
-    tile.in[i] = uint32_t((tile.out[i] - 1) * s[i] + (k[i] - 1) * d[i] + 1);
+    // Rows are staged for whole strips (the last strip's rows past the tile are read, not stored).
+    int64_t staged = i == 1 ? int64_t(tile.strips) * tile.slots : int64_t(tile.out[i]);
+    tile.in[i] = uint32_t((staged - 1) * s[i] + (k[i] - 1) * d[i] + 1);
     tile.tiles[i] = uint32_t(ceil_div(uint64_t(out[i]), tile.out[i]));
   }
-  // positions() <= workgroup * slots, so ceil(positions / slots) <= workgroup <= cap.
-  uint32_t needed = uint32_t(ceil_div(tile.positions(), slots));
-  tile.invocations = std::min(cap, uint32_t(ceil_div(needed, kSubgroupRound) * kSubgroupRound));
-  tile.slots = uint32_t(ceil_div(tile.positions(), tile.invocations));
+  // strips x T2 <= workgroup <= cap, and workgroup is a multiple of 32 unless cap is smaller.
+  tile.invocations = std::min(cap, uint32_t(ceil_div(uint64_t(tile.strips) * t2, kSubgroupRound) * kSubgroupRound));
   tile.channels = channels;
   tile.lanes = channels % 4 == 0 ? 4 : 1;
   tile.channel_blocks = uint32_t(ceil_div(uint64_t(g.out_channels_per_group()), channels));
   tile.taps = uint32_t(k[0] * k[1] * k[2]);
+  tile.direct = k[1] * k[2] * int64_t(channels) <= kMaxTapRegisters;
   tile.workgroups = uint64_t(g.batch) * uint64_t(g.groups) * tile.channel_blocks * tile.spatial_tiles();
   return tile;
 }

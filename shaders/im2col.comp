@@ -4,11 +4,13 @@
 // (ir/conv_geometry.h), padding reads as zero. Serves the im2col op and the first dispatch of the
 // conv "im2col" strategy (which also gathers conv_transpose).
 //
-// Each invocation writes ${RUN} consecutive columns of one row, so the row's decode (three
-// divisions and the tap-0 input position) is paid once per run rather than per element, and with
-// K a multiple of 4 the run is stored as one vector. Measured on the H200 (bench/RESULTS.md, Run
-// H): 0.183 -> 0.175 ms for 1x64x256x256 k3, still 22% of the copy bandwidth, so index
-// arithmetic was not what bounds this kernel; the gathered reads are the next suspect.
+// The one-pass "gather" kernel: runs where no workgroup-memory tile of im2col_tiled.comp (the
+// default, twice as fast on the H200) fits, or when forced. Each invocation writes ${RUN}
+// consecutive columns of one row, so the row's decode (three divisions and the tap-0 input
+// position) is paid once per run rather than per element, and with K a multiple of 4 the run is
+// stored as one vector. Measured on the H200 (bench/RESULTS.md, Runs H and K): 0.175 ms for
+// 1x64x256x256 k3, 22% of the copy bandwidth; its loads are the limit (each warp's spread over
+// ~14 channels and ~3 image rows), which the tiled kernel fixes.
 ${EXTENSIONS}
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;

@@ -108,8 +108,11 @@ GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g,
 // element, adds the bias and stores through the fused epilogue, once per output.
 EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
                                        const std::string& partial_tensor);
-// The im2col matrix of `c` (conv, conv_transpose or im2col op) written to `columns_tensor`.
+// The im2col matrix of `c` (conv, conv_transpose or im2col op) written to `columns_tensor`, by the
+// tiled kernel when a tile fits the target, else by the one-pass gather; `forced` ("tiled" or
+// "gather", from the im2col op's forced strategy) picks one, and a tiled kernel that cannot fit
+// is an error.
 EmittedKernel emit_im2col_kernel(const ConvOperands& c, const KernelContext& ctx,
-                                 const std::string& columns_tensor);
+                                 const std::string& columns_tensor, const std::string& forced = "");
 
 }  // namespace vkc::codegen::kernels::conv

@@ -129,12 +129,14 @@ EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& p
       {"WORKGROUPS", std::to_string(t.workgroups)},
       {"X_UNROLL", unroll_if_short(t.input_elements(), t.invocations)},
       {"W_UNROLL", unroll_if_short(uint64_t(t.taps) * t.channels / t.lanes, t.invocations)}};
+  values.push_back({"STRIPS", std::to_string(t.strips)});
+  values.push_back({"DIRECT", t.direct ? "1" : "0"});
   for (size_t i = 0; i < 3; ++i) {
-    values.push_back({cat("T", i), std::to_string(t.out[i])});
+    if (i > 0) values.push_back({cat("T", i), std::to_string(t.out[i])});  // T0 is 1 (one D slice)
     values.push_back({cat("I", i), std::to_string(t.in[i])});
     values.push_back({cat("TILES", i), std::to_string(t.tiles[i])});
     values.push_back({cat("K", i), std::to_string(at_or(g.kernel, d[i], 1))});
-    values.push_back({cat("S", i), std::to_string(at_or(g.strides, d[i], 1))});
+    if (i > 0) values.push_back({cat("S", i), std::to_string(at_or(g.strides, d[i], 1))});
     values.push_back({cat("D", i), std::to_string(at_or(g.dilations, d[i], 1))});
   }
   k.glsl = instantiate_shader(k.kernel, values);

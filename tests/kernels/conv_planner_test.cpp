@@ -106,7 +106,10 @@ TEST(ConvPlanner, DepthwiseTiledPlansForTheBenchmarkShapes) {
     EXPECT_EQ(d.out[2], uint32_t(g->out_spatial.back()));
     EXPECT_EQ(d.channels, uint32_t(g->out_channels_per_group()));
     EXPECT_GE(d.workgroups, 128u);
-    EXPECT_EQ(p.workgroup_memory_bytes, 4 * (d.input_elements() + d.taps * d.channels));
+    // 3x3 of one channel reads the input directly (no workgroup memory); 9x9 taps x 16 channels
+    // are too many for registers and are staged.
+    EXPECT_EQ(d.direct, g == &dw);
+    EXPECT_EQ(p.workgroup_memory_bytes, d.direct ? 0u : 4 * (d.input_elements() + d.taps * d.channels));
     EXPECT_LE(d.slots * d.channels, 32u);  // accumulators per invocation
     EXPECT_GE(uint64_t(d.invocations) * d.slots, d.positions());
     EXPECT_GE(d.tiles[2] * d.out[2], uint32_t(g->out_spatial.back()));
@@ -116,10 +119,17 @@ TEST(ConvPlanner, DepthwiseTiledPlansForTheBenchmarkShapes) {
 }
 
 TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
-  ir::ConvGeometry g = geometry({1, 8, 64, 64}, {8, 1, 5, 5}, {{"groups", int64_t(8)}});
+  // 7x7 taps are too many to hold in registers, so the tiled kernel stages its window.
+  ir::ConvGeometry g = geometry({1, 8, 64, 64}, {8, 1, 7, 7}, {{"groups", int64_t(8)}});
   TargetLimits tiny = codegen::find_target("vulkan-min").limits;
   tiny.name = "tiny";
-  tiny.max_compute_shared_memory_size = 256;  // below any tile: its window spans 5 input rows
+  tiny.max_compute_shared_memory_size = 256;  // below any staged tile: its window spans 7 input rows
+  // 5x5 reads its input directly and needs no workgroup memory at all.
+  codegen::ConvPlan five = codegen::plan_conv(geometry({1, 8, 64, 64}, {8, 1, 5, 5}, {{"groups", int64_t(8)}}),
+                                              tiny, 4, "", "conv");
+  EXPECT_EQ(five.strategy, "depthwise_tiled");
+  EXPECT_TRUE(five.depthwise.direct);
+  EXPECT_EQ(five.workgroup_memory_bytes, 0u);
   EXPECT_EQ(codegen::plan_conv(g, tiny, 4, "", "conv").strategy, "depthwise");
   std::vector<std::string> s = codegen::applicable_conv_strategies(g, tiny, 4);
   EXPECT_EQ(std::count(s.begin(), s.end(), "depthwise_tiled"), 0);
@@ -132,7 +142,7 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
   }
   // Channels-last: the tiled kernel applies (forced) but the planner keeps the one-output kernel,
   // whose stores follow the physical order.
-  ir::ConvGeometry nhwc = geometry({1, 64, 64, 8}, {8, 1, 5, 5},
+  ir::ConvGeometry nhwc = geometry({1, 64, 64, 8}, {8, 1, 7, 7},
                                    {{"groups", int64_t(8)}, {"input_layout", std::string("NHWC")},
                                     {"output_layout", std::string("NHWC")}});
   const TargetLimits& lv = codegen::find_target("lavapipe").limits;

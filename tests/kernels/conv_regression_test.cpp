@@ -128,9 +128,37 @@ TEST(ConvRegression, DepthwiseTiledBenchShapesReduced) {
     GpuRun run = run_conv(g, in, "");
     EXPECT_TRUE(outputs_match(run));
     EXPECT_EQ(run.module.manifest.dispatches.back().strategy, "depthwise_tiled");
-    EXPECT_GT(run.module.manifest.dispatches.back().workgroup_memory_bytes, 0u);
+    // The 3x3 conv reads its input directly; the fan-out's 9x9 x 16 taps are staged.
+    bool staged = only_conv(g).operand(1)->type.shape[0] == 16;
+    EXPECT_EQ(run.module.manifest.dispatches.back().workgroup_memory_bytes > 0, staged);
     GpuRun one = run_conv(g, in, "depthwise");
     EXPECT_TRUE(outputs_match(one));
+  }
+}
+
+// Both ways the tiled depthwise kernel reads its input, with strides, dilations, a channel
+// multiplier (vector taps) and partial strips: direct (3x3 of 4 channels, 36 taps in registers)
+// and staged (7x7 of 1 channel).
+TEST(ConvRegression, DepthwiseTiledDirectAndStaged) {
+  struct Case {
+    Shape filter;
+    ir::AttrMap attrs;
+    bool direct;
+  };
+  const Case cases[] = {
+      {{24, 1, 3, 3},
+       {{"groups", int64_t(6)}, {"strides", std::vector<int64_t>{2, 1}}, {"dilations", std::vector<int64_t>{1, 2}},
+        {"pads", std::vector<int64_t>{1, 2, 0, 1}}},
+       true},
+      {{6, 1, 7, 7}, {{"groups", int64_t(6)}, {"strides", std::vector<int64_t>{1, 2}}, {"pads", std::vector<int64_t>{3, 3, 3, 3}}},
+       false},
+  };
+  for (const Case& c : cases) {
+    ir::Graph g = conv_graph(OpKind::Conv, {2, 6, 45, 39}, c.filter, true, c.attrs);
+    SCOPED_TRACE(shape_str(c.filter));
+    GpuRun run = run_conv(g, random_inputs(g, 5), "depthwise_tiled");
+    EXPECT_TRUE(outputs_match(run));
+    EXPECT_EQ(run.module.manifest.dispatches.back().workgroup_memory_bytes == 0, c.direct);
   }
 }
 
