@@ -5,7 +5,7 @@
 // conv "im2col" strategy (which also gathers conv_transpose).
 //
 // The one-pass "gather" kernel: runs where no workgroup-memory tile of im2col_tiled.comp (the
-// default, twice as fast on the H200) fits, or when forced. Each invocation writes ${RUN}
+// default, 2.4x as fast on the H200) fits, or when forced. Each invocation writes ${RUN}
 // consecutive columns of one row, so the row's decode (three divisions and the tap-0 input
 // position) is paid once per run rather than per element, and with K a multiple of 4 the run is
 // stored as one vector. Measured on the H200 (bench/RESULTS.md, Runs H and K): 0.175 ms for
