@@ -26,7 +26,7 @@ struct Im2ColTile {
 
 // The largest tile that fits: up to 64 columns (a warp stores whole 128-byte lines) and about 4096
 // elements, positions a power of two dividing the workgroup so that each invocation gathers for
-// one position. Halved until it fits; none fits only on targets below ~128 bytes.
+// one position. Halved until it fits; none fits only below one staged row (260 bytes at 64 columns).
 std::optional<Im2ColTile> plan_im2col_tile(int64_t k, DType dtype, const TargetLimits& target) {
   Im2ColTile t;
   t.workgroup = fit_workgroup_size_x(256, target);
