@@ -8,13 +8,12 @@
 #include "codegen/kernels/gemm_coopmat.h"
 #include "codegen/targets.h"
 #include "common/gpu_harness.h"
+#include "kernels/op_test_helpers.h"
 #include "ir/conv_geometry.h"
 #include "support/error.h"
 
 namespace vkc::test {
 namespace {
-
-using Ints = std::vector<int64_t>;
 
 struct ConvCase {
   Shape x, w;
@@ -101,12 +100,7 @@ std::string forced_conv_error(const ir::Graph& g, const std::string& target, con
   codegen::CompileOptions o;
   o.target = codegen::find_target(target).limits;
   o.forced_strategy["conv"] = strategy;
-  try {
-    codegen::compile_graph(g, o);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(compiled)";
+  return compile_error(g, o);
 }
 
 TEST(CoopMatrixPlan, ForcingItWhereItCannotRunNamesTheReason) {

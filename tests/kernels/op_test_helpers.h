@@ -32,6 +32,17 @@ inline ir::Graph one_op_graph(ir::OpKind kind, const std::vector<ir::TensorType>
 
 inline ir::TensorType f32(Shape s) { return {DType::f32, std::move(s)}; }
 
+// The error compiling `g` with `o` gives, or "(compiled)" when it compiles: for tests that a
+// refusal (a forced strategy that cannot run, a budget) names its reason.
+inline std::string compile_error(const ir::Graph& g, const codegen::CompileOptions& o) {
+  try {
+    codegen::compile_graph(g, o);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(compiled)";
+}
+
 // Runs on the device (optionally planned for a profile, optionally forcing a strategy for the
 // op) and compares with the reference.
 inline void expect_gpu_matches(const ir::Graph& g, const std::map<std::string, HostTensor>& inputs,
