@@ -174,10 +174,13 @@ uint64_t im2col_elements(const ir::ConvGeometry& g) {
   return uint64_t(s.groups) * uint64_t(s.m) * uint64_t(s.k);
 }
 
-// The fp16 tensor-core tile for this conv: B (the filter) staged K-fast unless its output
-// channels are its innermost dim, as in conv_gemm_core_shape.
+// The fp16 tensor-core tile for this conv. When a group's input channels are a multiple of 8, A
+// and B are staged K-fast with 16-byte loads from packed copies (codegen/kernels/conv_pack.cpp);
+// else one element per load: A M-fast, B K-fast unless the filter's output channels are its
+// innermost dim, as in conv_gemm_core_shape.
 std::optional<kernels::CoopTile> coop_tile_for(const ir::ConvGeometry& g, const TargetLimits& t) {
   ConvGemmShape s = conv_gemm_shape(g);
+  if (g.in_channels_per_group() % 8 == 0) return kernels::plan_coop_tile(s.m, s.n, t, s.groups, true, true, 8);
   bool b_kfast = g.filter_pos[0] != int(g.filter_pos.size()) - 1;
   return kernels::plan_coop_tile(s.m, s.n, t, s.groups, false, b_kfast);
 }
@@ -317,6 +320,11 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     bool tiled = s.k >= 8 && s.m >= 16 && s.n >= 8 && choose_gemm(s, t, true, c);
     p.strategy = !tiled ? "direct" : c.split > 1 ? "split_k" : "implicit_gemm";
     if (!tiled) p.notes = "direct: problem too small for tiles or no tile fits the target";
+    // float16 data on tensor cores where they stage 16 bytes per load: 3-5x the FMA kernels on the
+    // H200 (bench/RESULTS.md, Run N). One-element staging stays opt-in: it was no faster (Run I).
+    std::optional<kernels::CoopTile> coop;
+    if (tiled && misfit("implicit_gemm_coopmat", g, t, element_bytes).empty()) coop = coop_tile_for(g, t);
+    if (coop && coop->vec == 8) p.strategy = "implicit_gemm_coopmat";
   }
   if (p.strategy == "direct" || p.strategy == "depthwise") {
     plan_one_per_output(p, g, t, what);
@@ -335,7 +343,7 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     p.workgroup_count = linear_grid(p.tile_count * c.invocations(), c.invocations(), t, what);
     p.workgroup_memory_bytes = c.workgroup_memory_bytes();
     p.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
-               {"subgroups_n", c.wn}, {"gemm_m", s.m}, {"gemm_n", s.n}, {"gemm_k", s.k},
+               {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"gemm_m", s.m}, {"gemm_n", s.n}, {"gemm_k", s.k},
                {"groups", s.groups}, {"workgroups", int64_t(p.tile_count)}};
     return p;
   }

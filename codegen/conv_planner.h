@@ -52,8 +52,9 @@ struct GemmTile {
 struct ConvPlan {
   // "direct", "depthwise" (one output per invocation), "depthwise_tiled", "implicit_gemm",
   // "implicit_gemm_coopmat" (float16 data on a target with cooperative matrices: the implicit
-  // GEMM on tensor cores, float32 accumulation; only when forced, since it does not yet beat the
-  // FMA kernel: codegen/kernels/gemm_coopmat.h),
+  // GEMM on tensor cores, float32 accumulation; chosen by itself where a group's input channels
+  // are a multiple of 8, so that it stages 16-byte loads from packed copies, else only when
+  // forced: codegen/kernels/gemm_coopmat.h, conv_pack.cpp),
   // "split_k" (implicit GEMM with the K loop split over `split_k` workgroups per tile, then a
   // reduce dispatch) or "im2col" (explicit columns in a scratch tensor, then the same tiled GEMM
   // reading them).

@@ -70,6 +70,11 @@ std::string glsl_buffer(uint32_t binding, DType t, bool writes, const std::strin
              glsl_storage_type(t), " data[]; } ", instance, ";\n");
 }
 
+std::string glsl_uvec4_buffer(uint32_t binding, const std::string& instance, bool writes) {
+  return cat("layout(std430, set = 0, binding = ", binding, ") restrict ", writes ? "writeonly " : "readonly ",
+             "buffer Buffer", binding, " { uvec4 data[]; } ", instance, ";\n");
+}
+
 std::string glsl_literal(DType t, double value) {
   if (is_float(t)) {
     if (std::isnan(value)) return "uintBitsToFloat(0x7fc00000u)";

@@ -24,6 +24,8 @@ std::string glsl_extensions(const std::set<DType>& types);
 
 // layout(std430, set = 0, binding = B) restrict readonly buffer T_B { float data[]; } tB;
 std::string glsl_buffer(uint32_t binding, DType t, bool writes, const std::string& instance);
+// The same buffer viewed as uvec4s (16 bytes: 8 float16 values) for vector loads or stores.
+std::string glsl_uvec4_buffer(uint32_t binding, const std::string& instance, bool writes = false);
 
 // A GLSL literal of the compute type: "1.5" / "3" / "int64_t(3)".
 std::string glsl_literal(DType t, double value);

@@ -4,11 +4,18 @@
 // owns (TM / WM) x (TN / WN) of it as 16 x 16 float32 accumulator fragments, and multiplies
 // float16 16 x 16 fragments of A and B loaded from workgroup memory.
 //
-// Same contract with the kernel as gemm_core.glsl (a_begin / a_load, b_begin / b_load, store_c;
-// a_load and b_load return float, staged here as float16_t), and the same register double
-// buffering: slice t is fetched into registers while slice t - 1 is multiplied.
-// Workgroup-memory rows are padded by 8 halves (16 bytes), which keeps every fragment's start and
-// stride 16-byte aligned and spreads a fragment's rows over the banks.
+// Staging, in one of two forms (VEC):
+// - VEC 1: the same contract with the kernel as gemm_core.glsl (a_begin / a_load, b_begin /
+//   b_load, one element per call, returned as float) for any operand the kernel can index,
+//   fused prologues included; staged as float16_t.
+// - VEC 8: the kernel hands 8 float16 values packed in a uvec4 (one 16-byte load) from
+//   a_load8(m, k) / b_load8(n, k): 8 consecutive k from k for a K-fast operand, else 8
+//   consecutive rows (columns) from m (n). Staged as uvec4. Per staged value that is one eighth of
+//   the address arithmetic and loads of VEC 1, which was what bounded this loop (bench/RESULTS.md,
+//   Run I: the MMAs alone took a quarter of the time).
+// Register double buffering either way: slice t is fetched into registers while slice t - 1 is
+// multiplied. Workgroup-memory rows are padded by 8 halves (16 bytes), which keeps every
+// fragment's start and stride 16-byte aligned and spreads a fragment's rows over the banks.
 // The accumulators leave through a per-subgroup 16 x 16 float scratch so that store_c (bias, the
 // fused epilogue, any output layout) sees one element at a time, walking M or N fastest
 // (STORE_M_FAST) to follow the output's contiguous dim.
@@ -17,16 +24,25 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 
+#define VEC ${VEC}u
+#if ${VEC} == 8
+#define STAGE_T uvec4
+#else
+#define STAGE_T float16_t
+#endif
+
 const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, WM = ${WM}u, WN = ${WN}u, SG = ${SG}u;
 const uint THREADS = WM * WN * SG;
 const uint FM = TM / WM / 16u, FN = TN / WN / 16u;  // fragments per subgroup along M and N
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u, STORE_M_FAST = ${STORE_M_FAST}u;
-// A K-fast operand is staged [row][k] (stride TK + 8), else [k][row] (stride TM + 8 or TN + 8).
+// A K-fast operand is staged [row][k] (stride TK + 8 halves), else [k][row] (TM + 8 or TN + 8).
 const uint AS = A_KFAST == 1u ? TK + 8u : TM + 8u, BS = B_KFAST == 1u ? TK + 8u : TN + 8u;
-const uint A_ROUNDS = TM * TK / THREADS, B_ROUNDS = TN * TK / THREADS;
+// Staged values per invocation per K slice, and per tile row along the fast dim (in VEC units).
+const uint A_ROUNDS = TM * TK / THREADS / VEC, B_ROUNDS = TN * TK / THREADS / VEC;
+const uint A_RUN = (A_KFAST == 1u ? TK : TM) / VEC, B_RUN = (B_KFAST == 1u ? TK : TN) / VEC;
 
-shared float16_t a_tile[A_KFAST == 1u ? TM * AS : TK * AS];
-shared float16_t b_tile[B_KFAST == 1u ? TN * BS : TK * BS];
+shared STAGE_T a_tile[(A_KFAST == 1u ? TM * AS : TK * AS) / VEC];
+shared STAGE_T b_tile[(B_KFAST == 1u ? TN * BS : TK * BS) / VEC];
 shared float c_tile[WM * WN * 256u];
 
 // Hands one 16 x 16 fragment, stored at c_tile[scratch..], to store_c; its tile row m and column n.
@@ -41,6 +57,12 @@ void store_fragment(uint m, uint n, uint scratch, uint lane) {
   subgroupBarrier();
 }
 
+// The tile coordinates of staged value e: (row, k) along the operand's fast dim, VEC values from it.
+uvec2 staged_at(uint e, uint run, uint kfast) {
+  uint slow = e / run, fast = (e % run) * VEC;
+  return kfast == 1u ? uvec2(slow, fast) : uvec2(fast, slow);
+}
+
 void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   uint lid = gl_LocalInvocationIndex;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
@@ -48,46 +70,49 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   fcoopmatNV<32, 3, 16, 16> acc[FM][FN];
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, 16, 16>(0.0);
-  float16_t a_next[A_ROUNDS];
-  float16_t b_next[B_ROUNDS];
+  STAGE_T a_next[A_ROUNDS];
+  STAGE_T b_next[B_ROUNDS];
+#if ${VEC} == 1
   // Row-fast staging keeps each invocation on one row (THREADS % TM == 0, checked by the planner).
   if (A_KFAST == 0u) a_begin(m0 + lid % TM);
   if (B_KFAST == 0u) b_begin(n0 + lid % TN);
+#endif
   for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
     bool more = k0 < k_end;
     if (more) {
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
-        uint e = lid + r * THREADS;
-        if (A_KFAST == 0u) {
-          a_next[r] = float16_t(a_load(m0 + e % TM, k0 + e / TM));
-        } else {
-          a_begin(m0 + e / TK);
-          a_next[r] = float16_t(a_load(m0 + e / TK, k0 + e % TK));
-        }
+        uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
+#if ${VEC} == 8
+        a_next[r] = a_load8(m0 + at.x, k0 + at.y);
+#else
+        if (A_KFAST == 1u) a_begin(m0 + at.x);
+        a_next[r] = float16_t(a_load(m0 + at.x, k0 + at.y));
+#endif
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
-        uint e = lid + r * THREADS;
-        if (B_KFAST == 0u) {
-          b_next[r] = float16_t(b_load(n0 + e % TN, k0 + e / TN));
-        } else {
-          b_begin(n0 + e / TK);
-          b_next[r] = float16_t(b_load(n0 + e / TK, k0 + e % TK));
-        }
+        uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
+#if ${VEC} == 8
+        b_next[r] = b_load8(n0 + at.x, k0 + at.y);
+#else
+        if (B_KFAST == 1u) b_begin(n0 + at.x);
+        b_next[r] = float16_t(b_load(n0 + at.x, k0 + at.y));
+#endif
       }
     }
     if (k0 > k_begin) {
       [[unroll]] for (uint kk = 0u; kk < TK; kk += 16u) {
         fcoopmatNV<16, 3, 16, 16> fa[FM];
         fcoopmatNV<16, 3, 16, 16> fb[FN];
+        // Offsets and strides count STAGE_T elements (VEC halves each).
         [[unroll]] for (uint i = 0u; i < FM; ++i) {
           uint m = row0 + i * 16u;
-          if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, m * AS + kk, AS, false);
-          else coopMatLoadNV(fa[i], a_tile, kk * AS + m, AS, true);
+          if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, (m * AS + kk) / VEC, AS / VEC, false);
+          else coopMatLoadNV(fa[i], a_tile, (kk * AS + m) / VEC, AS / VEC, true);
         }
         [[unroll]] for (uint j = 0u; j < FN; ++j) {
           uint n = col0 + j * 16u;
-          if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, n * BS + kk, BS, true);
-          else coopMatLoadNV(fb[j], b_tile, kk * BS + n, BS, false);
+          if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, (n * BS + kk) / VEC, BS / VEC, true);
+          else coopMatLoadNV(fb[j], b_tile, (kk * BS + n) / VEC, BS / VEC, false);
         }
         [[unroll]] for (uint i = 0u; i < FM; ++i)
           [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
@@ -96,12 +121,12 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
     }
     if (more) {
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
-        uint e = lid + r * THREADS;
-        a_tile[A_KFAST == 0u ? (e / TM) * AS + e % TM : (e / TK) * AS + e % TK] = a_next[r];
+        uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
+        a_tile[(A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC] = a_next[r];
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
-        uint e = lid + r * THREADS;
-        b_tile[B_KFAST == 0u ? (e / TN) * BS + e % TN : (e / TK) * BS + e % TK] = b_next[r];
+        uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
+        b_tile[(B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[r];
       }
       barrier();
     }

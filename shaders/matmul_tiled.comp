@@ -11,15 +11,10 @@ ${BUFFERS}
 ${FUNCTIONS}
 // The workgroup's batch entry and the operands' offsets for it.
 uint batch, abase, bbase;
+// The operand functions the GEMM loop stages through (gemm_core.glsl's a_load / b_load, or the
+// tensor-core loop's 16-byte a_load8 / b_load8), written by codegen/kernels/contraction.cpp.
 // Out-of-range rows / columns / depth read as zero, so partial edge tiles need no special case.
-void a_begin(uint m) {}
-float a_load(uint m, uint k) {
-  return (m < ${M}u && k < ${K}u) ? float(a_at(abase + m * ${A_RS}u + k * ${A_CS}u)) : 0.0;
-}
-void b_begin(uint n) {}
-float b_load(uint n, uint k) {
-  return (k < ${K}u && n < ${N}u) ? float(b_at(bbase + k * ${B_RS}u + n * ${B_CS}u)) : 0.0;
-}
+${OPERANDS}
 void store_c(uint m, uint n, float v) {
   if (m < ${M}u && n < ${N}u) store_result((batch * ${M}u + m) * ${N}u + n, epilogue(v, m, n));
 }

@@ -47,6 +47,40 @@ std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
   return dims;
 }
 
+// a_load / b_load for the FMA and one-element tensor-core loops: one element through the
+// operands' fused prologues (a_at / b_at).
+std::string scalar_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
+  return cat("void a_begin(uint m) {}\nfloat a_load(uint m, uint k) {\n  return (m < ", M, "u && k < ", K,
+             "u) ? float(a_at(abase + m * ", a.row_stride, "u + k * ", a.col_stride, "u)) : 0.0;\n}\n",
+             "void b_begin(uint n) {}\nfloat b_load(uint n, uint k) {\n  return (k < ", K, "u && n < ", N,
+             "u) ? float(b_at(bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u)) : 0.0;\n}\n");
+}
+
+// True when both operands can be read 8 float16 values per 16-byte load: raw float16 buffers (no
+// fused prologue), each with a contiguous dim whose extent, other stride and batch stride are
+// multiples of 8, so that every run of 8 starting at a multiple of 8 is aligned and lies wholly
+// inside or outside the matrix.
+bool vec8_operands(const DispatchGroup& group, const Operand& a, const Operand& b, const ir::Value* av,
+                   const ir::Value* bv) {
+  if (!group.prologue.empty() || av->type.dtype != DType::f16 || bv->type.dtype != DType::f16) return false;
+  auto fits = [](const Operand& v) {
+    if (v.matrix_size % 8 != 0) return false;
+    if (v.col_stride == 1) return v.cols % 8 == 0 && v.row_stride % 8 == 0;
+    if (v.row_stride == 1) return v.rows % 8 == 0 && v.col_stride % 8 == 0;
+    return false;
+  };
+  return fits(a) && fits(b);
+}
+
+// a_load8 / b_load8 for the tensor-core loop (shaders/gemm_coopmat.glsl, VEC 8): the 8 values of
+// the operand's contiguous dim from (m, k) / (k, n), where vec8_operands holds.
+std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
+  return cat("uvec4 a_load8(uint m, uint k) {\n  return (m < ", M, "u && k < ", K, "u) ? a8.data[(abase + m * ",
+             a.row_stride, "u + k * ", a.col_stride, "u) / 8u] : uvec4(0u);\n}\n",
+             "uvec4 b_load8(uint n, uint k) {\n  return (k < ", K, "u && n < ", N, "u) ? b8.data[(bbase + k * ",
+             b.row_stride, "u + n * ", b.col_stride, "u) / 8u] : uvec4(0u);\n}\n");
+}
+
 }  // namespace
 
 std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
@@ -71,6 +105,18 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   const int64_t total = batches * M * N;
   check_32bit(std::max({total, shape_numel(av->type.shape), shape_numel(bv->type.shape)}), what);
 
+  std::string forced = ctx.forced(op);
+  check(forced.empty() || forced == "tiled" || forced == "dot" || forced == "naive" || forced == "coopmat", what,
+        ": unknown strategy '", forced, "' (contractions have: tiled, coopmat, dot, naive)");
+  // The tensor-core loop reads both operands 16 bytes at a time where it can (vec8_operands);
+  // unforced, float16 products that would be tiled take it then (3-5x the FMA loop on the H200,
+  // bench/RESULTS.md, Run N); one-element staging is only used when forced (it was no faster).
+  const bool vec8_fits = coopmat_misfit(ctx.target).empty() && vec8_operands(group, a, b, av, bv);
+  const bool coop_default = forced.empty() && vec8_fits && default_gemm_tile(M, N, K, ctx.target, batches) &&
+                            plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1, 8);
+  const std::string chosen = coop_default ? "coopmat" : forced;  // "": the shape decides below
+  const bool vec8 = chosen == "coopmat" && vec8_fits;
+
   std::set<DType> types{t};
   std::string buffers, fns;
   std::vector<KernelBinding> bindings;
@@ -82,8 +128,16 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     types.insert(f.types.begin(), f.types.end());
     bytes += f.bytes;
   };
-  add(operand_loader(group, av, "a_at", 0, ctx));
-  add(operand_loader(group, bv, "b_at", uint32_t(bindings.size()), ctx));
+  if (vec8) {
+    for (const auto& [v, name] : {std::pair{av, "a8"}, std::pair{bv, "b8"}}) {
+      buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), name);
+      bindings.push_back({ctx.tensor(v), false});
+      bytes += double(v->type.size_bytes());
+    }
+  } else {
+    add(operand_loader(group, av, "a_at", 0, ctx));
+    add(operand_loader(group, bv, "b_at", uint32_t(bindings.size()), ctx));
+  }
   fns += offset_function("a_batch", batch_walk(a, batch)) + offset_function("b_batch", batch_walk(b, batch));
   // Epilogue: gemm's alpha * acc + beta * C (C broadcast to [M, N]); plain acc for matmul.
   std::string epi = "acc";
@@ -106,15 +160,12 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // The result goes through the fused epilogue (codegen/fusion.h): store_result(index, value).
   add(result_store(group, uint32_t(bindings.size()), ctx));
 
-  std::string forced = ctx.forced(op);
-  check(forced.empty() || forced == "tiled" || forced == "dot" || forced == "naive" || forced == "coopmat", what,
-        ": unknown strategy '", forced, "' (contractions have: tiled, coopmat, dot, naive)");
-  std::optional<GemmTile> tile = forced.empty()       ? default_gemm_tile(M, N, K, ctx.target, batches)
-                                 : forced == "coopmat" ? std::nullopt
+  std::optional<GemmTile> tile = chosen.empty()       ? default_gemm_tile(M, N, K, ctx.target, batches)
+                                 : chosen == "coopmat" ? std::nullopt
                                                        : plan_gemm_tile(M, N, ctx.target, batches);
   // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
   // enough to split over a workgroup; else one invocation per output.
-  std::string strategy = !forced.empty() ? forced : tile ? "tiled" : K >= kDotMinK ? "dot" : "naive";
+  std::string strategy = !chosen.empty() ? chosen : tile ? "tiled" : K >= kDotMinK ? "dot" : "naive";
   check(strategy != "tiled" || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
 
   EmittedKernel k;
@@ -123,16 +174,17 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   k.bytes = bytes;
   std::vector<std::pair<std::string, std::string>> values = {
       {"EXTENSIONS", glsl_extensions(types)}, {"BUFFERS", buffers}, {"FUNCTIONS", fns},
-      {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)},
-      {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)},
-      {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
-  // float16 operands on tensor cores, float32 sums: only when forced (gemm_coopmat.h says why).
+      {"M", cat(M)}, {"N", cat(N)}, {"K", cat(K)}};
+  const std::vector<std::pair<std::string, std::string>> strides = {
+      {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)}, {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
+  // float16 operands on tensor cores, float32 sums (gemm_coopmat.h).
   if (strategy == "coopmat") {
     std::string why = coopmat_misfit(ctx.target);
     if (why.empty() && (av->type.dtype != DType::f16 || bv->type.dtype != DType::f16))
       why = "its operands are not both float16";
     std::optional<CoopTile> coop;
-    if (why.empty()) coop = plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1);
+    if (why.empty())
+      coop = plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1, vec8 ? 8 : 1);
     if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
     check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
     const CoopTile& c = *coop;
@@ -145,16 +197,18 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.workgroup_memory_bytes = c.workgroup_memory_bytes();
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
-                                 {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false)}});
+                                 {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false)},
+                                 {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b) : scalar_operand_fns(M, N, K, a, b)}});
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
-               {"subgroups_n", c.wn}, {"workgroups", groups}};
+               {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"workgroups", groups}};
     return {k};
   }
   if (strategy == "naive") {
     k.kernel = "matmul_naive";
     k.strategy = "naive";
     plan_linear(k, uint64_t(total), 128, ctx.target, what);
+    values.insert(values.end(), strides.begin(), strides.end());
     values.insert(values.end(), {{"WG_SIZE", cat(k.workgroup_size[0])},
                                  {"INDEX", folded_global_index(k.workgroup_size[0])},
                                  {"TOTAL", cat(total)},
@@ -176,6 +230,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.workgroup_size = {wg, 1, 1};
     k.workgroup_count = linear_grid(std::max<uint64_t>(1, groups) * wg, wg, ctx.target, what);
     k.workgroup_memory_bytes = 4 * wg;
+    values.insert(values.end(), strides.begin(), strides.end());
     values.insert(values.end(), {{"WG_SIZE", cat(wg)},
                                  {"WG_INDEX", folded_workgroup_index()},
                                  {"GROUPS", cat(groups)},
@@ -207,7 +262,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
                                {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                {"TILES_MN", cat(tiles_m * tiles_n)},
-                               {"GEMM_CORE", gemm_core_glsl(core)}});
+                               {"GEMM_CORE", gemm_core_glsl(core)},
+                               {"OPERANDS", scalar_operand_fns(M, N, K, a, b)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.tiles = {{"tile_m", g.tile_m}, {"tile_n", g.tile_n}, {"tile_k", g.tile_k},
              {"reg_m", g.reg_m}, {"reg_n", g.reg_n}, {"workgroups", groups}};

@@ -16,6 +16,24 @@ std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelCon
   ConvPlan plan = plan_conv(c.g, ctx.target, uint32_t(dtype_size(c.dtype)), ctx.forced(*c.op), c.what);
   if (plan.strategy == "direct" || plan.strategy == "depthwise") return {conv::emit_conv_direct(c, plan, ctx)};
   if (plan.strategy == "depthwise_tiled") return {conv::emit_conv_depthwise_tiled(c, plan, ctx)};
+  if (plan.strategy == "implicit_gemm_coopmat" && plan.coop.vec == 8) {
+    // 16-byte staging: A and B from float16 copies in the packed layouts (conv_pack.cpp), unless
+    // the operand already is one (then read in place).
+    std::vector<EmittedKernel> kernels;
+    conv::PackedSources packed{ctx.tensor(c.input), ctx.tensor(c.filter)};
+    if (!conv::input_is_packed(c)) {
+      packed.input = ctx.tensor(c.output) + ".packed_input";
+      scratch.push_back({packed.input, DType::f16, conv::packed_input_shape(c.g)});
+      kernels.push_back(conv::emit_pack_input(c, ctx, packed.input));
+    }
+    if (!conv::filter_is_packed(c)) {
+      packed.filter = ctx.tensor(c.output) + ".packed_filter";
+      scratch.push_back({packed.filter, DType::f16, conv::packed_filter_shape(c.g)});
+      kernels.push_back(conv::emit_pack_filter(c, ctx, packed.filter));
+    }
+    kernels.push_back(conv::emit_conv_gemm(c, plan, ctx, "", "", &packed));
+    return kernels;
+  }
   if (plan.strategy == "implicit_gemm" || plan.strategy == "implicit_gemm_coopmat")
     return {conv::emit_conv_gemm(c, plan, ctx, "")};
   ConvGemmShape s = conv_gemm_shape(c.g);

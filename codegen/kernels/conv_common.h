@@ -100,8 +100,14 @@ EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& p
 // else read from that [N, G, P, K] im2col matrix. With a `partial_tensor` (split_k plans) each
 // workgroup sums one K slice of its tile and writes the raw sums to slice `split` of that
 // [split_k, output elements] f32 tensor; bias and epilogue are left to the reduce dispatch.
+// Packed sources (`packed`, fp16 tensor-core plans with 16-byte staging only): the tensors A and B
+// are read from, in the layouts of conv_pack.cpp.
+struct PackedSources {
+  std::string input, filter;
+};
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
-                             const std::string& columns_tensor, const std::string& partial_tensor = "");
+                             const std::string& columns_tensor, const std::string& partial_tensor = "",
+                             const PackedSources* packed = nullptr);
 // How the GEMM loop of emit_conv_gemm stages a tile for this conv's filter layout (gemm_core.h).
 GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g, const Shape& filter_shape);
 // The split_k reduce dispatch (conv_split_k.cpp): sums the slices of `partial_tensor` per output
@@ -114,5 +120,22 @@ EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& pl
 // is an error.
 EmittedKernel emit_im2col_kernel(const ConvOperands& c, const KernelContext& ctx,
                                  const std::string& columns_tensor, const std::string& forced = "");
+
+// The float16 layouts the tensor-core implicit GEMM reads 16 bytes at a time (conv_pack.cpp):
+// the input as [N, S0.., C] (channels innermost; all channels, a group's at grp * Cg) and the
+// filter as [G * Fg, taps, Cg] (GEMM column k = tap * Cg + c), Cg a multiple of 8.
+Shape packed_input_shape(const ir::ConvGeometry& g);
+Shape packed_filter_shape(const ir::ConvGeometry& g);
+// True when the operand can be read as packed in place: a float16 buffer with no fused prologue,
+// already in the packed layout (an NHWC input; an OHWI-like filter of a forward conv).
+bool input_is_packed(const ConvOperands& c);
+bool filter_is_packed(const ConvOperands& c);
+// The dispatches that write the packed input / filter into a float16 scratch tensor.
+EmittedKernel emit_pack_input(const ConvOperands& c, const KernelContext& ctx, const std::string& packed);
+EmittedKernel emit_pack_filter(const ConvOperands& c, const KernelContext& ctx, const std::string& packed);
+// GLSL `uvec4 a_load8(uint m, uint k)` / `uvec4 b_load8(uint nn, uint k)` over the packed buffers
+// `xp` and `wp` (8 consecutive GEMM columns from k, k a multiple of 8; zeros outside [M, K] and in
+// the padding), for shaders/gemm_coopmat.glsl with VEC 8.
+std::string packed_operand_fns(const ir::ConvGeometry& g);
 
 }  // namespace vkc::codegen::kernels::conv

@@ -62,7 +62,8 @@ GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g,
 }
 
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
-                             const std::string& columns_tensor, const std::string& partial_tensor) {
+                             const std::string& columns_tensor, const std::string& partial_tensor,
+                             const PackedSources* packed) {
   const ir::ConvGeometry& g = c.g;
   ConvGemmShape s = conv_gemm_shape(g);
   bool from_columns = !columns_tensor.empty();
@@ -71,6 +72,9 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   EmittedKernel k;
   const bool coop = plan.strategy == "implicit_gemm_coopmat";
   check(!coop || (!from_columns && !split), c.what, ": internal: fp16 tensor-core plan mismatch");
+  // 16-byte staging reads A and B from their packed forms (conv_pack.cpp), not through x_at / w_at.
+  const bool vec8 = coop && plan.coop.vec == 8;
+  check(vec8 == (packed != nullptr), c.what, ": internal: packed sources do not match the plan");
   k.kernel = from_columns ? "conv_gemm_columns" : split ? "conv_split_k_gemm"
              : coop      ? "conv_implicit_gemm_coopmat"
                          : "conv_implicit_gemm";
@@ -83,14 +87,23 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   if (from_columns) {
     buffers = glsl_buffer(0, c.dtype, false, "cols");
     k.bindings = {{columns_tensor, false}};
+  } else if (vec8) {
+    buffers = glsl_uvec4_buffer(0, "xp");
+    k.bindings = {{packed->input, false}};
   } else {
     xl = operand_loader(*c.group, c.input, "x_at", 0, ctx);
     buffers = xl.buffers;
     k.bindings = xl.bindings;
   }
-  FusedCode wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(k.bindings.size()), ctx);
-  buffers += wl.buffers;
-  k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
+  FusedCode wl;
+  if (vec8) {
+    buffers += glsl_uvec4_buffer(uint32_t(k.bindings.size()), "wp");
+    k.bindings.push_back({packed->filter, false});
+  } else {
+    wl = operand_loader(*c.group, c.filter, "w_at", uint32_t(k.bindings.size()), ctx);
+    buffers += wl.buffers;
+    k.bindings.insert(k.bindings.end(), wl.bindings.begin(), wl.bindings.end());
+  }
   FusedCode st;
   if (split) {
     buffers += glsl_buffer(uint32_t(k.bindings.size()), DType::f32, true, "partial");
@@ -107,12 +120,16 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   std::set<DType> types{c.dtype};
   for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
-  std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g) + decode_k_fn(g) +
-                        load_filter_fn(g, c.filter->type.shape, "w_at") + out_offset_fn(g, c.output->type.shape);
+  std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g) + out_offset_fn(g, c.output->type.shape);
   if (!split) helpers += bias_fn(c.bias != nullptr, "b");
-  if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float");
-  helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s) +
-             store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
+  if (vec8) {
+    helpers += packed_operand_fns(g);
+  } else {
+    helpers += decode_k_fn(g) + load_filter_fn(g, c.filter->type.shape, "w_at");
+    if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float");
+    helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s);
+  }
+  helpers += store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
   const GemmTile& t = plan.tile;  // for the coopmat plan: its tile grid (TM, TN, TK)
   uint64_t m_tiles = (uint64_t(s.m) + t.tm - 1) / t.tm, n_tiles = (uint64_t(s.n) + t.tn - 1) / t.tn;

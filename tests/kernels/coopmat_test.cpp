@@ -19,30 +19,49 @@ struct ConvCase {
   Shape x, w;
   ir::AttrMap attrs;
   bool bias;
+  // The dispatches the forced tensor-core plan compiles to: pack kernels (16-byte staging, input
+  // channels per group a multiple of 8) for operands not already in the packed layout.
+  std::string kernels;
+  ir::OpKind kind = ir::OpKind::Conv;
 };
 
-// Float16 convs: NCHW / NHWC (output channels innermost: results leave N-fast), OIHW / HWCF
-// filters (B staged K-fast / N-fast), grouped, strided and dilated with asymmetric pads, 1-D and
-// 3-D, and sizes that leave partial tiles in M, N and K.
+const std::string kPackBoth = "conv_pack_input conv_pack_filter conv_implicit_gemm_coopmat ";
+const std::string kGemmOnly = "conv_implicit_gemm_coopmat ";  // one-element staging, or packed in place
+
+// Float16 convs: NCHW / NHWC (output channels innermost: results leave N-fast), OIHW / HWCF /
+// FHWC filters, grouped, strided and dilated with asymmetric pads, 1-D, 3-D and transposed, sizes
+// that leave partial tiles in M, N and K; 16-byte staging from packed copies or in place, and
+// one-element staging (channels per group not a multiple of 8).
 std::vector<ConvCase> conv_cases() {
+  const std::string nhwc = "NHWC";
   return {
-      {{1, 64, 20, 20}, {96, 64, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, true},
-      {{2, 20, 17, 9}, {40, 20, 3, 3}, {{"pads", Ints{0, 1, 2, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{1, 2}}}, false},
-      {{1, 13, 13, 48}, {3, 3, 48, 72}, {{"pads", Ints{1, 1, 1, 1}}, {"input_layout", std::string("NHWC")},
-                                         {"filter_layout", std::string("HWCF")}, {"output_layout", std::string("NHWC")}}, true},
-      {{1, 64, 16, 16}, {64, 16, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(4)}}, false},
-      {{2, 32, 70}, {48, 32, 5}, {{"pads", Ints{2, 2}}}, true},
-      {{1, 16, 6, 10, 10}, {32, 16, 3, 3, 3}, {{"pads", Ints{1, 1, 1, 1, 1, 1}}}, false},
+      {{1, 64, 20, 20}, {96, 64, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, true, kPackBoth},
+      {{2, 20, 17, 9}, {40, 20, 3, 3}, {{"pads", Ints{0, 1, 2, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{1, 2}}}, false, kGemmOnly},
+      {{1, 13, 13, 48}, {3, 3, 48, 72}, {{"pads", Ints{1, 1, 1, 1}}, {"input_layout", nhwc},
+                                         {"filter_layout", std::string("HWCF")}, {"output_layout", nhwc}}, true,
+       "conv_pack_filter conv_implicit_gemm_coopmat "},
+      {{2, 9, 11, 24}, {40, 3, 3, 24}, {{"pads", Ints{0, 1, 2, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{1, 2}},
+                                        {"input_layout", nhwc}, {"filter_layout", std::string("FHWC")}}, true,
+       kGemmOnly},
+      {{1, 64, 16, 16}, {64, 16, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(4)}}, false, kPackBoth},
+      {{2, 32, 70}, {48, 32, 5}, {{"pads", Ints{2, 2}}}, true, kPackBoth},
+      {{1, 16, 6, 10, 10}, {32, 16, 3, 3, 3}, {{"pads", Ints{1, 1, 1, 1, 1, 1}}}, false, kPackBoth},
+      {{1, 32, 9, 7}, {32, 24, 4, 4}, {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}, {"groups", int64_t(2)}}, true,
+       kPackBoth, ir::OpKind::ConvTranspose},
   };
+}
+
+ir::ConvGeometry geometry(const ConvCase& c) {
+  ir::Graph probe;
+  return ir::conv_geometry(
+      *probe.add_op(c.kind, {probe.add_input("x", {DType::f16, c.x}), probe.add_input("w", {DType::f16, c.w})}, c.attrs));
 }
 
 ir::Graph f16_conv(const ConvCase& c) {
   ir::Graph g;
   std::vector<ir::Value*> operands{g.add_input("x", {DType::f16, c.x}), g.add_input("w", {DType::f16, c.w})};
-  ir::Graph probe;
-  ir::Op* p = probe.add_op(ir::OpKind::Conv, {probe.add_input("x", {DType::f16, c.x}), probe.add_input("w", {DType::f16, c.w})}, c.attrs);
-  if (c.bias) operands.push_back(g.add_input("b", {DType::f16, {ir::conv_geometry(*p).out_channels}}));
-  g.add_output(g.add_op(ir::OpKind::Conv, operands, c.attrs, "conv")->result(), "y");
+  if (c.bias) operands.push_back(g.add_input("b", {DType::f16, {geometry(c).out_channels}}));
+  g.add_output(g.add_op(c.kind, operands, c.attrs, "conv")->result(), "y");
   return g;
 }
 
@@ -62,10 +81,11 @@ std::string strategies(const ModuleImage& m) {
   return s;
 }
 
-// Opt-in: forced, every fp16 conv compiles to the tensor-core kernel (valid SPIR-V, memory within
-// the profile) on each profile that has cooperative matrices; unforced the planner keeps the FMA
-// kernels (codegen/kernels/gemm_coopmat.h says why).
-TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhenForcedOnTargetsThatHaveThem) {
+// Forced, every fp16 conv compiles to the tensor-core kernel (valid SPIR-V, memory within the
+// profile) on each profile that has cooperative matrices. Unforced, the planner picks it where it
+// stages 16-byte loads (input channels per group a multiple of 8) and keeps the FMA kernels
+// elsewhere (codegen/kernels/gemm_coopmat.h says why).
+TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
   int compiled = 0;
   for (const ConvCase& c : conv_cases()) {
     ir::Graph g = f16_conv(c);
@@ -74,25 +94,40 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhenForcedOnTargetsThatHaveThem) {
       o.target = codegen::find_target(target).limits;
       if (!o.target.shader_float16 || !o.target.storage_buffer_16bit) continue;
       SCOPED_TRACE(target + " x" + shape_str(c.x));
-      EXPECT_EQ(strategies(codegen::compile_graph(g, o)).find("coopmat"), std::string::npos);
+      const bool packed = geometry(c).in_channels_per_group() % 8 == 0;
+      std::string unforced = strategies(codegen::compile_graph(g, o));
+      if (o.target.cooperative_matrix_nv && packed)
+        EXPECT_EQ(unforced, c.kernels);
+      else
+        EXPECT_EQ(unforced.find("coopmat"), std::string::npos) << unforced;  // an FMA kernel
       if (!o.target.cooperative_matrix_nv) continue;
       o.forced_strategy["conv"] = "implicit_gemm_coopmat";
+      o.forced_strategy["conv_transpose"] = "implicit_gemm_coopmat";
       ModuleImage m = codegen::compile_graph(g, o);  // validates the SPIR-V, checks its memory
-      EXPECT_NE(strategies(m).find("coopmat"), std::string::npos) << strategies(m);
+      EXPECT_EQ(strategies(m), c.kernels);
+      EXPECT_EQ(m.manifest.dispatches.back().tiles.at("staging_load_halves"),
+                geometry(c).in_channels_per_group() % 8 == 0 ? 8 : 1);
       for (const DispatchDesc& d : m.manifest.dispatches)
         EXPECT_LE(d.workgroup_memory_bytes, o.target.max_compute_shared_memory_size);
       ++compiled;
     }
   }
   EXPECT_GT(compiled, 0) << "no profile with cooperative matrices";
-  // The contraction's strategy too, with A and B in either staging order.
-  for (bool tb : {false, true}) {
-    codegen::CompileOptions o;
-    o.target = codegen::find_target("nvidia").limits;
-    o.forced_strategy["matmul"] = "coopmat";
-    ModuleImage m = codegen::compile_graph(f16_matmul({100, 72}, tb ? Shape{40, 72} : Shape{72, 40}, tb), o);
-    EXPECT_EQ(m.manifest.dispatches.at(0).kernel, "matmul_coopmat");
-  }
+  // The contraction's strategy too, with A and B in either staging order; 16-byte staging where
+  // the contiguous dims are multiples of 8 (72 and 40), one element per load where not (36).
+  for (bool tb : {false, true})
+    for (int64_t k : {72, 36}) {
+      codegen::CompileOptions o;
+      o.target = codegen::find_target("nvidia").limits;
+      o.forced_strategy["matmul"] = "coopmat";
+      ir::Graph g = f16_matmul({100, k}, tb ? Shape{40, k} : Shape{k, 40}, tb);
+      ModuleImage m = codegen::compile_graph(g, o);
+      EXPECT_EQ(m.manifest.dispatches.at(0).kernel, "matmul_coopmat");
+      EXPECT_EQ(m.manifest.dispatches.at(0).tiles.at("staging_load_halves"), k == 72 ? 8 : 1);
+      // Unforced: tensor cores with 16-byte staging, else the FMA loop.
+      o.forced_strategy.clear();
+      EXPECT_EQ(codegen::compile_graph(g, o).manifest.dispatches.at(0).kernel, k == 72 ? "matmul_coopmat" : "matmul_tiled");
+    }
 }
 
 // The error compiling `g` for `target` with `strategy` forced on its conv ("(compiled)" if none).
@@ -121,11 +156,13 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
     t.max_compute_shared_memory_size = budget;
     for (bool ak : {false, true})
       for (bool bk : {false, true})
-        for (int64_t m : {16, 100, 5000})
-          if (auto c = codegen::kernels::plan_coop_tile(m, 300, t, 1, ak, bk)) {
-            EXPECT_LE(c->workgroup_memory_bytes(), budget);
-            EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(*c, false));
-          }
+        for (uint32_t vec : {1u, 8u})
+          for (int64_t m : {16, 100, 5000})
+            if (auto c = codegen::kernels::plan_coop_tile(m, 300, t, 1, ak, bk, vec)) {
+              EXPECT_LE(c->workgroup_memory_bytes(), budget);
+              EXPECT_EQ(c->vec, vec);
+              EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(*c, false));
+            }
   }
   t.max_compute_shared_memory_size = 4096;  // below the smallest tile: no plan, the f32 paths remain
   EXPECT_FALSE(codegen::kernels::plan_coop_tile(5000, 300, t, 1, false, false).has_value());
@@ -152,8 +189,9 @@ TEST(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
     SCOPED_TRACE("x" + shape_str(c.x) + " w" + shape_str(c.w));
     GpuRunOptions o = fp16_tolerance();
     o.forced_strategy["conv"] = "implicit_gemm_coopmat";
+    o.forced_strategy["conv_transpose"] = "implicit_gemm_coopmat";
     GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
-    EXPECT_NE(strategies(run.module).find("coopmat"), std::string::npos) << strategies(run.module);
+    EXPECT_EQ(strategies(run.module), c.kernels);
     EXPECT_TRUE(outputs_match(run, o));
   }
 }
@@ -161,9 +199,11 @@ TEST(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
 TEST(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
   if (!device_has_coopmat()) GTEST_SKIP() << no_coopmat_reason();
   uint32_t seed = 70;
+  // 16-byte staging: the first three (B N-fast, B K-fast, batched A); one element: the last two.
   for (auto [a, b, tb] : std::vector<std::tuple<Shape, Shape, bool>>{{{256, 192}, {192, 320}, false},
-                                                                   {{100, 70}, {50, 70}, true},
+                                                                   {{100, 72}, {56, 72}, true},
                                                                    {{3, 40, 64}, {64, 24}, false},
+                                                                   {{100, 70}, {50, 70}, true},
                                                                    {{1000, 33}, {33, 17}, false}}) {
     ir::Graph g = f16_matmul(a, b, tb);
     SCOPED_TRACE("a" + shape_str(a) + " b" + shape_str(b));
