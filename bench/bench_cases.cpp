@@ -140,9 +140,10 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({64, 64, 4, 4}, {8, 8, 4, 4}), false, 1, p1, {2, 2}));
   cases.push_back(im2col_case(s({1, 64, 256, 256}, {1, 4, 16, 16}), {3, 3}, p1));
   cases.push_back(matmul_case(n(4096, 64)));
-  // float16 on tensor cores (issue 9; the opt-in kernels, forced): the two large convs and the matmul again, and the two
-  // CONV_2D shapes ggml-vulkan's figures are for ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096,
-  // 1536x1536x32 * 3x3x32x64). Compared with PyTorch fp16 and with vkc's own fp32 rows.
+  // float16 on tensor cores (issue 9; forced, so that a planner change cannot move them off): the
+  // two large convs and the matmul again, and the two CONV_2D shapes ggml-vulkan's figures are for
+  // ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096, 1536x1536x32 * 3x3x32x64). Compared with
+  // PyTorch fp16 and with vkc's own fp32 rows.
   const DType h = DType::f16;
   cases.push_back(conv_case("conv_1x64x512x512_f256_k3_fp16", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));

@@ -23,7 +23,7 @@ struct BenchCase {
   double bytes = 0;
   // For torch_reference.py: {"op": ..., op arguments...}; inputs/outputs are matched by name.
   nlohmann::json torch;
-  // Strategies forced by op kind (the fp16 cases force the opt-in tensor-core kernels).
+  // Strategies forced by op kind (the fp16 cases force the tensor-core kernels).
   std::map<std::string, std::string> forced;
   // Inputs that are index payloads (sort): filled with 0..n-1 along the last axis, not random.
   std::vector<std::string> iota_inputs;
