@@ -29,8 +29,13 @@ ${KEYS}
 // 1: picks take their slots with one atomic per subgroup (subgroup prefix sums within it);
 // 0: one atomic per invocation. Either way every invocation's picks land in consecutive slots.
 #define SUBGROUP_SLOTS ${SUBGROUP_SLOTS}
+// 1: the digit passes rank the 256 bins with subgroup scans (a fixed subgroup size SGS that
+// divides WG); 0: with two more barriers and loops over workgroup memory.
+#define SCAN_BINS ${SCAN_BINS}
+const uint SGS = ${SGS}u;
 const uint WG = ${WG_SIZE}u;
 const uint PER = ${PER}u;
+const uint BINS_PER = (256u + WG - 1u) / WG;  // histogram bins per invocation
 const uint SEG = WG * PER;
 const uint SEGMENTS = ${SEGMENTS}u;   // segments per row
 const uint GROUPS = ${GROUPS}u;       // rows * SEGMENTS
@@ -46,7 +51,7 @@ const uint STRIDE = 257u;
 const uint NONE = 0xFFFFFFFFu;
 
 shared uint s_hist[COPIES * STRIDE];
-shared uint s_group[16];  // bin counts summed by 16s, for a two-level search of the rank
+shared uint s_group[32];  // bin counts summed by 16s (by SGS with SCAN_BINS), for a two-level search of the rank
 shared uint s_state[5];   // chosen bin, rank within it, its count, picks, slots taken
 #if FINAL
 const uint KP = ${KEEP_PAD}u;  // K rounded up to a power of two for the network
@@ -89,9 +94,17 @@ ${LOAD}
   uint key_mask = 0u, key_prefix = 0u, index_mask = 0u, index_prefix = 0u;
   uint rank = K;  // the best `rank` pairs matching the prefix are still to be picked
   uint picks = K;
+#if SCAN_BINS
+  // Three barriers per digit pass: each bin's owner sums and clears its copies (so the next pass
+  // needs no clearing step) and its subgroup scans the counts; subgroup totals go to s_group.
+  for (uint b = lid; b < COPIES * STRIDE; b += WG) s_hist[b] = 0u;
+  barrier();
+#endif
   for (uint d = 0u; d < DIGITS; ++d) {
+#if !SCAN_BINS
     for (uint b = lid; b < COPIES * STRIDE; b += WG) s_hist[b] = 0u;
     barrier();
+#endif
     uint copy = (lid % COPIES) * STRIDE;
     [[unroll]] for (uint e = 0u; e < PER; ++e) {
       uint key = keys[e], index = ${INDEX_OF};
@@ -100,6 +113,50 @@ ${LOAD}
         atomicAdd(s_hist[copy + digit_of(key, index, d)], 1u);
     }
     barrier();
+#if SCAN_BINS
+    // Bin i * WG + (subgroup, lane): every bin has one owner (WG is a multiple of the fixed
+    // subgroup size), and a subgroup's bins are one run of SGS, so a subgroup scan ranks them.
+    uint counts[BINS_PER], below[BINS_PER];
+    [[unroll]] for (uint i = 0u; i < BINS_PER; ++i) {
+      uint b = i * WG + gl_SubgroupID * SGS + gl_SubgroupInvocationID;
+      uint c = 0u;
+      if (b < 256u) {
+        [[unroll]] for (uint j = 0u; j < COPIES; ++j) {
+          c += s_hist[j * STRIDE + b];
+          s_hist[j * STRIDE + b] = 0u;  // cleared for the next pass; no other invocation reads it
+        }
+      }
+      counts[i] = c;
+      below[i] = subgroupExclusiveAdd(c);
+      uint run = subgroupAdd(c);
+      if (subgroupElect() && b - gl_SubgroupInvocationID < 256u) s_group[(b - gl_SubgroupInvocationID) / SGS] = run;
+    }
+    barrier();
+    uint total = 0u;
+    for (uint g = 0u; g < 256u / SGS; ++g) total += s_group[g];
+    [[unroll]] for (uint i = 0u; i < BINS_PER; ++i) {
+      uint b = i * WG + gl_SubgroupID * SGS + gl_SubgroupInvocationID;
+      if (b < 256u) {
+        uint before = below[i];
+        for (uint g = 0u; g < b / SGS; ++g) before += s_group[g];
+        uint r = min(rank, total);  // a segment with fewer than K real pairs keeps them all
+        uint c = counts[i];
+        if (before < r && r <= before + c) {
+          s_state[0] = b;
+          s_state[1] = r - before;
+          s_state[2] = c;
+        }
+        if (b == 0u && d == 0u) {
+          s_state[3] = r;
+          s_state[4] = 0u;
+          if (r == 0u) {  // no real pair at all: pick nothing
+            s_state[1] = 0u;
+            s_state[2] = 0u;
+          }
+        }
+      }
+    }
+#else
     for (uint b = lid; b < 256u; b += WG) {
       uint c = 0u;
       for (uint j = 0u; j < COPIES; ++j) c += s_hist[j * STRIDE + b];
@@ -136,6 +193,7 @@ ${LOAD}
         }
       }
     }
+#endif
     barrier();
     uint bin = s_state[0];
     if (d == 0u) picks = s_state[3];
@@ -181,7 +239,14 @@ ${STORE_PICK}
   barrier();
   for (uint k = 2u; k <= KP; k <<= 1) {
     for (uint j = k >> 1; j > 0u; j >>= 1) {
+#if SCAN_BINS
+      // Compare-exchange p = (round, subgroup, lane): a stage with j <= SGS only touches the
+      // 2 x SGS slots [2 * p0, 2 * p0 + 2 * SGS) of each subgroup run p0.., so a subgroup barrier
+      // orders it; 45 of the 55 stages of k = 1024 need no workgroup barrier.
+      for (uint p = gl_SubgroupID * SGS + gl_SubgroupInvocationID; p < KP / 2u; p += WG) {
+#else
       for (uint p = lid; p < KP / 2u; p += WG) {
+#endif
         uint lo = ((p & ~(j - 1u)) << 1) | (p & (j - 1u));
         uint hi = lo | j;
         bool ascending = (lo & k) == 0u;
@@ -194,9 +259,22 @@ ${STORE_PICK}
           s_index[hi] = index_lo;
         }
       }
+#if SCAN_BINS
+      // The next stage is (k, j / 2), or (2k, k) after j = 1; subgroup-local when its j <= SGS.
+      if (j <= SGS && (j > 1u || k <= SGS)) {
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+      } else {
+        barrier();
+      }
+#else
       barrier();
+#endif
     }
   }
+#if SCAN_BINS
+  barrier();  // the last stage may have ended on a subgroup barrier; every invocation reads below
+#endif
   for (uint q = lid; q < K; q += WG) {
     uint index = s_index[q];
 ${STORE_RESULT}

@@ -9,13 +9,14 @@
 // its length, and segments are far longer than a workgroup-memory chunk.
 //
 // Workgroup size: levels with plenty of segments use small workgroups (256), so an SM holds
-// several and one workgroup's barriers (each digit pass has five, the final sort ~55 for k = 1024)
-// hide behind another's loads and atomics. A 1024-invocation workgroup holding 32 keys per
-// invocation needs more than 32 registers each, so it is alone on an SM of 64K registers
-// (NVIDIA), which then idles at every barrier and between load and histogram phases (measured:
-// 6.1 ms on the H200 for 4096 x 32768, k = 1024, ~40x off bandwidth). Rows this splits into
-// several segments (there: four of 8192) take a second level over the candidates. Levels with few
-// segments (few rows) keep up to 1024 invocations, for latency.
+// several and one workgroup's barriers (each digit pass has five, three with subgroup scans; the
+// final sort ~55 for k = 1024) hide behind another's loads and atomics. A 1024-invocation
+// workgroup holding 32 keys per invocation needs more than 32 registers each, so it is alone on
+// an SM of 64K registers (NVIDIA), which then idles at every barrier and between load and
+// histogram phases (measured: 6.1 ms on the H200 for 4096 x 32768, k = 1024, ~40x off
+// bandwidth). Rows this splits into several segments (there: four of 8192) take a second level
+// over the candidates. Levels with few segments (few rows) keep up to 1024 invocations, for
+// latency.
 #include <algorithm>
 #include <bit>
 #include <set>
@@ -53,7 +54,7 @@ constexpr int64_t kTargetGroups = 512;
 constexpr int64_t kMinSegment = 512;
 constexpr int64_t kSplitMinElements = 65536;
 constexpr uint32_t kHistWords = 257;  // one copy of the 256-bin histogram, padded (see the shader)
-constexpr uint32_t kFixedWords = 16 + 5;  // s_group + s_state
+constexpr uint32_t kFixedWords = 32 + 5;  // s_group + s_state
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t pow2_ceil(int64_t x) { return int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(x, 1)))); }
@@ -67,9 +68,21 @@ struct SelectLevel {
   }
 };
 
+// Subgroup scans rank the histogram bins where the subgroup size is fixed and divides the
+// workgroup (shaders/topk_select.comp, SCAN_BINS): three barriers per digit pass instead of five.
+// H200, 4096 x 32768, k = 1024: 1.294 -> 1.214 ms (bench/RESULTS.md, Run P).
+bool subgroup_bin_scan(const SelectLevel& l, const TargetLimits& target) {
+  const uint32_t sgs = target.min_subgroup_size;
+  return target.subgroup_arithmetic && sgs >= 8 && sgs == target.max_subgroup_size && sgs <= 256 && l.wg % sgs == 0;
+}
+
 // Most histogram copies that fit next to the level's other workgroup memory; 0 when none does.
+// Up to 8 (hot bins, such as clustered float exponents, spread their atomics over the copies);
+// up to 2 where subgroup scans rank the bins, whose owners then sum and clear every copy (Run P:
+// 4096 x 32768, k = 1024, 1.214 / 1.196 / 1.186 ms with 8 / 4 / 2 copies; 1 was no faster).
 uint32_t fit_copies(SelectLevel level, const TargetLimits& target) {
-  for (uint32_t copies = std::min<uint32_t>(8, level.wg); copies >= 1; copies /= 2) {
+  const uint32_t most = subgroup_bin_scan(level, target) ? 2 : 8;
+  for (uint32_t copies = std::min<uint32_t>(most, level.wg); copies >= 1; copies /= 2) {
     level.copies = copies;
     if (level.memory_bytes() <= target.max_compute_shared_memory_size) return copies;
   }
@@ -217,6 +230,8 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
     store = "      out_pairs.data[group * K + slot] = uvec2(key, index);\n";
   }
   std::string extensions = glsl_extensions(types);
+  const bool scan_bins = subgroup_bin_scan(l, ctx.target);
+  const uint32_t sgs = ctx.target.min_subgroup_size;
   if (ctx.target.subgroup_arithmetic)
     extensions += "#extension GL_KHR_shader_subgroup_basic : require\n"
                   "#extension GL_KHR_shader_subgroup_arithmetic : require\n";
@@ -233,6 +248,8 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
                                               {"KEYS", shader_source("sort_keys.glsl")},
                                               {"FINAL", l.final ? "1" : "0"},
                                               {"SUBGROUP_SLOTS", ctx.target.subgroup_arithmetic ? "1" : "0"},
+                                              {"SCAN_BINS", scan_bins ? "1" : "0"},
+                                              {"SGS", std::to_string(scan_bins ? sgs : 1)},
                                               {"PER", std::to_string(l.per)},
                                               {"SEGMENTS", std::to_string(l.segments)},
                                               {"GROUPS", std::to_string(groups)},
@@ -251,6 +268,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
   k.tiles["segment"] = int64_t(l.wg) * l.per;
   k.tiles["per_invocation"] = l.per;
   k.tiles["histogram_copies"] = l.copies;
+  k.tiles["subgroup_bin_scan"] = scan_bins ? 1 : 0;
   if (l.final) k.tiles["keep_pad"] = l.keep_pad;
   double in_bytes = l.from_tensor ? double(l.rows) * l.in_len * dtype_size(t) : double(l.rows) * l.in_len * 8;
   double out_bytes = double(groups) * l.k * 8;

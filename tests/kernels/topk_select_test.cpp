@@ -191,9 +191,16 @@ TEST(TopKSelect, BenchmarkShapesFitEveryTarget) {
       }
       ModuleImage m;
       ASSERT_NO_THROW(m = codegen::compile_graph(graph_of(c, DType::f32), co));
+      // Subgroup scans rank the histogram bins where the subgroup size is fixed (nvidia, amd-cdna3,
+      // lavapipe; every level's workgroup is a multiple of it there), else the barrier-only search.
+      const bool fixed = co.target.subgroup_arithmetic && co.target.min_subgroup_size >= 8 &&
+                         co.target.min_subgroup_size == co.target.max_subgroup_size;
       for (const DispatchDesc& d : m.manifest.dispatches) {
         EXPECT_EQ(d.kernel, "topk_select") << d.name;
         EXPECT_LE(d.workgroup_memory_bytes, co.target.max_compute_shared_memory_size) << d.name;
+        EXPECT_EQ(d.tiles.at("subgroup_bin_scan"), fixed && d.workgroup_size[0] % co.target.min_subgroup_size == 0 ? 1 : 0)
+            << d.name;
+        EXPECT_LE(d.tiles.at("histogram_copies"), d.tiles.at("subgroup_bin_scan") == 1 ? 2 : 8) << d.name;
       }
     }
 }
