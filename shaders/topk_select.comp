@@ -239,14 +239,7 @@ ${STORE_PICK}
   barrier();
   for (uint k = 2u; k <= KP; k <<= 1) {
     for (uint j = k >> 1; j > 0u; j >>= 1) {
-#if SCAN_BINS
-      // Compare-exchange p = (round, subgroup, lane): a stage with j <= SGS only touches the
-      // 2 x SGS slots [2 * p0, 2 * p0 + 2 * SGS) of each subgroup run p0.., so a subgroup barrier
-      // orders it; 45 of the 55 stages of k = 1024 need no workgroup barrier.
-      for (uint p = gl_SubgroupID * SGS + gl_SubgroupInvocationID; p < KP / 2u; p += WG) {
-#else
       for (uint p = lid; p < KP / 2u; p += WG) {
-#endif
         uint lo = ((p & ~(j - 1u)) << 1) | (p & (j - 1u));
         uint hi = lo | j;
         bool ascending = (lo & k) == 0u;
@@ -259,22 +252,9 @@ ${STORE_PICK}
           s_index[hi] = index_lo;
         }
       }
-#if SCAN_BINS
-      // The next stage is (k, j / 2), or (2k, k) after j = 1; subgroup-local when its j <= SGS.
-      if (j <= SGS && (j > 1u || k <= SGS)) {
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-      } else {
-        barrier();
-      }
-#else
       barrier();
-#endif
     }
   }
-#if SCAN_BINS
-  barrier();  // the last stage may have ended on a subgroup barrier; every invocation reads below
-#endif
   for (uint q = lid; q < K; q += WG) {
     uint index = s_index[q];
 ${STORE_RESULT}
