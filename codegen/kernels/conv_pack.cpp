@@ -47,15 +47,16 @@ bool raw_f16(const ConvOperands& c, const ir::Value* v) {
                       [&](const ir::Op* op) { return op->result() == v; });
 }
 
-// The pack dispatch: `fns` defines `float pack_value(uint row, uint col)` over `io`'s bindings,
-// the packed [rows][cols] float16 matrix goes to `packed`.
+// The pack dispatch of `operand` ("input" or "filter"): `fns` defines
+// `float pack_value(uint row, uint col)` over `io`'s bindings, the packed [rows][cols] float16
+// matrix goes to `packed`.
 EmittedKernel emit_pack(const ConvOperands& c, const KernelContext& ctx, const FusedCode& io, std::string fns,
                         const std::string& packed, int64_t rows, int64_t cols, bool row_fast,
-                        const std::string& kernel) {
+                        const std::string& operand) {
   check(cols % 8 == 0, c.what, ": internal: packed rows of ", cols, " values are not whole 16-byte runs");
-  check_32bit_elements(uint64_t(rows) * uint64_t(cols), "the packed " + kernel.substr(10), c.what);
+  check_32bit_elements(uint64_t(rows) * uint64_t(cols), "the packed " + operand, c.what);
   EmittedKernel k;
-  k.kernel = kernel;
+  k.kernel = "conv_pack_" + operand;
   k.strategy = "implicit_gemm_coopmat";
   k.bindings = io.bindings;
   std::string buffers = io.buffers + glsl_uvec4_buffer(uint32_t(k.bindings.size()), "packed", true);
@@ -124,7 +125,7 @@ EmittedKernel emit_pack_input(const ConvOperands& c, const KernelContext& ctx, c
   }
   f += "  return float(x_at(off));\n}\n";
   // Channels-outer sources read coalesced when neighbouring invocations take neighbouring positions.
-  return emit_pack(c, ctx, xl, f, packed, g.batch * positions, g.in_channels, xs[1] != 1, "conv_pack_input");
+  return emit_pack(c, ctx, xl, f, packed, g.batch * positions, g.in_channels, xs[1] != 1, "input");
 }
 
 EmittedKernel emit_pack_filter(const ConvOperands& c, const KernelContext& ctx, const std::string& packed) {
@@ -134,7 +135,7 @@ EmittedKernel emit_pack_filter(const ConvOperands& c, const KernelContext& ctx, 
   std::string f = load_filter_fn(g, c.filter->type.shape, "w_at") + decode_tap_fn(g) +
                   cat("float pack_value(uint row, uint col) {\n  return load_w(row / ", u32(fg), ", row % ", u32(fg),
                       ", col % ", u32(cg), ", decode_tap(col / ", u32(cg), "));\n}\n");
-  return emit_pack(c, ctx, wl, f, packed, g.groups * fg, product(g.kernel) * cg, false, "conv_pack_filter");
+  return emit_pack(c, ctx, wl, f, packed, g.groups * fg, product(g.kernel) * cg, false, "filter");
 }
 
 std::string packed_operand_fns(const ir::ConvGeometry& g) {
