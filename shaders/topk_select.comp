@@ -14,6 +14,12 @@
 // the PER elements is unrolled, so each element is a named register, never a dynamically indexed
 // array (which would spill to local memory).
 //
+// A chosen bin that holds more pairs than are still wanted, but at most RESOLVE of them, is settled
+// at once instead of by further digit passes: its pairs go to workgroup memory and each counts
+// the ones that beat it. For distinct keys that is usually after the second key digit (uniform
+// data: a segment of 4096 keeping 1024 leaves ~8 pairs in the chosen bin), which saves the last
+// two passes and their barriers.
+//
 // FINAL: one segment per row; the K picks are bitonic-sorted in workgroup memory and the row's
 // results written (STORE_RESULT: the values, read back from the source at the picked positions so
 // their bits are the input's, and/or the positions). Otherwise the picks go, unordered, to K
@@ -49,19 +55,19 @@ const uint INDEX_TOP = ${INDEX_TOP}u;
 const uint COPIES = ${COPIES}u;
 const uint STRIDE = 257u;
 const uint NONE = 0xFFFFFFFFu;
+// Largest chosen bin settled by ranking its pairs directly (at most WG: one invocation ranks each
+// pair); its (key, index) pairs reuse s_hist, which no digit pass needs any more once the loop
+// ends (2 * RESOLVE <= STRIDE words).
+const uint RESOLVE = ${RESOLVE}u;
 
 shared uint s_hist[COPIES * STRIDE];
 shared uint s_group[32];  // bin counts summed by 16s (by SGS with SCAN_BINS), for a two-level search of the rank
-shared uint s_state[5];   // chosen bin, rank within it, its count, picks, slots taken
+shared uint s_state[6];   // chosen bin, rank within it, its count, picks, slots taken, bin pairs gathered
 #if FINAL
 const uint KP = ${KEEP_PAD}u;  // K rounded up to a power of two for the network
 shared uint s_key[KP];
 shared uint s_index[KP];
 #endif
-
-uint digit_of(uint key, uint index, uint d) {
-  return d < 4u ? (key >> (24u - 8u * d)) & 255u : (index >> (INDEX_TOP - 8u * (d - 3u))) & 255u;
-}
 
 void main() {
   // Workgroups beyond the last segment exist only when the grid was folded into y (codegen/grid.h).
@@ -94,6 +100,10 @@ ${LOAD}
   uint key_mask = 0u, key_prefix = 0u, index_mask = 0u, index_prefix = 0u;
   uint rank = K;  // the best `rank` pairs matching the prefix are still to be picked
   uint picks = K;
+  // Once the chosen bin is settled, its picks come from the invocations that ranked its pairs
+  // (settled_pick: this invocation's pair settled_key, settled_index), not from their owners.
+  bool settled = false, settled_pick = false;
+  uint settled_key = 0u, settled_index = 0u;
 #if SCAN_BINS
   // Three barriers per digit pass: each bin's owner sums and clears its copies (so the next pass
   // needs no clearing step) and its subgroup scans the counts; subgroup totals go to s_group.
@@ -106,11 +116,23 @@ ${LOAD}
     barrier();
 #endif
     uint copy = (lid % COPIES) * STRIDE;
-    [[unroll]] for (uint e = 0u; e < PER; ++e) {
-      uint key = keys[e], index = ${INDEX_OF};
-      if ((valid & (1u << e)) != 0u && (key & key_mask) == key_prefix &&
-          (index & index_mask) == index_prefix)
-        atomicAdd(s_hist[copy + digit_of(key, index, d)], 1u);
+    if (d < 4u) {
+      // Key digits test keys only (index_mask is still 0), so these common passes compute no
+      // positions: on the H200 the candidate level went from 64 to 52 registers (Run S).
+      uint shift = 24u - 8u * d;
+      [[unroll]] for (uint e = 0u; e < PER; ++e) {
+        uint key = keys[e];
+        if ((valid & (1u << e)) != 0u && (key & key_mask) == key_prefix)
+          atomicAdd(s_hist[copy + ((key >> shift) & 255u)], 1u);
+      }
+    } else {
+      // Index digits: only pairs whose key ties with the chosen one are left (many equal keys).
+      uint shift = INDEX_TOP - 8u * (d - 3u);
+      [[unroll]] for (uint e = 0u; e < PER; ++e) {
+        uint key = keys[e], index = ${INDEX_OF};
+        if ((valid & (1u << e)) != 0u && key == key_prefix && (index & index_mask) == index_prefix)
+          atomicAdd(s_hist[copy + ((index >> shift) & 255u)], 1u);
+      }
     }
     barrier();
 #if SCAN_BINS
@@ -149,6 +171,7 @@ ${LOAD}
         if (b == 0u && d == 0u) {
           s_state[3] = r;
           s_state[4] = 0u;
+          s_state[5] = 0u;
           if (r == 0u) {  // no real pair at all: pick nothing
             s_state[1] = 0u;
             s_state[2] = 0u;
@@ -187,6 +210,7 @@ ${LOAD}
       if (b == 0u && d == 0u) {
         s_state[3] = r;
         s_state[4] = 0u;
+        s_state[5] = 0u;
         if (r == 0u) {  // no real pair at all: pick nothing
           s_state[1] = 0u;
           s_state[2] = 0u;
@@ -205,7 +229,34 @@ ${LOAD}
       index_prefix |= bin << (INDEX_TOP - 8u * (d - 3u));
     }
     rank = s_state[1];
-    if (s_state[2] == rank) break;  // uniform: every invocation read the same state
+    uint in_bin = s_state[2];
+    if (in_bin == rank) break;  // uniform: every invocation read the same state
+    if (in_bin <= RESOLVE) {
+      // Settle the bin: gather its pairs; invocation t ranks pair t against the others and picks
+      // it when fewer than `rank` come before it (composites are distinct: exactly `rank` do).
+      [[unroll]] for (uint e = 0u; e < PER; ++e) {
+        uint key = keys[e], index = ${INDEX_OF};
+        if ((valid & (1u << e)) != 0u && (key & key_mask) == key_prefix && (index & index_mask) == index_prefix) {
+          uint at = atomicAdd(s_state[5], 1u);
+          s_hist[2u * at] = key;
+          s_hist[2u * at + 1u] = index;
+        }
+      }
+      barrier();
+      if (lid < in_bin) {
+        uint key = s_hist[2u * lid], index = s_hist[2u * lid + 1u];
+        uint before = 0u;
+        for (uint j = 0u; j < in_bin; ++j) {
+          uint other_key = s_hist[2u * j], other_index = s_hist[2u * j + 1u];
+          before += (other_key < key || (other_key == key && other_index < index)) ? 1u : 0u;
+        }
+        settled_pick = before < rank;
+        settled_key = key;
+        settled_index = index;
+      }
+      settled = true;
+      break;
+    }
   }
 
   // Every real pair whose prefix is <= the chosen one is a pick. Each invocation takes as many
@@ -213,12 +264,14 @@ ${LOAD}
   uint pick_mask = 0u;
   [[unroll]] for (uint e = 0u; e < PER; ++e) {
     uint key = keys[e], index = ${INDEX_OF};
-    uint masked = key & key_mask;
-    bool pick = masked < key_prefix || (masked == key_prefix && (index & index_mask) <= index_prefix);
+    uint masked = key & key_mask, masked_index = index & index_mask;
+    bool in_chosen_bin = masked == key_prefix && masked_index == index_prefix;
+    bool pick = masked < key_prefix || (masked == key_prefix && masked_index < index_prefix) ||
+                (in_chosen_bin && !settled);
     if ((valid & (1u << e)) != 0u && pick) pick_mask |= 1u << e;
   }
   if (picks == 0u) pick_mask = 0u;
-  uint count = bitCount(pick_mask);
+  uint count = bitCount(pick_mask) + (settled_pick ? 1u : 0u);
 #if SUBGROUP_SLOTS
   // Control flow is uniform here (the digit loop's exit is), so every lane takes part.
   uint base = 0u;
@@ -234,6 +287,10 @@ ${LOAD}
 ${STORE_PICK}
       ++slot;
     }
+  }
+  if (settled_pick) {
+    uint key = settled_key, index = settled_index;
+${STORE_PICK}
   }
 #if FINAL
   barrier();

@@ -54,7 +54,13 @@ constexpr int64_t kTargetGroups = 512;
 constexpr int64_t kMinSegment = 512;
 constexpr int64_t kSplitMinElements = 65536;
 constexpr uint32_t kHistWords = 257;  // one copy of the 256-bin histogram, padded (see the shader)
-constexpr uint32_t kFixedWords = 32 + 5;  // s_group + s_state
+constexpr uint32_t kFixedWords = 32 + 6;  // s_group + s_state
+// A chosen bin of at most kResolve pairs is settled by ranking its pairs in workgroup memory (in
+// the histogram's words) instead of by further digit passes. Each pair of the bin compares itself
+// with every other, so this is cheaper than a digit pass (a histogram, three to five barriers and
+// a scan of 256 bins) only for small bins.
+constexpr uint32_t kResolve = 64;
+static_assert(2 * kResolve <= kHistWords, "the settled bin's pairs live in one histogram copy");
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t pow2_ceil(int64_t x) { return int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(x, 1)))); }
@@ -258,6 +264,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
                                               {"DIGITS", std::to_string(4 + index_top / 8)},
                                               {"INDEX_TOP", std::to_string(index_top)},
                                               {"COPIES", std::to_string(l.copies)},
+                                              {"RESOLVE", std::to_string(std::min(l.wg, kResolve))},
                                               {"KEEP_PAD", std::to_string(l.keep_pad)},
                                               {"INDEX_DECL", index_decl},
                                               {"LOAD", load},
@@ -269,6 +276,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
   k.tiles["per_invocation"] = l.per;
   k.tiles["histogram_copies"] = l.copies;
   k.tiles["subgroup_bin_scan"] = scan_bins ? 1 : 0;
+  k.tiles["resolve_bin_pairs"] = std::min(l.wg, kResolve);
   if (l.final) k.tiles["keep_pad"] = l.keep_pad;
   double in_bytes = l.from_tensor ? double(l.rows) * l.in_len * dtype_size(t) : double(l.rows) * l.in_len * 8;
   double out_bytes = double(groups) * l.k * 8;

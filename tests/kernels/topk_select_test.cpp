@@ -201,6 +201,8 @@ TEST(TopKSelect, BenchmarkShapesFitEveryTarget) {
         EXPECT_EQ(d.tiles.at("subgroup_bin_scan"), fixed && d.workgroup_size[0] % co.target.min_subgroup_size == 0 ? 1 : 0)
             << d.name;
         EXPECT_LE(d.tiles.at("histogram_copies"), d.tiles.at("subgroup_bin_scan") == 1 ? 2 : 8) << d.name;
+        // Small chosen bins are settled by ranking, one invocation per pair.
+        EXPECT_EQ(d.tiles.at("resolve_bin_pairs"), std::min<int64_t>(64, d.workgroup_size[0])) << d.name;
       }
     }
 }
