@@ -111,6 +111,33 @@ def time_op(fn, sets, runs, warmup=3):
     return statistics.median(times), times
 
 
+def torch_kernels(fn, inputs):
+    """PyTorch's own kernels for one run of fn, from the profiler's trace: name, launch shape,
+    registers per thread, shared memory and estimated occupancy, longest first. For rows that miss
+    a target: what the library does differently on the same GPU, measured in the same call."""
+    import tempfile
+    static = {k: v.clone() for k, v in inputs.items()}
+    fn(static)
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        fn(static)
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        with open(f.name) as g:
+            events = json.load(g).get("traceEvents", [])
+    kernels = []
+    for e in events:
+        if e.get("cat") != "kernel":
+            continue
+        a = e.get("args", {})
+        kernels.append({"name": e.get("name", "?"), "us": e.get("dur"), "grid": a.get("grid"),
+                        "block": a.get("block"), "registers": a.get("registers per thread"),
+                        "shared_bytes": a.get("shared memory"), "warps_per_sm": a.get("warps per SM"),
+                        "occupancy_pct": a.get("est. achieved occupancy %")})
+    return sorted(kernels, key=lambda k: -(k["us"] or 0))
+
+
 def rel_l2(a, b):
     a, b = a.double(), b.double()
     return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
@@ -209,6 +236,12 @@ def run_case(case, peaks, runs):
         value = out["ratio"] if kind == "ratio" else out["vkc_copy_fraction"]
         verdicts.append(f"{'meets' if value >= threshold else 'BELOW'} {kind}>={threshold}")
     out["targets"] = verdicts
+    if any(v.startswith("BELOW") for v in verdicts):
+        try:
+            with torch.no_grad():
+                out["torch_kernels"] = torch_kernels(fn, inputs)
+        except Exception as e:  # context only; never lose the row for it
+            out["torch_kernels_error"] = f"{type(e).__name__}: {e}"
     return out
 
 
@@ -226,6 +259,30 @@ def error_note(err):
 
 def fmt(x, spec="{:.3f}"):
     return "-" if x is None else spec.format(x)
+
+
+def side_by_side(by_name):
+    """Rows below a target: vkc's dispatches (the driver's register counts) next to PyTorch's
+    longest kernel (the profiler's), both from this call."""
+    side = []
+    try:
+        for name, case in by_name.items():
+            r = case.get("result", {})
+            if not r.get("torch_kernels"):
+                continue
+            ours = []
+            for d in case.get("dispatches", []):
+                regs = next((s.split("=")[1] for s in d.get("pipeline_statistics", []) if s.startswith("Register Count=")), "?")
+                size = d["workgroup_size"][0] * d["workgroup_size"][1] * d["workgroup_size"][2]
+                ours.append(f"{d['kernel']} {regs} registers x {size}, {d['workgroup_memory_bytes']} B shared")
+            k = r["torch_kernels"][0]
+            block = k["block"] or [0]
+            theirs = (f"{k['name'][:110]} {k['registers']} registers x {math.prod(block)}, {k['shared_bytes']} B shared, "
+                      f"{k['warps_per_sm']} warps/SM, occupancy {k['occupancy_pct']}%")
+            side.append(f"{name}: vkc {'; '.join(ours)}. PyTorch {theirs}")
+    except Exception as e:  # context only; never lose the table for it
+        side.append(f"(side-by-side failed: {type(e).__name__}: {e})")
+    return side
 
 
 def main():
@@ -321,6 +378,10 @@ def main():
     if fp16_lines:
         tail += "\nfloat16 (tensor cores; the ratio column of *_fp16 rows is against PyTorch fp16):\n" + \
             "\n".join(f"- {line}" for line in fp16_lines) + "\n"
+    side = side_by_side(by_name)
+    if side:
+        tail += "\nRows below a target, vkc's kernels and PyTorch's longest one (same call):\n" + \
+            "\n".join(f"- {line}" for line in side) + "\n"
     if conv_ratios:
         geo = math.exp(sum(math.log(x) for x in conv_ratios) / len(conv_ratios))
         report["conv_geomean_ratio"] = geo
