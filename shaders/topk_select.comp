@@ -14,11 +14,11 @@
 // the PER elements is unrolled, so each element is a named register, never a dynamically indexed
 // array (which would spill to local memory).
 //
-// A chosen bin that holds more pairs than are still wanted, but at most RESOLVE of them, is settled
-// at once instead of by further digit passes: its pairs go to workgroup memory and each counts
-// the ones that beat it. For distinct keys that is usually after the second key digit (uniform
-// data: a segment of 4096 keeping 1024 leaves ~8 pairs in the chosen bin), which saves the last
-// two passes and their barriers.
+// RESOLVE > 0 (candidate levels): a chosen bin that holds more pairs than are still wanted, but at
+// most RESOLVE of them, is settled at once instead of by further digit passes: its pairs go to
+// workgroup memory and each counts the ones that beat it. For distinct keys that is usually after
+// the second key digit, which saves the last two passes and their barriers. Levels that read the
+// tensor leave it out (RESOLVE 0): its registers cost them more (codegen/kernels/sort_select.cpp).
 //
 // FINAL: one segment per row; the K picks are bitonic-sorted in workgroup memory and the row's
 // results written (STORE_RESULT: the values, read back from the source at the picked positions so
@@ -58,7 +58,7 @@ const uint NONE = 0xFFFFFFFFu;
 // Largest chosen bin settled by ranking its pairs directly (at most WG: one invocation ranks each
 // pair); its (key, index) pairs reuse s_hist, which no digit pass needs any more once the loop
 // ends (2 * RESOLVE <= STRIDE words).
-const uint RESOLVE = ${RESOLVE}u;
+#define RESOLVE ${RESOLVE}
 
 shared uint s_hist[COPIES * STRIDE];
 shared uint s_group[32];  // bin counts summed by 16s (by SGS with SCAN_BINS), for a two-level search of the rank
@@ -231,6 +231,7 @@ ${LOAD}
     rank = s_state[1];
     uint in_bin = s_state[2];
     if (in_bin == rank) break;  // uniform: every invocation read the same state
+#if RESOLVE > 0
     if (in_bin <= RESOLVE) {
       // Settle the bin: gather its pairs; invocation t ranks pair t against the others and picks
       // it when fewer than `rank` come before it (composites are distinct: exactly `rank` do).
@@ -257,6 +258,7 @@ ${LOAD}
       settled = true;
       break;
     }
+#endif
   }
 
   // Every real pair whose prefix is <= the chosen one is a pick. Each invocation takes as many

@@ -55,10 +55,13 @@ constexpr int64_t kMinSegment = 512;
 constexpr int64_t kSplitMinElements = 65536;
 constexpr uint32_t kHistWords = 257;  // one copy of the 256-bin histogram, padded (see the shader)
 constexpr uint32_t kFixedWords = 32 + 6;  // s_group + s_state
-// A chosen bin of at most kResolve pairs is settled by ranking its pairs in workgroup memory (in
-// the histogram's words) instead of by further digit passes. Each pair of the bin compares itself
-// with every other, so this is cheaper than a digit pass (a histogram, three to five barriers and
-// a scan of 256 bins) only for small bins.
+// In candidate levels, a chosen bin of at most kResolve pairs is settled by ranking its pairs in
+// workgroup memory (in the histogram's words) instead of by further digit passes. Each pair of the
+// bin compares itself with every other, so this is cheaper than a digit pass (a histogram, three to
+// five barriers and a scan of 256 bins) only for small bins. Not in levels that read the tensor:
+// there the code took the select from 48 to 62 registers on the H200 (4 workgroups per SM instead
+// of 5), which cost more than the passes it saves (bench/RESULTS.md, Run T: 4096 x 32768, k = 1024,
+// 1.142 ms settling in candidate levels only, 1.263 ms in every level; 2^24, k = 8: 0.124 / 0.140).
 constexpr uint32_t kResolve = 64;
 static_assert(2 * kResolve <= kHistWords, "the settled bin's pairs live in one histogram copy");
 
@@ -245,6 +248,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
   uint32_t index_bits = std::max<uint32_t>(1, uint32_t(std::bit_width(uint64_t(src.rows.n - 1))));
   uint32_t index_top = (index_bits + 7) / 8 * 8;
   int64_t groups = l.rows * l.segments;
+  const uint32_t resolve = l.from_tensor ? 0 : std::min(l.wg, kResolve);  // see kResolve
   k.workgroup_size = {l.wg, 1, 1};
   k.workgroup_count = linear_grid(uint64_t(groups) * l.wg, l.wg, ctx.target, what);
   k.workgroup_memory_bytes = l.memory_bytes();
@@ -264,7 +268,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
                                               {"DIGITS", std::to_string(4 + index_top / 8)},
                                               {"INDEX_TOP", std::to_string(index_top)},
                                               {"COPIES", std::to_string(l.copies)},
-                                              {"RESOLVE", std::to_string(std::min(l.wg, kResolve))},
+                                              {"RESOLVE", std::to_string(resolve)},
                                               {"KEEP_PAD", std::to_string(l.keep_pad)},
                                               {"INDEX_DECL", index_decl},
                                               {"LOAD", load},
@@ -276,7 +280,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
   k.tiles["per_invocation"] = l.per;
   k.tiles["histogram_copies"] = l.copies;
   k.tiles["subgroup_bin_scan"] = scan_bins ? 1 : 0;
-  k.tiles["resolve_bin_pairs"] = std::min(l.wg, kResolve);
+  k.tiles["resolve_bin_pairs"] = resolve;
   if (l.final) k.tiles["keep_pad"] = l.keep_pad;
   double in_bytes = l.from_tensor ? double(l.rows) * l.in_len * dtype_size(t) : double(l.rows) * l.in_len * 8;
   double out_bytes = double(groups) * l.k * 8;
