@@ -118,7 +118,7 @@ ${LOAD}
     uint copy = (lid % COPIES) * STRIDE;
     if (d < 4u) {
       // Key digits test keys only (index_mask is still 0), so these common passes compute no
-      // positions: on the H200 the candidate level went from 64 to 52 registers (Run S).
+      // positions: on the H200 the candidate level went from 64 to 52 registers (Run T).
       uint shift = 24u - 8u * d;
       [[unroll]] for (uint e = 0u; e < PER; ++e) {
         uint key = keys[e];
