@@ -261,8 +261,10 @@ ${LOAD}
 #endif
   }
 
-  // Every real pair whose prefix is <= the chosen one is a pick. Each invocation takes as many
-  // consecutive slots as it has picks, so no slot is taken by a lane-serial atomic per pick.
+  // Every real pair whose prefix is below the chosen one is a pick, and so is every pair of the
+  // chosen bin unless it was settled (then its picks are the settled_pick ones). Each invocation
+  // takes as many consecutive slots as it has picks, so no slot is taken by a lane-serial atomic
+  // per pick.
   uint pick_mask = 0u;
   [[unroll]] for (uint e = 0u; e < PER; ++e) {
     uint key = keys[e], index = ${INDEX_OF};
