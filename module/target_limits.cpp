@@ -63,6 +63,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment},
       {"max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers},
       {"compute_units", t.compute_units},
+      {"vendor", t.vendor},
       {"shader_float16", t.shader_float16},
       {"shader_int8", t.shader_int8},
       {"shader_int64", t.shader_int64},
@@ -86,7 +87,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
                                 "max_compute_work_group_count", "subgroup_size", "min_subgroup_size",
                                 "max_subgroup_size", "max_storage_buffer_range",
                                 "max_push_constants_size", "min_storage_buffer_offset_alignment",
-                                "max_per_stage_descriptor_storage_buffers", "compute_units", "shader_float16",
+                                "max_per_stage_descriptor_storage_buffers", "compute_units", "vendor", "shader_float16",
                                 "shader_int8", "shader_int64", "storage_buffer_16bit",
                                 "storage_buffer_8bit", "subgroup_arithmetic", "subgroup_shuffle", "subgroup_ballot",
                                 "cooperative_matrix_nv", "cooperative_matrix_khr"};
@@ -121,6 +122,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment);
   get("max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers);
   get("compute_units", t.compute_units);  // absent in manifests written before it existed: 0
+  get("vendor", t.vendor);                // likewise: "" (unknown)
   get("shader_float16", t.shader_float16);
   get("shader_int8", t.shader_int8);
   get("shader_int64", t.shader_int64);

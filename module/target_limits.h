@@ -35,6 +35,11 @@ struct TargetLimits {
   // fill the device); it is a performance hint, never a requirement, so unmet_by ignores it.
   // 0: unknown (no Vulkan limit reports it); planners then plan as if any grid fills the device.
   uint32_t compute_units = 0;
+  // The GPU's maker, for kernel configs measured on one vendor's hardware (a tile that wins on
+  // NVIDIA's register file may spill on another): "nvidia", "amd", "intel", "arm", "qualcomm",
+  // "mesa" (lavapipe) or "" (unknown: only configs that hold everywhere). Like compute_units a
+  // performance hint, never a requirement: unmet_by ignores it.
+  std::string vendor;
 
   bool shader_float16 = false;
   bool shader_int8 = false;

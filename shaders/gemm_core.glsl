@@ -9,6 +9,9 @@
 //   workgroup-memory bandwidth at ~29% of the FMA peak. Blocks of 2 fall back to scalar reads.
 // - The next K slice is fetched from global memory into registers while the current one is
 //   multiplied (register double buffering), so load latency hides behind the FMAs.
+// - Two copies of the workgroup tiles (STAGES 2, large NVIDIA tiles): slice t is staged into one
+//   while slice t - 1 is still multiplied out of the other, so one barrier per slice guards both
+//   (one copy needs a second barrier before staging, that everyone has finished reading it).
 // - The multiply loop over the slice is unrolled KK_UNROLL steps at a time: fully for plain
 //   matrices, not at all for conv gathers, whose long index math made the unrolled loop body
 //   3-5x slower (measured; codegen/kernels/conv_gemm.cpp).
@@ -27,6 +30,7 @@
 
 const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, RM = ${RM}u, RN = ${RN}u;
 const uint THREADS = ${THREADS}u;
+const uint STAGES = ${STAGES}u;  // copies of the workgroup tiles: 1 or 2
 const uint TX = TN / RN, TY = TM / RM;
 // Rows (columns) per workgroup-memory read: 4 when the register block allows vec4 reads.
 const uint LM = (RM % 4u == 0u) ? 4u : 1u, LN = (RN % 4u == 0u) ? 4u : 1u;
@@ -40,9 +44,10 @@ const uint A_REGS = A_ROUNDS * (A_KFAST == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B
 // kk steps per iteration of the multiply loop (TK: fully unrolled; see gemm_core.h).
 const uint KK_UNROLL = ${KK_UNROLL}u;
 
-// K-major: a_tile[kk * TM + m], b_tile[kk * TN + n], as vec4 (TM and TN are multiples of 4).
-shared vec4 a_tile[TK * TM / 4u];
-shared vec4 b_tile[TK * TN / 4u];
+// K-major: a_tile[kk * TM + m], b_tile[kk * TN + n], as vec4 (TM and TN are multiples of 4); with
+// two stages, slice t lives in copy t % 2.
+shared vec4 a_tile[STAGES * TK * TM / 4u];
+shared vec4 b_tile[STAGES * TK * TN / 4u];
 
 // Row (column) of the tile that accumulator row i (column j) of invocation (tx, ty) holds.
 uint owned_row(uint ty, uint i) { return ((i / LM) * TY + ty) * LM + i % LM; }
@@ -88,6 +93,12 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
         }
       }
     }
+    // Slice t (this iteration's, staged below) goes to copy t % 2; slice t - 1 is read from the other.
+    uint slice = (k0 - k_begin) / TK;
+    uint a_read = STAGES == 2u ? ((slice + 1u) & 1u) * (TK * TM / 4u) : 0u;
+    uint b_read = STAGES == 2u ? ((slice + 1u) & 1u) * (TK * TN / 4u) : 0u;
+    uint a_write = STAGES == 2u ? (slice & 1u) * (TK * TM) : 0u;
+    uint b_write = STAGES == 2u ? (slice & 1u) * (TK * TN) : 0u;
     if (k0 > k_begin) {
       [[dont_unroll]] for (uint kk0 = 0u; kk0 < TK; kk0 += KK_UNROLL)
       [[unroll]] for (uint ku = 0u; ku < KK_UNROLL; ++ku) {
@@ -95,40 +106,40 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
         float a[RM], b[RN];
         [[unroll]] for (uint q = 0u; q < RM / LM; ++q) {
           if (LM == 4u) {
-            vec4 v = a_tile[kk * (TM / 4u) + q * TY + ty];
+            vec4 v = a_tile[a_read + kk * (TM / 4u) + q * TY + ty];
             a[q * 4u] = v.x; a[q * 4u + 1u] = v.y; a[q * 4u + 2u] = v.z; a[q * 4u + 3u] = v.w;
           } else {
             uint i = kk * TM + q * TY + ty;
-            a[q] = a_tile[i / 4u][i % 4u];
+            a[q] = a_tile[a_read + i / 4u][i % 4u];
           }
         }
         [[unroll]] for (uint q = 0u; q < RN / LN; ++q) {
           if (LN == 4u) {
-            vec4 v = b_tile[kk * (TN / 4u) + q * TX + tx];
+            vec4 v = b_tile[b_read + kk * (TN / 4u) + q * TX + tx];
             b[q * 4u] = v.x; b[q * 4u + 1u] = v.y; b[q * 4u + 2u] = v.z; b[q * 4u + 3u] = v.w;
           } else {
             uint i = kk * TN + q * TX + tx;
-            b[q] = b_tile[i / 4u][i % 4u];
+            b[q] = b_tile[b_read + i / 4u][i % 4u];
           }
         }
         [[unroll]] for (uint i = 0u; i < RM; ++i)
           [[unroll]] for (uint j = 0u; j < RN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }
-      barrier();
+      if (STAGES == 1u) barrier();  // slice t is about to overwrite the one copy
     }
     if (more) {
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
         [[unroll]] for (uint c = 0u; c < A_REGS / A_ROUNDS; ++c) {
           // M-fast: e = kk * TM + m; K-fast: quad e holds k = (e % (TK/4)) * 4 + c of row e / (TK/4).
-          uint i = A_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TM + e / (TK / 4u);
+          uint i = a_write + (A_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TM + e / (TK / 4u));
           a_tile[i / 4u][i % 4u] = a_next[r * (A_REGS / A_ROUNDS) + c];
         }
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
         [[unroll]] for (uint c = 0u; c < B_REGS / B_ROUNDS; ++c) {
-          uint i = B_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TN + e / (TK / 4u);
+          uint i = b_write + (B_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TN + e / (TK / 4u));
           b_tile[i / 4u][i % 4u] = b_next[r * (B_REGS / B_ROUNDS) + c];
         }
       }

@@ -257,6 +257,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // result is row-major, so neighbouring invocations own neighbouring columns.
   GemmCoreShape core{uint32_t(g.tile_m), uint32_t(g.tile_n), uint32_t(g.tile_k), uint32_t(g.reg_m),
                      uint32_t(g.reg_n)};
+  core.stages = uint32_t(g.stages);
   core.a_kfast = a.col_stride == 1 && core.stages_evenly(core.tm, true);
   core.b_kfast = b.col_stride != 1 && core.stages_evenly(core.tn, true);
   values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
@@ -266,7 +267,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                {"OPERANDS", scalar_operand_fns(M, N, K, a, b)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.tiles = {{"tile_m", g.tile_m}, {"tile_n", g.tile_n}, {"tile_k", g.tile_k},
-             {"reg_m", g.reg_m}, {"reg_n", g.reg_n}, {"workgroups", groups}};
+             {"reg_m", g.reg_m}, {"reg_n", g.reg_n}, {"stages", g.stages}, {"workgroups", groups}};
   return {k};
 }
 

@@ -13,6 +13,7 @@ std::string unsupported(const GemmCoreShape& s) {
   if (s.tm % 4 != 0 || s.tn % 4 != 0) return cat("tile ", tile(), " is not a multiple of 4 in M and N");
   if ((s.rm % 4 != 0 && s.rm > 2) || (s.rn % 4 != 0 && s.rn > 2))
     return cat("register block of tile ", tile(), " is neither a multiple of 4 nor at most 2");
+  if (s.stages != 1 && s.stages != 2) return cat(s.stages, " stages for tile ", tile(), " (the loop has 1 or 2)");
   if (s.kk_unroll != 0 && s.tk % s.kk_unroll != 0) return cat("unroll ", s.kk_unroll, " does not divide TK of tile ", tile());
   if (!s.stages_evenly(s.tm, s.a_kfast)) return cat("A does not stage evenly over ", s.threads(), " invocations, tile ", tile());
   if (!s.stages_evenly(s.tn, s.b_kfast)) return cat("B does not stage evenly over ", s.threads(), " invocations, tile ", tile());
@@ -39,6 +40,7 @@ std::string gemm_core_glsl(const GemmCoreShape& s) {
                                                {"RM", std::to_string(s.rm)},
                                                {"RN", std::to_string(s.rn)},
                                                {"THREADS", std::to_string(s.threads())},
+                                               {"STAGES", std::to_string(s.stages)},
                                                {"A_KFAST", s.a_kfast ? "1" : "0"},
                                                {"B_KFAST", s.b_kfast ? "1" : "0"},
                                                {"KK_UNROLL", std::to_string(s.kk_unroll ? s.kk_unroll : s.tk)}});

@@ -16,6 +16,9 @@ struct GemmCoreShape {
   // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
   // unrolled body too large (measured; see conv_gemm_core_shape).
   uint32_t kk_unroll = 0;  // 0: tk
+  // Copies of the workgroup tiles: 2 stages slice t while slice t - 1 is multiplied (one barrier
+  // per slice instead of two) for twice the workgroup memory.
+  uint32_t stages = 1;
   uint32_t threads() const { return (tm / rm) * (tn / rn); }
   // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
   // invocation stages the same number of elements (quads), so the staging loops need no bounds
@@ -25,7 +28,8 @@ struct GemmCoreShape {
 
 // The GLSL text for the template's ${GEMM_CORE}. Throws vkc::Error ("internal: ...") for a shape
 // the loop does not support: tiles not multiples of 4, register blocks that do not divide the
-// tile, a staging order that does not stage evenly (stages_evenly), or kk_unroll not dividing TK.
+// tile, a staging order that does not stage evenly (stages_evenly), kk_unroll not dividing TK, or
+// stages other than 1 and 2.
 std::string gemm_core_glsl(const GemmCoreShape& s);
 
 // Whether the loop supports `s` (gemm_core_glsl would not throw); planners keep only such tiles.

@@ -185,6 +185,25 @@ TEST(Targets, ComputeUnitsAreOptionalAndNeverUnmet) {
   EXPECT_TRUE(big.unmet_by(small).empty());
 }
 
+// vendor, likewise: optional (absent: unknown), round-trips, and never makes a device unfit.
+TEST(Targets, VendorIsOptionalAndNeverUnmet) {
+  EXPECT_EQ(find_target("nvidia").limits.vendor, "nvidia");
+  EXPECT_EQ(find_target("amd-cdna3").limits.vendor, "amd");
+  EXPECT_EQ(find_target("intel-xe").limits.vendor, "intel");
+  EXPECT_EQ(find_target("lavapipe").limits.vendor, "mesa");
+  EXPECT_EQ(find_target("vulkan-min").limits.vendor, "");
+  for (const std::string& name : known_targets()) {
+    const TargetLimits& t = find_target(name).limits;
+    nlohmann::json j = t;
+    EXPECT_EQ(j.get<TargetLimits>().vendor, t.vendor) << name;
+    j.erase("vendor");
+    EXPECT_EQ(j.get<TargetLimits>().vendor, "") << name;
+  }
+  TargetLimits nv = find_target("nvidia").limits, other = nv;
+  other.vendor = "amd";
+  EXPECT_TRUE(nv.unmet_by(other).empty());
+}
+
 // ---- Glsl ----
 
 TEST(Glsl, CompilesForEveryVulkanVersion) {

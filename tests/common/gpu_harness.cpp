@@ -29,6 +29,7 @@ GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor
   rt::Context& ctx = shared_context();
   codegen::CompileOptions co;
   co.target = options.target.empty() ? ctx.limits() : codegen::find_target(options.target).limits;
+  if (options.adjust_target) options.adjust_target(co.target);
   co.forced_strategy = options.forced_strategy;
   GpuRun run;
   run.module = codegen::compile_graph(graph, co);

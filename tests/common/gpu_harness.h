@@ -2,6 +2,7 @@
 // poisoned, compare every output with the float64 reference interpreter.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -32,6 +33,9 @@ struct GpuRunOptions {
   double abs_tol = 1e-6;
   // Compile for this profile's limits instead of the device's (must still fit the device).
   std::string target;
+  // Edits the limits before planning, for the hints a device may run either way: e.g. plan with
+  // another vendor's kernel configs (TargetLimits::vendor) or a different compute-unit count.
+  std::function<void(TargetLimits&)> adjust_target;
 };
 
 // Random inputs (seeded) for every graph input: floats uniform in [-1, 1), ints in [-8, 8].

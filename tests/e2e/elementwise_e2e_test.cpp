@@ -37,7 +37,7 @@ TEST(ElementwiseE2E, EveryUnaryAndBinaryOpMatchesReference) {
     g.add_output(g.add_op(k, {x}, attrs)->result(), "y");
     std::map<std::string, HostTensor> in = random_inputs(g, 7);
     for (int64_t i = 0; i < in["x"].numel(); ++i) in["x"].set_f64(i, in["x"].get_f64(i) * 4.0);
-    EXPECT_TRUE(outputs_match(run_on_gpu(g, in), GpuRunOptions{{}, 2e-6, 1e-6, ""})) << ir::op_name(k);
+    EXPECT_TRUE(outputs_match(run_on_gpu(g, in), GpuRunOptions{{}, 2e-6, 1e-6, "", {}})) << ir::op_name(k);
   }
   // log and sqrt need positive inputs.
   for (OpKind k : {OpKind::Log, OpKind::Sqrt}) {

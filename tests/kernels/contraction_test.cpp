@@ -110,6 +110,33 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
   EXPECT_EQ(default_strategy(matvec, "vulkan-min"), "dot: 4 outputs per workgroup, K in 32 slices");
   ir::Graph shallow = one_op_graph(ir::OpKind::MatMul, {f32({256, 32}), f32({32})});
   EXPECT_EQ(default_strategy(shallow, "lavapipe"), "naive");
+  // Vendor-tuned tiles: NVIDIA's two-stage 16x8 blocks on NVIDIA only; AMD, with more workgroup
+  // memory, keeps the portable 128x128 tile.
+  ir::Graph square = one_op_graph(ir::OpKind::MatMul, {f32({4096, 512}), f32({512, 4096})});
+  EXPECT_EQ(default_strategy(square, "nvidia"), "tiled 256x128x16 tile, 16x8 per invocation, 2 stages");
+  EXPECT_EQ(default_strategy(square, "amd-rdna3"), "tiled 128x128x16 tile, 8x8 per invocation");
+  EXPECT_EQ(default_strategy(square, "intel-xe"), "tiled 128x128x16 tile, 8x8 per invocation");
+}
+
+// NVIDIA's two-stage tiles, planned for this device as if NVIDIA made it (lavapipe's 32 KiB take the
+// 24 KiB one, an NVIDIA GPU the 48 KiB one): edge tiles in M, N and K, a batch, both transposes.
+TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
+  GpuRunOptions o;
+  o.adjust_target = [](TargetLimits& t) {
+    t.vendor = "nvidia";
+    t.compute_units = 0;  // the first tile that fits, whatever the grid
+  };
+  int seed = 60;
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "transposed" : "plain");
+    Shape a = transposed ? Shape{2, 70, 300} : Shape{2, 300, 70}, b = transposed ? Shape{260, 70} : Shape{70, 260};
+    ir::Graph g = one_op_graph(K::MatMul, {f32(a), f32(b)}, {{"transpose_a", transposed}, {"transpose_b", transposed}});
+    GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
+    EXPECT_TRUE(outputs_match(run, o));
+    const DispatchDesc& d = run.module.manifest.dispatches.at(0);
+    EXPECT_EQ(d.tiles.at("stages"), 2) << d.strategy;
+    EXPECT_EQ(d.tiles.at("reg_m"), 16) << d.strategy;
+  }
 }
 
 // Occupancy: on 132 SMs a 256 x 256 output takes tiles small enough for the most workgroups the
@@ -125,9 +152,11 @@ TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
   auto small_blind = codegen::kernels::default_gemm_tile(256, 256, 512, blind);
   ASSERT_TRUE(small && small_blind);
   EXPECT_GT(workgroups(small, 256, 256, 1), workgroups(small_blind, 256, 256, 1));
-  auto batched = codegen::kernels::default_gemm_tile(256, 256, 512, nv, 128);  // 128 x 4 tiles of 128x128
+  // 128 x 2 tiles of 256x128 fall just short of 2 x 132; 128 x 4 tiles of 128x128 do not.
+  auto batched = codegen::kernels::default_gemm_tile(256, 256, 512, nv, 128);
   ASSERT_TRUE(batched);
-  EXPECT_EQ(batched->tile_m * batched->tile_n, small_blind->tile_m * small_blind->tile_n);
+  EXPECT_EQ(batched->tile_m * batched->tile_n, 128 * 128);
+  EXPECT_GT(batched->tile_m * batched->tile_n, small->tile_m * small->tile_n);
   auto big = codegen::kernels::default_gemm_tile(4096, 4096, 512, nv);
   ASSERT_TRUE(big);
   EXPECT_EQ(big->tile_m * big->tile_n, small_blind->tile_m * small_blind->tile_n);

@@ -50,7 +50,7 @@ TEST(OnnxNumerics, BatchNormFoldsIntoConvWeights) {
   Comparison c = compare(a, b, 1e-5, 1e-5);
   EXPECT_TRUE(c.ok) << c.message;
   GpuRun run = run_on_gpu(folded, inputs);
-  EXPECT_TRUE(outputs_match(run, {{}, 1e-4, 1e-5, ""}));
+  EXPECT_TRUE(outputs_match(run, {{}, 1e-4, 1e-5, "", {}}));
 }
 
 TEST(OnnxNumerics, BatchNormWithoutConvIsMulAdd) {
@@ -62,7 +62,7 @@ TEST(OnnxNumerics, BatchNormWithoutConvIsMulAdd) {
   ir::Graph g = onnx::import_model(m.write(scratch_dir("bn_plain")));
   auto inputs = random_inputs(g, 3);
   GpuRun run = run_on_gpu(g, inputs);
-  EXPECT_TRUE(outputs_match(run, {{}, 1e-4, 1e-5, ""}));
+  EXPECT_TRUE(outputs_match(run, {{}, 1e-4, 1e-5, "", {}}));
   // x * s/sqrt(var+eps) + (b - mean * s/sqrt(var+eps)) for channel 2 (all params 2).
   double a = 2 / std::sqrt(2 + 1e-5), x = inputs.at("x").get_f64(2 * 4);
   EXPECT_NEAR(run.reference.at("y").get_f64(2 * 4), x * a + (2 - 2 * a), 1e-5);
@@ -87,7 +87,7 @@ TEST(OnnxNumerics, SmallNetworkRunsOnTheDevice) {
   ir::Graph g = onnx::import_model(m.write(scratch_dir("small_net")));
   EXPECT_EQ(g.outputs()[0].value->type.shape, (Shape{1, 4}));
   GpuRun run = run_on_gpu(g, random_inputs(g, 11));
-  EXPECT_TRUE(outputs_match(run, {{}, 1e-4, 1e-5, ""}));
+  EXPECT_TRUE(outputs_match(run, {{}, 1e-4, 1e-5, "", {}}));
   EXPECT_TRUE(run.outputs.count("probs"));
 }
 

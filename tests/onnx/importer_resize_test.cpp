@@ -25,7 +25,7 @@ const ir::Op* only_op(const ir::Graph& g, ir::OpKind kind) {
 
 void expect_runs_like_reference(const ir::Graph& g, uint32_t seed) {
   GpuRun run = run_on_gpu(g, random_inputs(g, seed));
-  EXPECT_TRUE(outputs_match(run, {{}, 1e-5, 1e-6, ""}));
+  EXPECT_TRUE(outputs_match(run, {{}, 1e-5, 1e-6, "", {}}));
 }
 
 std::string import_error(const std::string& path) {
