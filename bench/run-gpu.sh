@@ -6,6 +6,9 @@
 #   bash bench/run-gpu.sh bench [ARGS] the benchmark only; ARGS go to vkc_bench (--cases a,b --runs N)
 #   bash bench/run-gpu.sh models       ResNet-18 / MobileNetV2 from torchvision through ONNX, batch 1
 #                                      and 8: vk-run against PyTorch eager (bench/models.py)
+#   bash bench/run-gpu.sh ab BASE [N]  before/after on one card: BASE/vkc_bench(.gz) (the old build,
+#                                      carried too) and build/gpu-carry/vkc_bench alternate N times
+#                                      each (default 2), then bench/compare_runs.py prints the table
 # The benchmark writes vkc.json, bench.json and table.md to $OUT (so they come back) and prints the
 # table last.
 set -uo pipefail
@@ -51,6 +54,23 @@ if [ "$mode" = all ] || [ "$mode" = bench ]; then
   PYTHONUNBUFFERED=1 timeout 220 python3 bench/torch_reference.py "$work" --out "$out" --commit "$commit" 2>&1 |
     tee "$out/torch_reference.log" | grep -v '^[a-z_0-9^x]*: {' 
   nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null
+fi
+
+if [ "$mode" = ab ]; then
+  base=${1:?usage: run-gpu.sh ab BASE_DIR [N]}; n=${2:-2}
+  [ -f "$base/vkc_bench.gz" ] && gunzip -kf "$base/vkc_bench.gz" && chmod +x "$base/vkc_bench"
+  echo "== A/B: base $(cat "$base/COMMIT" 2>/dev/null) against new $(cat $bin/COMMIT 2>/dev/null), $n runs each"
+  bases=(); news=()
+  for i in $(seq 1 "$n"); do
+    for side in base new; do
+      exe=$bin/vkc_bench; [ $side = base ] && exe=$base/vkc_bench
+      timeout 240 "$exe" --out "/tmp/ab_${side}_$i" --runs 20 >"$out/ab_${side}_$i.log" 2>&1
+      tail -1 "$out/ab_${side}_$i.log"
+      [ $side = base ] && bases+=("/tmp/ab_base_$i/vkc.json") || news+=("/tmp/ab_new_$i/vkc.json")
+    done
+  done
+  cp /tmp/ab_base_1/vkc.json "$out/ab_base_vkc.json"; cp /tmp/ab_new_1/vkc.json "$out/ab_new_vkc.json"
+  python3 "$(dirname "$0")/compare_runs.py" "$(IFS=,; echo "${bases[*]}")" "$(IFS=,; echo "${news[*]}")" | tee "$out/ab.md"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = models ]; then

@@ -1,30 +1,28 @@
-// The workgroup-memory budget planner for conv and conv_transpose.
+// The conv planner: what is particular to conv and conv_transpose.
 //
 // Every conv is seen as a batched GEMM: per group, M = batch x output positions, N = output
-// channels per group, K = input channels per group x kernel taps. Tiled strategies stage tiles of
-// both operands in workgroup memory, so their footprint depends on the tile shape; the planner
-// walks tile configs from the best down and keeps the first that fits the target's workgroup
-// memory, invocation, workgroup-size and grid limits. Depthwise convs have no channel reduction
-// to tile; their tiled kernel stages an input window instead (conv_planner_depthwise.h). The
-// direct and one-output depthwise strategies need no workgroup memory at all, so planning never
-// fails because of the budget.
-//
-// Tile choice also looks at the grid: a GEMM whose output is small (late layers at batch 1) would
-// otherwise run a handful of workgroups on a device with a hundred compute units. The planner
-// prefers tiles that give each compute unit (TargetLimits::compute_units) two workgroups, and when
-// even that needs tiles too small to reuse anything and K is deep, splits the K loop over S
-// workgroups per tile ("split_k": f32 partial sums in a scratch tensor, then a reduce dispatch that
-// adds them, the bias and the fused epilogue once per output).
+// channels per group, K = input channels per group x kernel taps, and its tile comes from the one
+// GEMM planner (codegen/gemm_planner.h), FMA or tensor-core. What this planner adds is the
+// choice among the conv's own kernels: the implicit GEMM (gathering A from the input as it
+// stages), the same with K split over several workgroups per tile and a reduce dispatch
+// ("split_k": f32 partial sums in a scratch tensor, then a second dispatch adds them, the bias and
+// the fused epilogue once per output; taken where the output's tiles do not fill the device),
+// explicit im2col + GEMM, and the kernels that need no GEMM: depthwise convs have no channel
+// reduction to tile, so their tiled kernel stages an input window instead
+// (conv_planner_depthwise.h), and the direct and one-output depthwise kernels need no workgroup
+// memory at all, so planning never fails because of the budget.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/conv_planner_depthwise.h"
-#include "codegen/kernels/gemm_coopmat.h"
+#include "codegen/gemm_planner.h"
 #include "ir/conv_geometry.h"
 #include "module/target_limits.h"
 
@@ -40,30 +38,42 @@ struct ConvGemmShape {
 };
 ConvGemmShape conv_gemm_shape(const ir::ConvGeometry& g);
 
-// One tiled-GEMM configuration: a TM x TN output tile per workgroup, K consumed TK at a time, each
-// invocation owning an RM x RN register block.
-struct GemmTile {
-  uint32_t tm = 0, tn = 0, tk = 0, rm = 0, rn = 0;
-  uint32_t invocations() const { return (tm / rm) * (tn / rn); }
-  // One f32 A tile (TK x TM) plus one f32 B tile (TK x TN).
-  uint32_t workgroup_memory_bytes() const { return 4 * tk * (tm + tn); }
+// The conv's kernels. Names appear only at the edges: the forced-strategy option, reports and
+// the manifest (conv_strategy_name / parse_conv_strategy).
+enum class ConvStrategy {
+  direct,                 // one output per invocation, no workgroup memory
+  depthwise,              // likewise, for depthwise convs
+  depthwise_tiled,        // depthwise: a tile of outputs per workgroup, input window staged
+  implicit_gemm,          // GEMM with A gathered from the input while staging (FMA tiles)
+  implicit_gemm_coopmat,  // the same on fp16 tensor cores, f32 sums (kernels/gemm_coopmat.h)
+  split_k,                // implicit GEMM with K split over workgroups, then a reduce dispatch
+  im2col,                 // explicit columns in a scratch tensor, then the GEMM reading them
 };
+inline constexpr ConvStrategy kConvStrategies[] = {
+    ConvStrategy::direct,        ConvStrategy::implicit_gemm, ConvStrategy::implicit_gemm_coopmat,
+    ConvStrategy::split_k,       ConvStrategy::depthwise,     ConvStrategy::depthwise_tiled,
+    ConvStrategy::im2col};
+std::string_view conv_strategy_name(ConvStrategy s);
+inline bool is_gemm(ConvStrategy s) {
+  return s == ConvStrategy::implicit_gemm || s == ConvStrategy::implicit_gemm_coopmat ||
+         s == ConvStrategy::split_k || s == ConvStrategy::im2col;
+}
+
+// A forced strategy as the user wrote it: a name, and for split_k an optional slice count
+// ("split_k:S", exactly S slices). vkc::Error for anything else, listing the names.
+struct ForcedConvStrategy {
+  ConvStrategy strategy;
+  uint64_t split = 0;  // split_k:S -> S; 0: the planner's
+};
+ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::string& what);
 
 struct ConvPlan {
-  // "direct", "depthwise" (one output per invocation), "depthwise_tiled", "implicit_gemm",
-  // "implicit_gemm_coopmat" (float16 data on a target with cooperative matrices: the implicit
-  // GEMM on tensor cores, float32 accumulation; chosen by itself where a group's input channels
-  // are a multiple of 8, so that it stages 16-byte loads from packed copies, else only when
-  // forced: codegen/kernels/gemm_coopmat.h, conv_pack.cpp),
-  // "split_k" (implicit GEMM with the K loop split over `split_k` workgroups per tile, then a
-  // reduce dispatch) or "im2col" (explicit columns in a scratch tensor, then the same tiled GEMM
-  // reading them).
-  std::string strategy;
+  ConvStrategy strategy = ConvStrategy::direct;
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> workgroup_count{1, 1, 1};  // of the main (GEMM or direct) dispatch
   uint32_t workgroup_memory_bytes = 0;
-  GemmTile tile;  // implicit_gemm, split_k and im2col only
-  kernels::CoopTile coop;  // implicit_gemm_coopmat only
+  // GEMM strategies: the tile (a CoopTile for implicit_gemm_coopmat, else a SimtTile).
+  GemmTile tile;
   DepthwiseTile depthwise;  // depthwise_tiled only
   uint64_t tile_count = 0;  // tiled strategies: groups x M tiles x N tiles
   // split_k only: K slices per tile (>= 2; slice s covers TK steps [s*steps/S, (s+1)*steps/S)),
@@ -75,21 +85,27 @@ struct ConvPlan {
   std::array<uint32_t, 3> reduce_workgroup_count{1, 1, 1};
   std::map<std::string, int64_t> tiles;  // for reports
   std::string notes;
+  const SimtTile& simt() const { return std::get<SimtTile>(tile); }
+  std::string_view strategy_name() const { return conv_strategy_name(strategy); }
+  const CoopTile& coop() const { return std::get<CoopTile>(tile); }
 };
 
-// The strategies that apply to this conv on this target (always includes "direct").
+// The strategies that apply to this conv on this target (always includes direct).
 // `element_bytes` sizes the im2col scratch tensor.
-std::vector<std::string> applicable_conv_strategies(const ir::ConvGeometry& g, const TargetLimits& t,
+std::vector<ConvStrategy> applicable_conv_strategies(const ir::ConvGeometry& g, const TargetLimits& t,
                                                     uint32_t element_bytes);
 
-// Plans one conv or conv_transpose. `forced` ("" for the planner's choice) must be one of
-// applicable_conv_strategies, else vkc::Error "<what>: strategy 'x' does not apply: <why>".
-// "split_k" may also be forced as "split_k:S" (exactly S slices, 2 <= S <= the tile's K steps),
-// for tests that need a given S; plain "split_k" takes the planner's S, at least 2.
+// Plans one conv or conv_transpose. `forced` (nullopt for the planner's choice) must be one of
+// applicable_conv_strategies, else vkc::Error "<what>: strategy 'x' does not apply: <why>". A
+// forced split_k with `split` S takes exactly S slices (2 <= S <= the tile's K steps), for tests
+// that need a given S; 0 takes the planner's S, at least 2.
+ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t element_bytes,
+                   std::optional<ForcedConvStrategy> forced, const std::string& what);
+// The same with the forced strategy as text ("" for none), as the forced-strategy option gives it.
 ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t element_bytes,
                    const std::string& forced, const std::string& what);
 
-// The tile configs the planner tries, best first (exposed for tests and docs).
-const std::vector<GemmTile>& gemm_tile_candidates();
+// The conv as the GEMM planner sees it, with the loops its operands allow for `strategy`.
+GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy);
 
 }  // namespace vkc::codegen

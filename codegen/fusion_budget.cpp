@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "codegen/kernels/gemm_planner.h"
+#include "codegen/kernels/contraction_plan.h"
 #include "ir/conv_geometry.h"
 #include "ir/matmul_geometry.h"
 
@@ -22,12 +22,12 @@ int64_t contraction_reads(const ir::Op& op, int operand, const TargetLimits& tar
   const int64_t M = a.rows, N = b.cols, K = a.cols;
   if (M * N * K == 0) return 1;
   const int64_t batches = std::max<int64_t>(1, op.result()->type.numel() / std::max<int64_t>(1, M * N));
-  auto tile = kernels::default_gemm_tile(M, N, K, target, batches);
+  auto tile = kernels::contraction_tile(M, N, K, target, batches);
   if (operand == 0) {
-    int64_t per_row = tile ? ceil_div(N, tile->tile_n) : N;
+    int64_t per_row = tile ? ceil_div(N, tile->tn) : N;
     return batches * M * K * per_row / std::max<int64_t>(1, av->type.numel());
   }
-  int64_t per_col = tile ? ceil_div(M, tile->tile_m) : M;
+  int64_t per_col = tile ? ceil_div(M, tile->tm) : M;
   return batches * K * N * per_col / std::max<int64_t>(1, bv->type.numel());
 }
 

@@ -63,7 +63,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment},
       {"max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers},
       {"compute_units", t.compute_units},
-      {"vendor", t.vendor},
+      {"vendor", vendor_name(t.vendor)},
       {"shader_float16", t.shader_float16},
       {"shader_int8", t.shader_int8},
       {"shader_int64", t.shader_int64},
@@ -77,6 +77,26 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
   };
 }
 
+
+const char* vendor_name(Vendor v) {
+  switch (v) {
+    case Vendor::unknown: return "";
+    case Vendor::nvidia: return "nvidia";
+    case Vendor::amd: return "amd";
+    case Vendor::intel: return "intel";
+    case Vendor::arm: return "arm";
+    case Vendor::qualcomm: return "qualcomm";
+    case Vendor::mesa: return "mesa";
+  }
+  return "";
+}
+
+Vendor parse_vendor(const std::string& name) {
+  for (Vendor v : {Vendor::unknown, Vendor::nvidia, Vendor::amd, Vendor::intel, Vendor::arm, Vendor::qualcomm,
+                   Vendor::mesa})
+    if (name == vendor_name(v)) return v;
+  throw Error(cat("unknown vendor '", name, "' (expected nvidia, amd, intel, arm, qualcomm, mesa or \"\")"));
+}
 
 void from_json(const nlohmann::json& j, TargetLimits& t) {
   // Every key is optional (absent keys keep the Vulkan-minimum defaults); unknown keys are errors
@@ -122,7 +142,9 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment);
   get("max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers);
   get("compute_units", t.compute_units);  // absent in manifests written before it existed: 0
-  get("vendor", t.vendor);                // likewise: "" (unknown)
+  std::string vendor;
+  get("vendor", vendor);  // likewise: "" (unknown)
+  t.vendor = parse_vendor(vendor);
   get("shader_float16", t.shader_float16);
   get("shader_int8", t.shader_int8);
   get("shader_int64", t.shader_int64);

@@ -14,6 +14,14 @@
 
 namespace vkc {
 
+// The GPU's maker, for kernel configs measured on one vendor's hardware (a tile that wins on
+// NVIDIA's register file may spill on another). Names ("nvidia", "amd", "intel", "arm",
+// "qualcomm", "mesa" for lavapipe; "" unknown) appear only in profiles, manifests and reports.
+enum class Vendor { unknown, nvidia, amd, intel, arm, qualcomm, mesa };
+const char* vendor_name(Vendor v);
+// The vendor a name stands for; vkc::Error naming the known ones for any other name.
+Vendor parse_vendor(const std::string& name);
+
 struct TargetLimits {
   std::string name;                  // profile name ("nvidia", "lavapipe", "host", ...)
   std::string description;           // device or class of devices it stands for
@@ -35,11 +43,9 @@ struct TargetLimits {
   // fill the device); it is a performance hint, never a requirement, so unmet_by ignores it.
   // 0: unknown (no Vulkan limit reports it); planners then plan as if any grid fills the device.
   uint32_t compute_units = 0;
-  // The GPU's maker, for kernel configs measured on one vendor's hardware (a tile that wins on
-  // NVIDIA's register file may spill on another): "nvidia", "amd", "intel", "arm", "qualcomm",
-  // "mesa" (lavapipe) or "" (unknown: only configs that hold everywhere). Like compute_units a
-  // performance hint, never a requirement: unmet_by ignores it.
-  std::string vendor;
+  // Unknown: only configs that hold everywhere. Like compute_units a performance hint, never a
+  // requirement: unmet_by ignores it.
+  Vendor vendor = Vendor::unknown;
 
   bool shader_float16 = false;
   bool shader_int8 = false;

@@ -141,15 +141,15 @@ uint32_t query_compute_units(VkPhysicalDevice device, const DeviceCapabilities& 
 }
 
 // TargetLimits::vendor from the PCI (or Khronos) vendor ID.
-std::string vendor_name(uint32_t id) {
+Vendor vendor_of(uint32_t id) {
   switch (id) {
-    case 0x10DE: return "nvidia";
-    case 0x1002: return "amd";
-    case 0x8086: return "intel";
-    case 0x13B5: return "arm";
-    case 0x5143: return "qualcomm";
-    case VK_VENDOR_ID_MESA: return "mesa";
-    default: return "";
+    case 0x10DE: return Vendor::nvidia;
+    case 0x1002: return Vendor::amd;
+    case 0x8086: return Vendor::intel;
+    case 0x13B5: return Vendor::arm;
+    case 0x5143: return Vendor::qualcomm;
+    case VK_VENDOR_ID_MESA: return Vendor::mesa;
+    default: return Vendor::unknown;  // any other PCI ID: no vendor-specific configs
   }
 }
 
@@ -185,7 +185,7 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.min_storage_buffer_offset_alignment = uint32_t(l.minStorageBufferOffsetAlignment);
   t.max_per_stage_descriptor_storage_buffers = l.maxPerStageDescriptorStorageBuffers;
   t.compute_units = query_compute_units(device, caps);
-  t.vendor = vendor_name(caps.properties.vendorID);
+  t.vendor = vendor_of(caps.properties.vendorID);
 
   VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
   VkPhysicalDeviceSubgroupProperties subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);

@@ -1,5 +1,5 @@
 // MatMul, BatchMatMul, Gemm: a tiled GEMM with workgroup-memory tiles (planned against the target
-// by gemm_planner), a dot kernel for thin problems (K split over a workgroup, matmul_dot.comp) and
+// by codegen/gemm_planner.h), a dot kernel for thin problems (K split over a workgroup, matmul_dot.comp) and
 // a naive fallback without workgroup memory.
 //
 // All three ops normalize to one batched problem: out[b, m, n] = epilogue(sum_k A[b][m, k] B[b][k, n])
@@ -15,9 +15,9 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/grid.h"
+#include "codegen/kernels/contraction_plan.h"
 #include "codegen/kernels/gemm_coopmat.h"
 #include "codegen/kernels/gemm_core.h"
-#include "codegen/kernels/gemm_planner.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
 #include "ir/matmul_geometry.h"
@@ -32,6 +32,21 @@ using Operand = ir::MatrixView;
 // The dot kernel splits K over a workgroup's invocations; below this depth one invocation per
 // output (naive) has as little to do and no barrier.
 constexpr int64_t kDotMinK = 64;
+
+using S = ContractionStrategy;
+
+// The problem for the GEMM planner: FMA tiles, or with `coop_vec` 1 or 8 tensor-core tiles only.
+GemmProblem gemm_problem(int64_t M, int64_t N, int64_t K, int64_t batches, const Operand& a, const Operand& b,
+                         uint32_t coop_vec) {
+  GemmProblem p{M, N, K, batches};
+  if (coop_vec != 0) {
+    p.simt = false;
+    p.coop_vec = coop_vec;
+    p.a_kfast = a.col_stride == 1;
+    p.b_kfast = b.col_stride != 1;
+  }
+  return p;
+}
 
 // Batch offset of an operand as a walk over the output batch dims (stride 0 where it broadcasts).
 std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
@@ -105,17 +120,17 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   const int64_t total = batches * M * N;
   check_32bit(std::max({total, shape_numel(av->type.shape), shape_numel(bv->type.shape)}), what);
 
-  std::string forced = ctx.forced(op);
-  check(forced.empty() || forced == "tiled" || forced == "dot" || forced == "naive" || forced == "coopmat", what,
-        ": unknown strategy '", forced, "' (contractions have: tiled, coopmat, dot, naive)");
+  const std::string forced_text = ctx.forced(op);
+  std::optional<S> forced;
+  if (!forced_text.empty()) forced = parse_contraction_strategy(forced_text, what);
   // The tensor-core loop reads both operands 16 bytes at a time where it can (vec8_operands);
   // unforced, float16 products that would be tiled take it then (3-5x the FMA loop on the H200,
   // bench/RESULTS.md, Run N); one-element staging is only used when forced (it was no faster).
   const bool vec8_fits = coopmat_misfit(ctx.target).empty() && vec8_operands(group, a, b, av, bv);
-  const bool coop_default = forced.empty() && vec8_fits && default_gemm_tile(M, N, K, ctx.target, batches) &&
-                            plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1, 8);
-  const std::string chosen = coop_default ? "coopmat" : forced;  // "": the shape decides below
-  const bool vec8 = chosen == "coopmat" && vec8_fits;
+  const bool coop_default = !forced && vec8_fits && contraction_tile(M, N, K, ctx.target, batches) &&
+                            choose_gemm(gemm_problem(M, N, K, batches, a, b, 8), ctx.target);
+  const std::optional<S> chosen = coop_default ? std::optional<S>(S::coopmat) : forced;  // nullopt: the shape decides
+  const bool vec8 = chosen == S::coopmat && vec8_fits;
 
   std::set<DType> types{t};
   std::string buffers, fns;
@@ -160,13 +175,17 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // The result goes through the fused epilogue (codegen/fusion.h): store_result(index, value).
   add(result_store(group, uint32_t(bindings.size()), ctx));
 
-  std::optional<GemmTile> tile = chosen.empty()       ? default_gemm_tile(M, N, K, ctx.target, batches)
-                                 : chosen == "coopmat" ? std::nullopt
-                                                       : plan_gemm_tile(M, N, ctx.target, batches);
+  std::optional<SimtTile> tile;
+  if (!chosen) {
+    tile = contraction_tile(M, N, K, ctx.target, batches);
+  } else if (chosen == S::tiled) {
+    if (std::optional<GemmChoice> c = choose_gemm(gemm_problem(M, N, K, batches, a, b, 0), ctx.target))
+      tile = std::get<SimtTile>(c->tile);
+    check(tile.has_value(), what, ": no GEMM tile fits target '", ctx.target.name, "'");
+  }
   // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
   // enough to split over a workgroup; else one invocation per output.
-  std::string strategy = !chosen.empty() ? chosen : tile ? "tiled" : K >= kDotMinK ? "dot" : "naive";
-  check(strategy != "tiled" || tile, what, ": no GEMM tile fits target '", ctx.target.name, "'");
+  const S strategy = chosen ? *chosen : tile ? S::tiled : K >= kDotMinK ? S::dot : S::naive;
 
   EmittedKernel k;
   k.bindings = bindings;
@@ -178,16 +197,15 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   const std::vector<std::pair<std::string, std::string>> strides = {
       {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)}, {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
   // float16 operands on tensor cores, float32 sums (gemm_coopmat.h).
-  if (strategy == "coopmat") {
+  if (strategy == S::coopmat) {
     std::string why = coopmat_misfit(ctx.target);
     if (why.empty() && (av->type.dtype != DType::f16 || bv->type.dtype != DType::f16))
       why = "its operands are not both float16";
-    std::optional<CoopTile> coop;
-    if (why.empty())
-      coop = plan_coop_tile(M, N, ctx.target, batches, a.col_stride == 1, b.col_stride != 1, vec8 ? 8 : 1);
+    std::optional<GemmChoice> coop;
+    if (why.empty()) coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1), ctx.target);
     if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
     check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
-    const CoopTile& c = *coop;
+    const CoopTile& c = std::get<CoopTile>(coop->tile);
     int64_t tiles_m = (M + c.tm - 1) / c.tm, tiles_n = (N + c.tn - 1) / c.tn;
     int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
     k.kernel = "matmul_coopmat";
@@ -204,7 +222,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"workgroups", groups}};
     return {k};
   }
-  if (strategy == "naive") {
+  if (strategy == S::naive) {
     k.kernel = "matmul_naive";
     k.strategy = "naive";
     plan_linear(k, uint64_t(total), 128, ctx.target, what);
@@ -217,7 +235,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.tiles["invocation_outputs"] = 1;
     return {k};
   }
-  if (strategy == "dot") {
+  if (strategy == S::dot) {
     // Subgroup-sized runs of lanes walk B's contiguous dim: k for a [N, K]-laid-out B (a
     // transposed Gemm weight, a vector), else n, sharing each A element.
     bool k_fast = b.row_stride == 1 || (b.col_stride != 1 && a.col_stride == 1);
@@ -244,8 +262,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     return {k};
   }
 
-  const GemmTile& g = *tile;
-  int64_t tiles_m = (M + g.tile_m - 1) / g.tile_m, tiles_n = (N + g.tile_n - 1) / g.tile_n;
+  const SimtTile& g = *tile;
+  int64_t tiles_m = (M + g.tm - 1) / g.tm, tiles_n = (N + g.tn - 1) / g.tn;
   int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
   uint32_t inv = g.invocations();
   k.kernel = "matmul_tiled";
@@ -255,20 +273,43 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   k.workgroup_memory_bytes = g.workgroup_memory_bytes();
   // Staging order: walk each operand's contiguous dim fastest so global reads coalesce; the
   // result is row-major, so neighbouring invocations own neighbouring columns.
-  GemmCoreShape core{uint32_t(g.tile_m), uint32_t(g.tile_n), uint32_t(g.tile_k), uint32_t(g.reg_m),
-                     uint32_t(g.reg_n)};
-  core.stages = uint32_t(g.stages);
-  core.a_kfast = a.col_stride == 1 && core.stages_evenly(core.tm, true);
-  core.b_kfast = b.col_stride != 1 && core.stages_evenly(core.tn, true);
+  GemmCoreShape core{g};
+  core.a_kfast = a.col_stride == 1 && core.stages_evenly(g.tm, true);
+  core.b_kfast = b.col_stride != 1 && core.stages_evenly(g.tn, true);
   values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
                                {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                {"TILES_MN", cat(tiles_m * tiles_n)},
                                {"GEMM_CORE", gemm_core_glsl(core)},
                                {"OPERANDS", scalar_operand_fns(M, N, K, a, b)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
-  k.tiles = {{"tile_m", g.tile_m}, {"tile_n", g.tile_n}, {"tile_k", g.tile_k},
-             {"reg_m", g.reg_m}, {"reg_n", g.reg_n}, {"stages", g.stages}, {"workgroups", groups}};
+  k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk},
+             {"reg_m", g.rm}, {"reg_n", g.rn}, {"stages", g.stages}, {"workgroups", groups}};
   return {k};
+}
+
+std::string_view contraction_strategy_name(ContractionStrategy s) {
+  switch (s) {
+    case S::tiled: return "tiled";
+    case S::coopmat: return "coopmat";
+    case S::dot: return "dot";
+    case S::naive: return "naive";
+  }
+  return "";
+}
+
+ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what) {
+  for (S s : {S::tiled, S::coopmat, S::dot, S::naive})
+    if (text == contraction_strategy_name(s)) return s;
+  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, coopmat, dot, naive)"));
+}
+
+std::optional<SimtTile> contraction_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target, int64_t batches) {
+  // Below 16 rows or columns most of a tile would be padding; below 8 deep, staging costs more
+  // than the products it feeds.
+  if (m < 16 || n < 16 || k < 8) return std::nullopt;
+  std::optional<GemmChoice> c = choose_gemm(GemmProblem{m, n, k, batches}, target);
+  if (!c) return std::nullopt;
+  return std::get<SimtTile>(c->tile);
 }
 
 }  // namespace vkc::codegen::kernels

@@ -109,7 +109,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
                              const std::string& columns_tensor, const std::string& partial_tensor = "",
                              const PackedSources* packed = nullptr);
 // How the GEMM loop of emit_conv_gemm stages a tile for this conv's filter layout (gemm_core.h).
-GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g, const Shape& filter_shape);
+GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape);
 // The split_k reduce dispatch (conv_split_k.cpp): sums the slices of `partial_tensor` per output
 // element, adds the bias and stores through the fused epilogue, once per output.
 EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,

@@ -107,7 +107,7 @@ EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& p
   const DepthwiseTile& t = plan.depthwise;
   EmittedKernel k;
   k.kernel = "conv_depthwise_tiled";
-  k.strategy = plan.strategy;
+  k.strategy = conv_strategy_name(plan.strategy);
   ConvIo io = bind_conv_io(c, ctx, k);
   std::string helpers = io.functions + bias_fn(c.bias != nullptr, "b") + input_origin_fn(g) +
                         stage_x_fn(g, c.input->type.shape) + w_one_fn(g, c.filter->type.shape) +

@@ -8,7 +8,7 @@ namespace vkc::codegen::kernels::conv {
 
 EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx) {
   const ir::ConvGeometry& g = c.g;
-  bool depthwise = plan.strategy == "depthwise";
+  bool depthwise = plan.strategy == ConvStrategy::depthwise;
   EmittedKernel k;
   k.kernel = depthwise ? "conv_depthwise" : "conv_direct";
   k.strategy = depthwise ? "depthwise" : "direct";

@@ -49,8 +49,8 @@ std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
 
 }  // namespace
 
-GemmCoreShape conv_gemm_core_shape(const GemmTile& t, const ir::ConvGeometry& g, const Shape& filter_shape) {
-  GemmCoreShape core{t.tm, t.tn, t.tk, t.rm, t.rn};
+GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape) {
+  GemmCoreShape core{t};
   // The gathers' index math makes the loop body long: unrolled over TK it ran 3-5x slower than
   // rolled on H200 (ResNet 3x3 conv 6.1 ms unrolled, 1.2 ms rolled; bench/RESULTS.md, 2026-11-24).
   core.kk_unroll = 1;
@@ -70,15 +70,15 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   bool split = !partial_tensor.empty();
   check(!split || (plan.split_k > 1 && !from_columns), c.what, ": internal: split-K plan mismatch");
   EmittedKernel k;
-  const bool coop = plan.strategy == "implicit_gemm_coopmat";
+  const bool coop = plan.strategy == ConvStrategy::implicit_gemm_coopmat;
   check(!coop || (!from_columns && !split), c.what, ": internal: fp16 tensor-core plan mismatch");
   // 16-byte staging reads A and B from their packed forms (conv_pack.cpp), not through x_at / w_at.
-  const bool vec8 = coop && plan.coop.vec == 8;
+  const bool vec8 = coop && plan.coop().vec == 8;
   check(vec8 == (packed != nullptr), c.what, ": internal: packed sources do not match the plan");
   k.kernel = from_columns ? "conv_gemm_columns" : split ? "conv_split_k_gemm"
              : coop      ? "conv_implicit_gemm_coopmat"
                          : "conv_implicit_gemm";
-  k.strategy = plan.strategy;
+  k.strategy = conv_strategy_name(plan.strategy);
   // Binding 0.. is A's source: the input through its fused prologue (implicit GEMM) or the im2col
   // matrix (whose kernel applied the prologue); then the filter, and then the bias and the fused
   // epilogue, or for split-K only the partial sums (the reduce dispatch binds the other two).
@@ -131,14 +131,14 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   }
   helpers += store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
-  const GemmTile& t = plan.tile;  // for the coopmat plan: its tile grid (TM, TN, TK)
-  uint64_t m_tiles = (uint64_t(s.m) + t.tm - 1) / t.tm, n_tiles = (uint64_t(s.n) + t.tn - 1) / t.tn;
-  uint64_t k_steps = (uint64_t(s.k) + t.tk - 1) / t.tk;
+  const uint64_t tm = tile_m(plan.tile), tn = tile_n(plan.tile), tk = tile_k(plan.tile);
+  uint64_t m_tiles = (uint64_t(s.m) + tm - 1) / tm, n_tiles = (uint64_t(s.n) + tn - 1) / tn;
+  uint64_t k_steps = (uint64_t(s.k) + tk - 1) / tk;
   // The tensor-core loop hands results out walking M fastest unless the output's channels (N)
   // are its innermost dim.
-  std::string core = coop ? gemm_coopmat_glsl(plan.coop, g.output_pos[1] != int(g.output_pos.size()) - 1)
-                          : gemm_core_glsl(conv_gemm_core_shape(t, g, c.filter->type.shape));
-  uint32_t threads = coop ? plan.coop.invocations() : t.invocations();
+  std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1)
+                          : gemm_core_glsl(conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape));
+  uint32_t threads = invocations(plan.tile);
   check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);
   // The balanced-slice bounds compute (split + 1) * K_STEPS in 32 bits.
   check_32bit_elements(k_steps * plan.split_k, "the split-K step range", c.what);

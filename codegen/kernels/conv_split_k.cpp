@@ -16,7 +16,7 @@ EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& pl
         ": internal: split-K reduce plan mismatch");
   EmittedKernel k;
   k.kernel = "conv_split_k_reduce";
-  k.strategy = plan.strategy;
+  k.strategy = conv_strategy_name(plan.strategy);
   k.bindings.push_back({partial_tensor, false});
   std::string buffers = glsl_buffer(0, DType::f32, false, "partial");
   if (c.bias) {

@@ -6,7 +6,8 @@
 namespace vkc::codegen::kernels {
 namespace {
 
-std::string unsupported(const GemmCoreShape& s) {
+std::string unsupported(const GemmCoreShape& shape) {
+  const SimtTile& s = shape.tile;
   auto tile = [&] { return cat(s.tm, "x", s.tn, "x", s.tk, " (", s.rm, "x", s.rn, ")"); };
   if (s.rm == 0 || s.rn == 0 || s.tm % s.rm != 0 || s.tn % s.rn != 0)
     return cat("register block does not divide the tile ", tile());
@@ -14,9 +15,12 @@ std::string unsupported(const GemmCoreShape& s) {
   if ((s.rm % 4 != 0 && s.rm > 2) || (s.rn % 4 != 0 && s.rn > 2))
     return cat("register block of tile ", tile(), " is neither a multiple of 4 nor at most 2");
   if (s.stages != 1 && s.stages != 2) return cat(s.stages, " stages for tile ", tile(), " (the loop has 1 or 2)");
-  if (s.kk_unroll != 0 && s.tk % s.kk_unroll != 0) return cat("unroll ", s.kk_unroll, " does not divide TK of tile ", tile());
-  if (!s.stages_evenly(s.tm, s.a_kfast)) return cat("A does not stage evenly over ", s.threads(), " invocations, tile ", tile());
-  if (!s.stages_evenly(s.tn, s.b_kfast)) return cat("B does not stage evenly over ", s.threads(), " invocations, tile ", tile());
+  if (shape.kk_unroll != 0 && s.tk % shape.kk_unroll != 0)
+    return cat("unroll ", shape.kk_unroll, " does not divide TK of tile ", tile());
+  if (!shape.stages_evenly(s.tm, shape.a_kfast))
+    return cat("A does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
+  if (!shape.stages_evenly(s.tn, shape.b_kfast))
+    return cat("B does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
   return "";
 }
 
@@ -25,25 +29,26 @@ std::string unsupported(const GemmCoreShape& s) {
 bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast) const {
   uint32_t n = threads();
   if (n == 0) return false;
-  if (kfast) return tk % 4 == 0 && (outer * tk / 4) % n == 0;
-  return n % outer == 0 && (outer * tk) % n == 0;
+  if (kfast) return tile.tk % 4 == 0 && (outer * tile.tk / 4) % n == 0;
+  return n % outer == 0 && (outer * tile.tk) % n == 0;
 }
 
 bool gemm_core_supports(const GemmCoreShape& s) { return unsupported(s).empty(); }
 
-std::string gemm_core_glsl(const GemmCoreShape& s) {
-  std::string why = unsupported(s);
+std::string gemm_core_glsl(const GemmCoreShape& shape) {
+  std::string why = unsupported(shape);
+  const SimtTile& s = shape.tile;
   check(why.empty(), "internal: the GEMM loop does not support this tile: ", why);
   return instantiate_shader("gemm_core.glsl", {{"TM", std::to_string(s.tm)},
                                                {"TN", std::to_string(s.tn)},
                                                {"TK", std::to_string(s.tk)},
                                                {"RM", std::to_string(s.rm)},
                                                {"RN", std::to_string(s.rn)},
-                                               {"THREADS", std::to_string(s.threads())},
+                                               {"THREADS", std::to_string(s.invocations())},
                                                {"STAGES", std::to_string(s.stages)},
-                                               {"A_KFAST", s.a_kfast ? "1" : "0"},
-                                               {"B_KFAST", s.b_kfast ? "1" : "0"},
-                                               {"KK_UNROLL", std::to_string(s.kk_unroll ? s.kk_unroll : s.tk)}});
+                                               {"A_KFAST", shape.a_kfast ? "1" : "0"},
+                                               {"B_KFAST", shape.b_kfast ? "1" : "0"},
+                                               {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});
 }
 
 }  // namespace vkc::codegen::kernels

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <string>
 
+#include "codegen/gemm_tiles.h"
+
 namespace vkc::codegen::kernels {
 
 struct GemmCoreShape {
-  uint32_t tm = 0, tn = 0, tk = 0, rm = 0, rn = 0;  // tile and register block
+  SimtTile tile;  // tile, register block and stages, as the planner chose them
   // Staging order per operand: true walks K fastest in quads of 4 (the operand's k is contiguous
   // in memory), false walks M (N) fastest.
   bool a_kfast = false, b_kfast = false;
@@ -16,10 +18,7 @@ struct GemmCoreShape {
   // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
   // unrolled body too large (measured; see conv_gemm_core_shape).
   uint32_t kk_unroll = 0;  // 0: tk
-  // Copies of the workgroup tiles: 2 stages slice t while slice t - 1 is multiplied (one barrier
-  // per slice instead of two) for twice the workgroup memory.
-  uint32_t stages = 1;
-  uint32_t threads() const { return (tm / rm) * (tn / rn); }
+  uint32_t threads() const { return tile.invocations(); }
   // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
   // invocation stages the same number of elements (quads), so the staging loops need no bounds
   // test, and outer-fast staging keeps each invocation on one row (THREADS % outer == 0).

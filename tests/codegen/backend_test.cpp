@@ -187,20 +187,20 @@ TEST(Targets, ComputeUnitsAreOptionalAndNeverUnmet) {
 
 // vendor, likewise: optional (absent: unknown), round-trips, and never makes a device unfit.
 TEST(Targets, VendorIsOptionalAndNeverUnmet) {
-  EXPECT_EQ(find_target("nvidia").limits.vendor, "nvidia");
-  EXPECT_EQ(find_target("amd-cdna3").limits.vendor, "amd");
-  EXPECT_EQ(find_target("intel-xe").limits.vendor, "intel");
-  EXPECT_EQ(find_target("lavapipe").limits.vendor, "mesa");
-  EXPECT_EQ(find_target("vulkan-min").limits.vendor, "");
+  EXPECT_EQ(find_target("nvidia").limits.vendor, Vendor::nvidia);
+  EXPECT_EQ(find_target("amd-cdna3").limits.vendor, Vendor::amd);
+  EXPECT_EQ(find_target("intel-xe").limits.vendor, Vendor::intel);
+  EXPECT_EQ(find_target("lavapipe").limits.vendor, Vendor::mesa);
+  EXPECT_EQ(find_target("vulkan-min").limits.vendor, Vendor::unknown);
   for (const std::string& name : known_targets()) {
     const TargetLimits& t = find_target(name).limits;
     nlohmann::json j = t;
     EXPECT_EQ(j.get<TargetLimits>().vendor, t.vendor) << name;
     j.erase("vendor");
-    EXPECT_EQ(j.get<TargetLimits>().vendor, "") << name;
+    EXPECT_EQ(j.get<TargetLimits>().vendor, Vendor::unknown) << name;
   }
   TargetLimits nv = find_target("nvidia").limits, other = nv;
-  other.vendor = "amd";
+  other.vendor = Vendor::amd;
   EXPECT_TRUE(nv.unmet_by(other).empty());
 }
 

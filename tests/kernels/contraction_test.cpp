@@ -1,6 +1,6 @@
 // matmul / batch_matmul / gemm kernels: tiled and naive strategies against the reference, on the
 // device and planned for the strictest profile, plus compile-only checks on every profile.
-#include "codegen/kernels/gemm_planner.h"
+#include "codegen/kernels/contraction_plan.h"
 #include "kernels/op_test_helpers.h"
 
 namespace vkc::test {
@@ -101,10 +101,10 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
   // vulkan-min allows only 128 invocations per workgroup.
   EXPECT_EQ(default_strategy(big, "vulkan-min"), "tiled 64x32x16 tile, 4x4 per invocation");
   ir::Graph small = one_op_graph(ir::OpKind::MatMul, {f32({20, 128}), f32({128, 20})});
-  // Unknown compute units: the largest tile that does not overshoot 20 x 20 much.
-  EXPECT_EQ(default_strategy(small, "vulkan-min"), "tiled 32x32x16 tile, 4x4 per invocation");
-  // lavapipe's 8 CPU threads: one 32x32 tile would leave 7 idle; 16x16 tiles give 4 workgroups.
-  EXPECT_EQ(default_strategy(small, "lavapipe"), "tiled 16x16x16 tile, 2x2 per invocation");
+  // 20 x 20: every tile pads more than a quarter, so the least wasteful one (16x8 pads 20 x 20 to
+  // 32 x 24), whatever the compute units: 6 workgroups of 32 invocations.
+  EXPECT_EQ(default_strategy(small, "vulkan-min"), "tiled 16x8x8 tile, 2x2 per invocation");
+  EXPECT_EQ(default_strategy(small, "lavapipe"), "tiled 16x8x8 tile, 2x2 per invocation");
   ir::Graph matvec = one_op_graph(ir::OpKind::MatMul, {f32({256, 128}), f32({128})});
   EXPECT_EQ(default_strategy(matvec, "lavapipe"), "dot: 8 outputs per workgroup, K in 32 slices");
   EXPECT_EQ(default_strategy(matvec, "vulkan-min"), "dot: 4 outputs per workgroup, K in 32 slices");
@@ -123,13 +123,15 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
 TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
   GpuRunOptions o;
   o.adjust_target = [](TargetLimits& t) {
-    t.vendor = "nvidia";
+    t.vendor = Vendor::nvidia;
     t.compute_units = 0;  // the first tile that fits, whatever the grid
   };
   int seed = 60;
   for (bool transposed : {false, true}) {
     SCOPED_TRACE(transposed ? "transposed" : "plain");
-    Shape a = transposed ? Shape{2, 70, 300} : Shape{2, 300, 70}, b = transposed ? Shape{260, 70} : Shape{70, 260};
+    // M = 480 of two 256-row tiles, N = 240 of two 128-column ones, K = 70 of nine 8-deep slices:
+    // edges in all three, and within the planner's 75% efficiency so that the tile is taken.
+    Shape a = transposed ? Shape{2, 70, 480} : Shape{2, 480, 70}, b = transposed ? Shape{240, 70} : Shape{70, 240};
     ir::Graph g = one_op_graph(K::MatMul, {f32(a), f32(b)}, {{"transpose_a", transposed}, {"transpose_b", transposed}});
     GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
     EXPECT_TRUE(outputs_match(run, o));
@@ -145,21 +147,21 @@ TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
   const TargetLimits& nv = codegen::find_target("nvidia").limits;
   TargetLimits blind = nv;
   blind.compute_units = 0;
-  auto workgroups = [](const std::optional<codegen::kernels::GemmTile>& t, int64_t m, int64_t n, int64_t b) {
-    return b * ((m + t->tile_m - 1) / t->tile_m) * ((n + t->tile_n - 1) / t->tile_n);
+  auto workgroups = [](const std::optional<codegen::SimtTile>& t, int64_t m, int64_t n, int64_t b) {
+    return b * ((m + t->tm - 1) / t->tm) * ((n + t->tn - 1) / t->tn);
   };
-  auto small = codegen::kernels::default_gemm_tile(256, 256, 512, nv);
-  auto small_blind = codegen::kernels::default_gemm_tile(256, 256, 512, blind);
+  auto small = codegen::kernels::contraction_tile(256, 256, 512, nv);
+  auto small_blind = codegen::kernels::contraction_tile(256, 256, 512, blind);
   ASSERT_TRUE(small && small_blind);
   EXPECT_GT(workgroups(small, 256, 256, 1), workgroups(small_blind, 256, 256, 1));
   // 128 x 2 tiles of 256x128 fall just short of 2 x 132; 128 x 4 tiles of 128x128 do not.
-  auto batched = codegen::kernels::default_gemm_tile(256, 256, 512, nv, 128);
+  auto batched = codegen::kernels::contraction_tile(256, 256, 512, nv, 128);
   ASSERT_TRUE(batched);
-  EXPECT_EQ(batched->tile_m * batched->tile_n, 128 * 128);
-  EXPECT_GT(batched->tile_m * batched->tile_n, small->tile_m * small->tile_n);
-  auto big = codegen::kernels::default_gemm_tile(4096, 4096, 512, nv);
+  EXPECT_EQ(batched->tm * batched->tn, 128 * 128);
+  EXPECT_GT(batched->tm * batched->tn, small->tm * small->tn);
+  auto big = codegen::kernels::contraction_tile(4096, 4096, 512, nv);
   ASSERT_TRUE(big);
-  EXPECT_EQ(big->tile_m * big->tile_n, small_blind->tile_m * small_blind->tile_n);
+  EXPECT_EQ(big->tm * big->tn, small_blind->tm * small_blind->tn);
   EXPECT_GE(workgroups(big, 4096, 4096, 1), int64_t(2 * nv.compute_units));
   // The tiled kernel still matches the reference with the small tiles: planned for this device as
   // if it had 132 compute units (any device runs that plan; a lavapipe-planned module would not

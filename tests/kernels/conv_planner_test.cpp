@@ -22,12 +22,17 @@ ir::ConvGeometry geometry(const Shape& input, const Shape& filter, const ir::Att
 // Every tile the planner may choose is one the shared GEMM loop (gemm_core.glsl) runs with its
 // fallback staging order (M-/N-fast), so no plan can reach codegen and be refused there.
 TEST(ConvPlanner, EveryGemmTileCandidateStagesEvenly) {
-  for (const codegen::GemmTile& t : codegen::gemm_tile_candidates()) {
-    codegen::kernels::GemmCoreShape core{t.tm, t.tn, t.tk, t.rm, t.rn};
-    EXPECT_TRUE(codegen::kernels::gemm_core_supports(core)) << t.tm << "x" << t.tn << "x" << t.tk;
-    core.b_kfast = core.stages_evenly(t.tn, true);
-    EXPECT_TRUE(codegen::kernels::gemm_core_supports(core)) << t.tm << "x" << t.tn << "x" << t.tk;
+  int simt = 0;
+  for (const codegen::GemmTileEntry& e : codegen::gemm_tile_table()) {
+    const codegen::SimtTile* t = std::get_if<codegen::SimtTile>(&e.tile);
+    if (t == nullptr) continue;
+    ++simt;
+    codegen::kernels::GemmCoreShape core{*t};
+    EXPECT_TRUE(codegen::kernels::gemm_core_supports(core)) << t->str();
+    core.b_kfast = core.stages_evenly(t->tn, true);
+    EXPECT_TRUE(codegen::kernels::gemm_core_supports(core)) << t->str();
   }
+  EXPECT_GT(simt, 0);
 }
 
 TEST(ConvPlanner, EveryPlanFitsEveryProfile) {
@@ -40,9 +45,9 @@ TEST(ConvPlanner, EveryPlanFitsEveryProfile) {
   for (const std::string& name : codegen::known_targets()) {
     const TargetLimits& t = codegen::find_target(name).limits;
     for (const ir::ConvGeometry& g : shapes)
-      for (const std::string& s : codegen::applicable_conv_strategies(g, t, 4)) {
+      for (const std::string& s : applicable_strategy_names(g, t, 4)) {
         codegen::ConvPlan p = codegen::plan_conv(g, t, 4, s, "conv");
-        EXPECT_EQ(p.strategy, s);
+        EXPECT_EQ(p.strategy_name(), s);
         EXPECT_LE(p.workgroup_memory_bytes, t.max_compute_shared_memory_size) << name << " " << s;
         EXPECT_LE(p.workgroup_size[0] * p.workgroup_size[1] * p.workgroup_size[2],
                   t.max_compute_work_group_invocations) << name << " " << s;
@@ -57,9 +62,9 @@ TEST(ConvPlanner, NoTileFitsMeansDirectNeverAnError) {
   tiny.max_compute_shared_memory_size = 256;  // below the smallest tile
   ir::ConvGeometry g = geometry({1, 64, 64, 64}, {128, 64, 3, 3});
   codegen::ConvPlan p = codegen::plan_conv(g, tiny, 4, "", "conv");
-  EXPECT_EQ(p.strategy, "direct");
+  EXPECT_EQ(p.strategy_name(), "direct");
   EXPECT_EQ(p.workgroup_memory_bytes, 0u);
-  EXPECT_EQ(codegen::applicable_conv_strategies(g, tiny, 4), std::vector<std::string>{"direct"});
+  EXPECT_EQ(applicable_strategy_names(g, tiny, 4), std::vector<std::string>{"direct"});
   try {
     codegen::plan_conv(g, tiny, 4, "implicit_gemm", "conv 'c'");
     ADD_FAILURE() << "implicit_gemm cannot fit 256 bytes";
@@ -73,11 +78,13 @@ TEST(ConvPlanner, SmallerBudgetsPickSmallerTiles) {
   ir::ConvGeometry g = geometry({1, 64, 128, 128}, {256, 64, 3, 3});
   uint32_t previous = UINT32_MAX;
   for (const char* name : {"amd-cdna3", "nvidia", "lavapipe", "vulkan-min"}) {
-    // Budgets only: compute units would shrink tiles to fill the device (see the tests below).
+    // Budgets only: compute units would shrink tiles to fill the device (see the tests below),
+    // and a vendor's own tiles (NVIDIA's 256x128) follow its register file, not the budget.
     TargetLimits t = codegen::find_target(name).limits;
     t.compute_units = 0;
+    t.vendor = Vendor::unknown;
     codegen::ConvPlan p = codegen::plan_conv(g, t, 4, "", "conv");
-    EXPECT_EQ(p.strategy, "implicit_gemm") << name;
+    EXPECT_EQ(p.strategy_name(), "implicit_gemm") << name;
     EXPECT_LE(p.workgroup_memory_bytes, previous) << name;
     previous = p.workgroup_memory_bytes;
   }
@@ -86,7 +93,7 @@ TEST(ConvPlanner, SmallerBudgetsPickSmallerTiles) {
 TEST(ConvPlanner, Im2colNeedsItsMatrixToFitTheBufferRange) {
   // [1,64,512,512] x 3x3: the column matrix is 262144 x 576 floats = 576 MiB.
   ir::ConvGeometry g = geometry({1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
-  std::vector<std::string> s = codegen::applicable_conv_strategies(g, codegen::find_target("vulkan-min").limits, 4);
+  std::vector<std::string> s = applicable_strategy_names(g, codegen::find_target("vulkan-min").limits, 4);
   EXPECT_EQ(s, (std::vector<std::string>{"direct", "implicit_gemm"}));
 }
 
@@ -101,7 +108,7 @@ TEST(ConvPlanner, DepthwiseTiledPlansForTheBenchmarkShapes) {
                                   {{"pads", std::vector<int64_t>{4, 4, 0, 4, 4, 0}}});
   for (const ir::ConvGeometry* g : {&dw, &fan}) {
     codegen::ConvPlan p = codegen::plan_conv(*g, t, 4, "", "conv");
-    ASSERT_EQ(p.strategy, "depthwise_tiled");
+    ASSERT_EQ(p.strategy_name(), "depthwise_tiled");
     const codegen::DepthwiseTile& d = p.depthwise;
     EXPECT_EQ(d.out[2], uint32_t(g->out_spatial.back()));
     EXPECT_EQ(d.channels, uint32_t(g->out_channels_per_group()));
@@ -127,11 +134,11 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
   // 5x5 reads its input directly and needs no workgroup memory at all.
   codegen::ConvPlan five = codegen::plan_conv(geometry({1, 8, 64, 64}, {8, 1, 5, 5}, {{"groups", int64_t(8)}}),
                                               tiny, 4, "", "conv");
-  EXPECT_EQ(five.strategy, "depthwise_tiled");
+  EXPECT_EQ(five.strategy_name(), "depthwise_tiled");
   EXPECT_TRUE(five.depthwise.direct);
   EXPECT_EQ(five.workgroup_memory_bytes, 0u);
-  EXPECT_EQ(codegen::plan_conv(g, tiny, 4, "", "conv").strategy, "depthwise");
-  std::vector<std::string> s = codegen::applicable_conv_strategies(g, tiny, 4);
+  EXPECT_EQ(codegen::plan_conv(g, tiny, 4, "", "conv").strategy_name(), "depthwise");
+  std::vector<std::string> s = applicable_strategy_names(g, tiny, 4);
   EXPECT_EQ(std::count(s.begin(), s.end(), "depthwise_tiled"), 0);
   try {
     codegen::plan_conv(g, tiny, 4, "depthwise_tiled", "conv 'c'");
@@ -146,9 +153,9 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
                                    {{"groups", int64_t(8)}, {"input_layout", std::string("NHWC")},
                                     {"output_layout", std::string("NHWC")}});
   const TargetLimits& lv = codegen::find_target("lavapipe").limits;
-  std::vector<std::string> ls = codegen::applicable_conv_strategies(nhwc, lv, 4);
+  std::vector<std::string> ls = applicable_strategy_names(nhwc, lv, 4);
   EXPECT_EQ(std::count(ls.begin(), ls.end(), "depthwise_tiled"), 1);
-  EXPECT_EQ(codegen::plan_conv(nhwc, lv, 4, "", "conv").strategy, "depthwise");
+  EXPECT_EQ(codegen::plan_conv(nhwc, lv, 4, "", "conv").strategy_name(), "depthwise");
 }
 
 // The convs of torchvision's ResNet-18 at batch 1 (224x224 input), as exported to ONNX.
@@ -193,13 +200,13 @@ TEST(ConvPlanner, ResNet18Batch1FillsTheNvidiaProfile) {
     codegen::ConvGemmShape s = codegen::conv_gemm_shape(g);
     codegen::ConvPlan p = codegen::plan_conv(g, nv, 4, "", "conv");
     codegen::ConvPlan old = codegen::plan_conv(g, blind, 4, "", "conv");
-    ASSERT_EQ(old.strategy, "implicit_gemm");  // unknown compute units never split
+    ASSERT_EQ(old.strategy_name(), "implicit_gemm");  // unknown compute units never split
     EXPECT_GE(workgroups(p), int64_t(nv.compute_units));
     EXPECT_GE(workgroups(p), workgroups(old));
     if (s.k >= 512) {
       ++split_layers;
       EXPECT_LT(workgroups(old), int64_t(nv.compute_units));  // the problem being fixed
-      EXPECT_EQ(p.strategy, "split_k");
+      EXPECT_EQ(p.strategy_name(), "split_k");
       EXPECT_GE(p.split_k, 2u);
       EXPECT_EQ(workgroups(p), int64_t(p.tile_count * p.split_k));
       EXPECT_GE(workgroups(p), int64_t(2 * nv.compute_units));
@@ -207,8 +214,8 @@ TEST(ConvPlanner, ResNet18Batch1FillsTheNvidiaProfile) {
       EXPECT_GE(p.tiles.at("k_steps_per_split"), 4);
       EXPECT_EQ(p.partial_elements, uint64_t(s.groups * s.m * s.n) * p.split_k);
     } else {
-      EXPECT_EQ(p.strategy, "implicit_gemm");  // shallow K: smaller tiles, never split
-      EXPECT_LE(p.tile.tm * p.tile.tn, old.tile.tm * old.tile.tn);
+      EXPECT_EQ(p.strategy_name(), "implicit_gemm");  // shallow K: smaller tiles, never split
+      EXPECT_LE(p.simt().tm * p.simt().tn, old.simt().tm * old.simt().tn);
     }
   }
   EXPECT_EQ(split_layers, 7);
@@ -222,9 +229,9 @@ TEST(ConvPlanner, LargeOutputsKeepTheirTile) {
     for (const char* profile : {"nvidia", "amd-cdna3", "lavapipe"}) {
       codegen::ConvPlan p = codegen::plan_conv(g, codegen::find_target(profile).limits, 4, "", "conv");
       codegen::ConvPlan old = codegen::plan_conv(g, with_compute_units(profile, 0), 4, "", "conv");
-      EXPECT_EQ(p.strategy, "implicit_gemm") << profile;
-      EXPECT_EQ(p.tile.tm, old.tile.tm) << profile;
-      EXPECT_EQ(p.tile.tn, old.tile.tn) << profile;
+      EXPECT_EQ(p.strategy_name(), "implicit_gemm") << profile;
+      EXPECT_EQ(p.simt().tm, old.simt().tm) << profile;
+      EXPECT_EQ(p.simt().tn, old.simt().tn) << profile;
       EXPECT_EQ(p.split_k, 1u) << profile;
     }
   }
@@ -237,7 +244,7 @@ TEST(ConvPlanner, SplitKPlansFitEveryProfile) {
     const TargetLimits& t = codegen::find_target(name).limits;
     for (const auto& [layer, g] : resnet18_batch1()) {
       std::vector<std::string> strategies{""};
-      std::vector<std::string> applicable = codegen::applicable_conv_strategies(g, t, 4);
+      std::vector<std::string> applicable = applicable_strategy_names(g, t, 4);
       if (std::count(applicable.begin(), applicable.end(), "split_k")) strategies.push_back("split_k");
       EXPECT_EQ(strategies.size(), 2u) << name << " " << layer << ": K >= 64 always splits in two";
       for (const std::string& forced : strategies) {
@@ -248,7 +255,7 @@ TEST(ConvPlanner, SplitKPlansFitEveryProfile) {
         EXPECT_LE(p.workgroup_size[0], t.max_compute_work_group_size[0]);
         for (int a = 0; a < 3; ++a) EXPECT_LE(p.workgroup_count[a], t.max_compute_work_group_count[a]);
         EXPECT_GE(uint64_t(p.workgroup_count[0]) * p.workgroup_count[1], p.tile_count * p.split_k);
-        if (p.strategy != "split_k") continue;
+        if (p.strategy_name() != "split_k") continue;
         EXPECT_GE(p.split_k, 2u);
         EXPECT_LE(p.partial_elements * 4, t.max_storage_buffer_range);
         EXPECT_LE(p.reduce_workgroup_size[0], t.max_compute_work_group_invocations);
@@ -265,9 +272,9 @@ TEST(ConvPlanner, ForcedSplitKHonoursSOrSaysWhyNot) {
   ir::ConvGeometry g = geometry({1, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   const TargetLimits& lv = codegen::find_target("lavapipe").limits;
   codegen::ConvPlan p = codegen::plan_conv(g, lv, 4, "split_k:5", "conv");
-  EXPECT_EQ(p.strategy, "split_k");
+  EXPECT_EQ(p.strategy_name(), "split_k");
   EXPECT_EQ(p.split_k, 5u);
-  uint64_t steps = (2304 + p.tile.tk - 1) / p.tile.tk;
+  uint64_t steps = (2304 + p.simt().tk - 1) / p.simt().tk;
   ASSERT_NE(steps % 5, 0u);  // unequal slices: balanced to within one step
   EXPECT_EQ(p.tiles.at("k_steps_per_split"), int64_t((steps + 4) / 5));
   auto why = [&](const ir::ConvGeometry& geo, const TargetLimits& t, const std::string& s) {
@@ -283,14 +290,14 @@ TEST(ConvPlanner, ForcedSplitKHonoursSOrSaysWhyNot) {
   EXPECT_NE(why(g, lv, "split_k:x").find("unknown strategy"), std::string::npos);
   // K = 4 (4 channels, 1x1) is one step of any tile: nothing to split.
   ir::ConvGeometry shallow = geometry({1, 4, 8, 8}, {8, 4, 1, 1});
-  std::vector<std::string> s = codegen::applicable_conv_strategies(shallow, lv, 4);
+  std::vector<std::string> s = applicable_strategy_names(shallow, lv, 4);
   EXPECT_EQ(std::count(s.begin(), s.end(), "split_k"), 0);
   EXPECT_NE(why(shallow, lv, "split_k").find("fewer than 2 slices"), std::string::npos);
   // The partial sums are budgeted against maxStorageBufferRange.
   TargetLimits small = lv;
   small.max_storage_buffer_range = 1 << 18;  // the 196 x 256 output is 200704 bytes: 2 slices do not fit
   EXPECT_NE(why(g, small, "split_k").find("above maxStorageBufferRange"), std::string::npos);
-  EXPECT_NE(codegen::plan_conv(g, small, 4, "", "conv").strategy, "split_k");
+  EXPECT_NE(codegen::plan_conv(g, small, 4, "", "conv").strategy_name(), "split_k");
 }
 
 }  // namespace

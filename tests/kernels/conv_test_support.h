@@ -42,10 +42,18 @@ inline const ir::Op& only_conv(const ir::Graph& g) {
   throw Error("test graph has no conv");
 }
 
+// The names of the strategies the planner accepts for a conv (tests force them by name).
+inline std::vector<std::string> applicable_strategy_names(const ir::ConvGeometry& g, const TargetLimits& t,
+                                                          uint32_t element_bytes) {
+  std::vector<std::string> names;
+  for (codegen::ConvStrategy s : codegen::applicable_conv_strategies(g, t, element_bytes))
+    names.emplace_back(codegen::conv_strategy_name(s));
+  return names;
+}
+
 // The strategies the planner accepts for the graph's conv on lavapipe.
 inline std::vector<std::string> lavapipe_strategies(const ir::Graph& g) {
-  return codegen::applicable_conv_strategies(ir::conv_geometry(only_conv(g)),
-                                             codegen::find_target("lavapipe").limits, 4);
+  return applicable_strategy_names(ir::conv_geometry(only_conv(g)), codegen::find_target("lavapipe").limits, 4);
 }
 
 // Compiles for a profile and checks every dispatch against the profile's limits (the compiler

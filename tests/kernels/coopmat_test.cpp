@@ -150,6 +150,16 @@ TEST(CoopMatrixPlan, ForcingItWhereItCannotRunNamesTheReason) {
   EXPECT_NE(why.find("not float16"), std::string::npos) << why;
 }
 
+// An m x 300 x 256 problem for the tensor-core loop only.
+codegen::GemmProblem coop_problem(int64_t m, bool a_kfast, bool b_kfast, uint32_t vec) {
+  codegen::GemmProblem p{m, 300, 256, 1};
+  p.simt = false;
+  p.coop_vec = vec;
+  p.a_kfast = a_kfast;
+  p.b_kfast = b_kfast;
+  return p;
+}
+
 TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
   TargetLimits t = codegen::find_target("nvidia").limits;
   for (uint32_t budget : {49152u, 32768u, 16384u, 8192u}) {
@@ -158,14 +168,26 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
       for (bool bk : {false, true})
         for (uint32_t vec : {1u, 8u})
           for (int64_t m : {16, 100, 5000})
-            if (auto c = codegen::kernels::plan_coop_tile(m, 300, t, 1, ak, bk, vec)) {
-              EXPECT_LE(c->workgroup_memory_bytes(), budget);
-              EXPECT_EQ(c->vec, vec);
-              EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(*c, false));
+            if (auto c = codegen::choose_gemm(coop_problem(m, ak, bk, vec), t)) {
+              const codegen::CoopTile& tile = std::get<codegen::CoopTile>(c->tile);
+              EXPECT_LE(tile.workgroup_memory_bytes(), budget);
+              EXPECT_EQ(tile.vec, vec);
+              EXPECT_EQ(tile.a_kfast, ak);
+              EXPECT_EQ(tile.subgroup, t.min_subgroup_size);
+              EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(tile, false));
             }
   }
   t.max_compute_shared_memory_size = 4096;  // below the smallest tile: no plan, the f32 paths remain
-  EXPECT_FALSE(codegen::kernels::plan_coop_tile(5000, 300, t, 1, false, false).has_value());
+  EXPECT_FALSE(codegen::choose_gemm(coop_problem(5000, false, false, 1), t).has_value());
+  // FMA tiles are only taken where the problem allows them.
+  t.max_compute_shared_memory_size = 49152;
+  codegen::GemmProblem both = coop_problem(5000, true, true, 8);
+  both.simt = true;
+  ASSERT_TRUE(codegen::choose_gemm(both, t).has_value());
+  EXPECT_TRUE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));  // tensor cores first
+  t.cooperative_matrix_nv = false;
+  ASSERT_TRUE(codegen::choose_gemm(both, t).has_value());
+  EXPECT_FALSE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));  // then the FMA loop
 }
 
 bool device_has_coopmat() { return shared_context().limits().cooperative_matrix_nv; }

@@ -129,7 +129,7 @@ TEST_F(RuntimeContext, LavapipeLimits) {
   EXPECT_EQ(l.vulkan_version, "1.3");  // matches targets/lavapipe.json
   // llvmpipe runs one compute thread per CPU.
   EXPECT_EQ(l.compute_units, std::max(1u, std::thread::hardware_concurrency()));
-  EXPECT_EQ(l.vendor, "mesa");  // as targets/lavapipe.json
+  EXPECT_EQ(l.vendor, Vendor::mesa);  // as targets/lavapipe.json
 }
 
 }  // namespace

@@ -1,0 +1,217 @@
+#include "codegen/gemm_planner.h"
+
+#include <algorithm>
+
+#include "codegen/kernels/gemm_coopmat.h"
+#include "codegen/kernels/gemm_core.h"
+#include "support/error.h"
+
+namespace vkc::codegen {
+namespace {
+
+constexpr uint64_t kMaxIndex = UINT32_MAX;  // kernels index with 32-bit unsigned integers
+// Occupancy target: two workgroups per compute unit, so that one workgroup's barrier and load
+// stalls overlap another's math and a last partial wave costs at most half the run; and at least
+// kInvocationsPerUnit invocations per unit, because small workgroups fill nothing: 392 workgroups
+// of 32 invocations (ResNet-18 layer1 at batch 1) left 3 warps per SM on the H200 and ran at
+// 2.7 TFLOP/s.
+constexpr uint64_t kWorkgroupsPerUnit = 2;
+constexpr uint64_t kInvocationsPerUnit = 256;
+// A tile may waste at most a quarter of its products on padding (of M, N and K together).
+constexpr double kMinEfficiency = 0.75;
+// Split K only when the reduction is deep enough that the S x output partial sums (written once
+// and read once more) stay small next to the operand traffic and products of the GEMM itself.
+constexpr int64_t kSplitMinK = 512;
+// Each slice of a planner-chosen split keeps at least this many TK steps of products.
+constexpr uint64_t kMinSliceSteps = 4;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+std::vector<GemmTileEntry> make_table() {
+  std::vector<GemmTileEntry> t;
+  auto simt = [&](uint32_t tm, uint32_t tn, uint32_t tk, uint32_t rm, uint32_t rn, uint32_t stages = 1,
+                  Vendor v = Vendor::unknown) { t.push_back({SimtTile{tm, tn, tk, rm, rn, stages}, v}); };
+  // FMA tiles. Largest reuse first: bigger output tiles read each staged element more times.
+  // 16x8 accumulators with two stages: the 4096^3 fp32 matmul took 3.75 ms on the H200 where
+  // 128x128 took 3.95 (bench/RESULTS.md, session 9). 222 registers leave one workgroup per SM,
+  // and it is the second stage, which saves a barrier per slice, that pays: one stage was 3.91.
+  // Not measured elsewhere; 128 accumulators per invocation would spill on smaller register files.
+  simt(256, 128, 16, 16, 8, 2, Vendor::nvidia);  // 256 invocations, 48 KiB
+  simt(256, 128, 8, 16, 8, 2, Vendor::nvidia);   // 256 invocations, 24 KiB (3.82 ms)
+  // Register blocks of 4x4 (8x8 on the largest tile) keep 16-64 accumulators per invocation.
+  simt(128, 128, 16, 8, 8);  // 256 invocations, 16 KiB
+  simt(128, 64, 16, 8, 4);   // 256 invocations, 12 KiB
+  simt(64, 128, 16, 4, 8);   // 256 invocations, 12 KiB
+  simt(64, 64, 16, 4, 4);    // 256 invocations, 8 KiB
+  simt(64, 32, 16, 4, 4);    // 128 invocations, 6 KiB
+  simt(32, 64, 16, 4, 4);    // 128 invocations, 6 KiB
+  simt(32, 32, 16, 4, 4);    // 64 invocations, 4 KiB
+  simt(32, 32, 16, 2, 4);    // 128 invocations, 4 KiB
+  simt(32, 16, 16, 4, 4);    // 32 invocations, 3 KiB
+  simt(16, 32, 16, 4, 4);    // 32 invocations, 3 KiB
+  simt(16, 16, 16, 2, 2);    // 64 invocations, 2 KiB
+  simt(16, 16, 8, 2, 2);     // 64 invocations, 1 KiB
+  simt(16, 8, 8, 2, 2);      // 32 invocations, 768 B
+  simt(8, 16, 8, 2, 2);      // 32 invocations, 768 B
+  // Tensor-core tiles, by measurement on the H200 (bench/RESULTS.md):
+  // - 16-byte staging (Run N): 128 x 128 with 2 x 4 subgroups and K slices of 64 ran 4 of the 5
+  //   fp16 cases fastest or within 7% of it (0.23-0.87 ms against 0.30-1.27 ms for 64 x 64 x 32);
+  //   64 x 64 won where N is 64 (1.17 ms against 2.29 ms: half of each 128-wide tile was padding).
+  //   K slices of 64 where the budget allows (0.81 against 0.99 ms for the 4096^3 matmul), else 32.
+  // - One-element staging (Run I): 64 x 64 with 2 x 2 subgroups (112 registers, four workgroups
+  //   per SM) ran 4 of the 5 cases faster than 128 x 128 (176 registers, one per SM) or 128 x 64;
+  //   K slices of 32 (64 was slower at 64 x 64).
+  // Smaller tiles follow for small problems and small budgets.
+  struct Shape {
+    uint32_t tm, tn, wm, wn;
+  };
+  auto coop = [&](std::initializer_list<Shape> shapes, std::initializer_list<uint32_t> slices, uint32_t vec) {
+    for (const Shape& s : shapes)
+      for (uint32_t tk : slices) t.push_back({CoopTile{s.tm, s.tn, tk, s.wm, s.wn, 0, false, false, vec}});
+  };
+  coop({{128, 128, 2, 4}, {64, 64, 2, 2}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
+       {64, 32}, 8);
+  coop({{64, 64, 2, 2}, {128, 128, 2, 4}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
+       {32}, 1);
+  return t;
+}
+
+uint64_t grid_capacity(const TargetLimits& t) {
+  return uint64_t(t.max_compute_work_group_count[0]) * t.max_compute_work_group_count[1];
+}
+
+uint64_t output_elements(const GemmProblem& p) { return uint64_t(p.batches) * uint64_t(p.m) * uint64_t(p.n); }
+
+// Fraction of the padded tile work that is useful (1.0: the tiles cover M, N, K exactly).
+double efficiency(const GemmTile& tile, const GemmProblem& p) {
+  auto padded = [](int64_t extent, uint32_t step) { return double(ceil_div(uint64_t(extent), step) * step); };
+  return double(p.m) * double(p.n) * double(p.k) /
+         (padded(p.m, tile_m(tile)) * padded(p.n, tile_n(tile)) * padded(p.k, tile_k(tile)));
+}
+
+// The entry as it would run this problem on this target (a tensor-core tile takes the target's
+// subgroup size and the problem's staging order), or nullopt where the problem does not allow its
+// loop or the target's vendor is not the one it was measured on.
+std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p, const TargetLimits& t) {
+  if (e.vendor != Vendor::unknown && e.vendor != t.vendor) return std::nullopt;
+  if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
+    if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
+    CoopTile tile = *c;
+    tile.subgroup = t.min_subgroup_size;
+    tile.a_kfast = p.a_kfast;
+    tile.b_kfast = p.b_kfast;
+    return tile;
+  }
+  if (!p.simt) return std::nullopt;
+  return e.tile;
+}
+
+// The occupancy rule over the tiles of one loop (see the header).
+std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, const GemmProblem& p,
+                                       const TargetLimits& t) {
+  std::vector<GemmTile> efficient;
+  std::optional<GemmChoice> least_waste;
+  double best_efficiency = -1;
+  for (const GemmTile& tile : fitting) {
+    double e = efficiency(tile, p);
+    if (e >= kMinEfficiency) efficient.push_back(tile);
+    if (e > best_efficiency) {
+      best_efficiency = e;
+      least_waste = GemmChoice{tile, 1};
+    }
+  }
+  if (efficient.empty()) return least_waste;
+  const bool may_split = p.allow_split && p.k >= kSplitMinK;
+  std::optional<GemmChoice> most;
+  uint64_t most_invocations = 0, most_workgroups = 0;
+  for (const GemmTile& tile : efficient) {
+    // Workgroups of this tile that make up the occupancy target.
+    const uint64_t want = std::max(kWorkgroupsPerUnit * t.compute_units,
+                                   ceil_div(kInvocationsPerUnit * t.compute_units, invocations(tile)));
+    uint64_t tiles = tiles_of(tile, p), split = 1;
+    // Split K only where the output's tiles do not fill even one wave of the device: a grid that
+    // does gains less from more workgroups than the partial sums cost.
+    if (may_split && tiles > 0 && tiles < t.compute_units)
+      split = std::max<uint64_t>(1, std::min(ceil_div(want, tiles), split_limit(tile, p, t, kMinSliceSteps)));
+    if (tiles * split >= want) return GemmChoice{tile, split};
+    // Otherwise the most invocations; among equals (4x4 blocks all give M x N / 16), the most
+    // workgroups.
+    const uint64_t inv = tiles * split * invocations(tile), workgroups = tiles * split;
+    if (inv > most_invocations || (inv == most_invocations && workgroups > most_workgroups)) {
+      most_invocations = inv;
+      most_workgroups = workgroups;
+      most = GemmChoice{tile, split};
+    }
+  }
+  return most;
+}
+
+}  // namespace
+
+const std::vector<GemmTileEntry>& gemm_tile_table() {
+  static const std::vector<GemmTileEntry> table = make_table();
+  return table;
+}
+
+std::string tile_misfit(const GemmTile& tile, const TargetLimits& t) {
+  if (const CoopTile* c = std::get_if<CoopTile>(&tile)) {
+    std::string why = kernels::coopmat_misfit(t);
+    if (!why.empty()) return why;
+    if (!kernels::coop_loop_supports(*c)) return cat("the tensor-core loop cannot stage ", c->str(), " evenly");
+  } else {
+    const SimtTile& s = std::get<SimtTile>(tile);
+    if (!kernels::gemm_core_supports(kernels::GemmCoreShape{s}))
+      return cat("the GEMM loop cannot stage ", s.str(), " evenly");
+  }
+  if (workgroup_memory_bytes(tile) > t.max_compute_shared_memory_size)
+    return cat(workgroup_memory_bytes(tile), " bytes of workgroup memory > ", t.max_compute_shared_memory_size);
+  if (invocations(tile) > t.max_compute_work_group_invocations || invocations(tile) > t.max_compute_work_group_size[0])
+    return cat(invocations(tile), " invocations > ",
+               std::min(t.max_compute_work_group_invocations, t.max_compute_work_group_size[0]));
+  return "";
+}
+
+uint64_t tiles_of(const GemmTile& tile, const GemmProblem& p) {
+  return uint64_t(std::max<int64_t>(1, p.batches)) * ceil_div(uint64_t(p.m), tile_m(tile)) *
+         ceil_div(uint64_t(p.n), tile_n(tile));
+}
+
+uint64_t k_steps_of(const GemmTile& tile, const GemmProblem& p) { return ceil_div(uint64_t(p.k), tile_k(tile)); }
+
+std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t) {
+  // Tensor cores first where the problem allows them, then the FMA loop.
+  for (bool coop : {true, false}) {
+    std::vector<GemmTile> fitting;
+    for (const GemmTileEntry& e : gemm_tile_table()) {
+      if (is_coop(e.tile) != coop) continue;
+      std::optional<GemmTile> tile = instantiate(e, p, t);
+      if (tile && tile_misfit(*tile, t).empty() && tiles_of(*tile, p) <= grid_capacity(t)) fitting.push_back(*tile);
+    }
+    if (std::optional<GemmChoice> c = choose_among(fitting, p, t)) return c;
+  }
+  return std::nullopt;
+}
+
+uint64_t split_limit(const GemmTile& tile, const GemmProblem& p, const TargetLimits& t, uint64_t min_steps) {
+  uint64_t tiles = tiles_of(tile, p), out = output_elements(p);
+  if (tiles == 0 || out == 0) return 0;  // an empty output has nothing to split
+  return std::min({k_steps_of(tile, p) / min_steps, grid_capacity(t) / tiles, kMaxIndex / out,
+                   t.max_storage_buffer_range / (4 * out)});
+}
+
+std::string split_misfit(const GemmTile& tile, const GemmProblem& p, const TargetLimits& t, uint64_t split) {
+  if (split < 2) return cat("split_k needs at least 2 slices, got ", split);
+  if (k_steps_of(tile, p) < split)
+    return cat("K = ", p.k, " has ", k_steps_of(tile, p), " steps of the ", tile_k(tile), "-deep tile, fewer than ",
+               split, " slices");
+  if (tiles_of(tile, p) * split > grid_capacity(t))
+    return cat(tiles_of(tile, p) * split, " workgroups exceed the grid limit");
+  uint64_t partials = output_elements(p) * split;
+  if (partials > kMaxIndex) return cat("its partial sums have ", partials, " elements, above 32-bit indexing");
+  if (partials * 4 > t.max_storage_buffer_range)
+    return cat("its partial sums need ", partials * 4, " bytes, above maxStorageBufferRange ",
+               t.max_storage_buffer_range);
+  return "";
+}
+
+}  // namespace vkc::codegen

@@ -1,0 +1,72 @@
+// The one GEMM planner: every kernel that runs a tiled GEMM (matmul, batch_matmul and gemm; conv
+// and conv_transpose as an implicit GEMM, after im2col, grouped, split over K; the tensor-core
+// loops) asks choose_gemm for its tile.
+//
+// One candidate table (gemm_tile_table) lists the FMA tiles and the tensor-core tiles, best first,
+// each offered only where the target has the vendor and the features it was measured for. One
+// occupancy rule decides among those that fit: the first tile, best first, that wastes at most a
+// quarter of its work on padding and whose grid fills the device (two workgroups and 256
+// invocations per compute unit); when no tile's output grid fills even one wave, K may be split
+// over several workgroups per tile (conv's split_k, if the caller allows it).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/gemm_tiles.h"
+#include "module/target_limits.h"
+
+namespace vkc::codegen {
+
+// A batched GEMM: `batches` independent M x N x K products (conv groups, matmul batch entries).
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0, batches = 1;
+  // Which loops may run it. FMA tiles unless `simt` is false; tensor-core tiles when coop_vec is
+  // 1 or 8 (float16 values per staged load; 8 needs both operands' fast dim contiguous and a
+  // multiple of 8), preferred over FMA tiles where one fits.
+  bool simt = true;
+  uint32_t coop_vec = 0;
+  // Tensor-core staging order: K-fast for an operand whose k is contiguous in memory.
+  bool a_kfast = false, b_kfast = false;
+  // Whether K may be split over several workgroups per tile (the caller then adds the partial
+  // sums in a second dispatch).
+  bool allow_split = false;
+};
+
+struct GemmChoice {
+  GemmTile tile;
+  uint64_t split = 1;  // K slices per tile (1: not split)
+};
+
+// One row of the candidate table.
+struct GemmTileEntry {
+  GemmTile tile;  // a CoopTile's subgroup size and staging order come from the target and problem
+  Vendor vendor = Vendor::unknown;  // unknown: every vendor
+};
+
+// Every candidate, best first within each loop (exposed for tests and docs).
+const std::vector<GemmTileEntry>& gemm_tile_table();
+
+// Why `tile` cannot run on `t` at all ("" when it can): the loop's own constraints, workgroup
+// memory, invocations, and for tensor cores the target's cooperative-matrix support.
+std::string tile_misfit(const GemmTile& tile, const TargetLimits& t);
+
+// Output tiles of `tile` over the problem (batches x M tiles x N tiles).
+uint64_t tiles_of(const GemmTile& tile, const GemmProblem& p);
+// K steps of `tile` (ceil(K / TK)).
+uint64_t k_steps_of(const GemmTile& tile, const GemmProblem& p);
+
+// The tile (and split) for `p` on `t` by the occupancy rule above; nullopt when no allowed tile
+// fits the target. A target of unknown compute units takes the first efficient tile, unsplit.
+std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t);
+
+// The most K slices (each at least `min_steps` TK steps) a split of `tile` may have on `t`, with
+// the grid holding tiles x slices workgroups and the f32 partial sums within 32-bit indexing and
+// maxStorageBufferRange.
+uint64_t split_limit(const GemmTile& tile, const GemmProblem& p, const TargetLimits& t, uint64_t min_steps);
+// Why `tile` cannot split K into `split` slices on `t` ("" when it can).
+std::string split_misfit(const GemmTile& tile, const GemmProblem& p, const TargetLimits& t, uint64_t split);
+
+}  // namespace vkc::codegen

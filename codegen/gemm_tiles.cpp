@@ -1,0 +1,41 @@
+#include "codegen/gemm_tiles.h"
+
+#include "support/error.h"
+
+namespace vkc::codegen {
+
+std::string SimtTile::str() const {
+  return cat(tm, "x", tn, "x", tk, " tile, ", rm, "x", rn, " per invocation", stages > 1 ? cat(", ", stages, " stages") : "");
+}
+
+uint32_t CoopTile::workgroup_memory_bytes() const {
+  uint32_t a = a_kfast ? tm * (tk + 8) : tk * (tm + 8);
+  uint32_t b = b_kfast ? tn * (tk + 8) : tk * (tn + 8);
+  return 2 * (a + b) + 4 * 256 * wm * wn;
+}
+
+std::string CoopTile::str() const {
+  return cat(tm, "x", tn, "x", tk, " fp16 tensor cores, ", wm, "x", wn, " subgroups, ",
+             vec == 8 ? "16-byte" : "2-byte", " staging loads");
+}
+
+uint32_t tile_m(const GemmTile& t) {
+  return std::visit([](const auto& x) { return x.tm; }, t);
+}
+uint32_t tile_n(const GemmTile& t) {
+  return std::visit([](const auto& x) { return x.tn; }, t);
+}
+uint32_t tile_k(const GemmTile& t) {
+  return std::visit([](const auto& x) { return x.tk; }, t);
+}
+uint32_t invocations(const GemmTile& t) {
+  return std::visit([](const auto& x) { return x.invocations(); }, t);
+}
+uint32_t workgroup_memory_bytes(const GemmTile& t) {
+  return std::visit([](const auto& x) { return x.workgroup_memory_bytes(); }, t);
+}
+std::string describe(const GemmTile& t) {
+  return std::visit([](const auto& x) { return x.str(); }, t);
+}
+
+}  // namespace vkc::codegen

@@ -1,0 +1,53 @@
+// What a GEMM tile is, for the two loops that run one: the FMA loop (shaders/gemm_core.glsl, a
+// SimtTile) and the tensor-core loop (shaders/gemm_coopmat.glsl, a CoopTile). The planner
+// (codegen/gemm_planner.h) chooses one of them; kernels read the variant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace vkc::codegen {
+
+// FMA tile: a TM x TN output tile per workgroup, K staged TK at a time in `stages` copies of
+// workgroup memory (two copies: slice t is staged while t - 1 is multiplied), each invocation
+// owning an RM x RN block of accumulators.
+struct SimtTile {
+  uint32_t tm = 0, tn = 0, tk = 0, rm = 0, rn = 0;
+  uint32_t stages = 1;
+  uint32_t invocations() const { return rm == 0 || rn == 0 ? 0 : (tm / rm) * (tn / rn); }
+  // Float32 A (TK x TM) and B (TK x TN) slices, per stage: exactly the shader's shared arrays.
+  uint32_t workgroup_memory_bytes() const { return 4 * tk * (tm + tn) * stages; }
+  std::string str() const;
+  bool operator==(const SimtTile&) const = default;
+};
+
+// Tensor-core tile: a TM x TN output tile per workgroup of WM x WN subgroups, K staged TK at a
+// time as float16, float32 sums.
+struct CoopTile {
+  uint32_t tm = 0, tn = 0, tk = 0, wm = 0, wn = 0;
+  uint32_t subgroup = 0;  // the target's (fixed) subgroup size
+  // Staging order per operand: K-fast when the operand's k is contiguous in memory.
+  bool a_kfast = false, b_kfast = false;
+  // float16 values per staged load: 1 (a_load / b_load) or 8 (a_load8 / b_load8, a uvec4).
+  uint32_t vec = 1;
+  uint32_t invocations() const { return wm * wn * subgroup; }
+  // Both float16 operand tiles (rows padded by 8 halves) and one float 16 x 16 scratch per
+  // subgroup: exactly the shader's shared arrays.
+  uint32_t workgroup_memory_bytes() const;
+  std::string str() const;
+  bool operator==(const CoopTile&) const = default;
+};
+
+using GemmTile = std::variant<SimtTile, CoopTile>;
+
+// The facts every kernel and planner needs of either kind.
+uint32_t tile_m(const GemmTile& t);
+uint32_t tile_n(const GemmTile& t);
+uint32_t tile_k(const GemmTile& t);
+uint32_t invocations(const GemmTile& t);
+uint32_t workgroup_memory_bytes(const GemmTile& t);
+std::string describe(const GemmTile& t);
+inline bool is_coop(const GemmTile& t) { return std::holds_alternative<CoopTile>(t); }
+
+}  // namespace vkc::codegen
