@@ -13,7 +13,8 @@ cd "$here"
 for p in libvulkan1 libegl1 libglvnd0 libonnx1 libprotobuf32; do
   ls .gl/${p}_*.deb >/dev/null 2>&1 || ../shared/gpu/fetch-debs.sh .gl "$p"
 done
-grep -qx ".gl/" .git/info/exclude 2>/dev/null || echo ".gl/" >> .git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # a worktree's .git is a file
+mkdir -p "$(dirname "$exclude")"; grep -qx ".gl/" "$exclude" 2>/dev/null || echo ".gl/" >> "$exclude"
 # VKC_CARRY_FROM=build/test reuses README's test build (Release, -Werror) with the benchmarks
 # added instead of configuring build/gpu from scratch: on a 2-core machine that saves a cold build.
 build=${VKC_CARRY_FROM:-build/gpu}
