@@ -30,14 +30,19 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 std::vector<GemmTileEntry> make_table() {
   std::vector<GemmTileEntry> t;
   auto simt = [&](uint32_t tm, uint32_t tn, uint32_t tk, uint32_t rm, uint32_t rn, uint32_t stages = 1,
-                  Vendor v = Vendor::unknown) { t.push_back({SimtTile{tm, tn, tk, rm, rn, stages}, v}); };
+                  Vendor v = Vendor::unknown, bool matrices = false) {
+    t.push_back({SimtTile{tm, tn, tk, rm, rn, stages}, v, matrices});
+  };
   // FMA tiles. Largest reuse first: bigger output tiles read each staged element more times.
   // 16x8 accumulators with two stages: the 4096^3 fp32 matmul took 3.75 ms on the H200 where
   // 128x128 took 3.95 (bench/RESULTS.md, session 9). 222 registers leave one workgroup per SM,
   // and it is the second stage, which saves a barrier per slice, that pays: one stage was 3.91.
   // Not measured elsewhere; 128 accumulators per invocation would spill on smaller register files.
-  simt(256, 128, 16, 16, 8, 2, Vendor::nvidia);  // 256 invocations, 48 KiB
-  simt(256, 128, 8, 16, 8, 2, Vendor::nvidia);   // 256 invocations, 24 KiB (3.82 ms)
+  // Plain matrices only: on the conv's gathered operands (rolled multiply loop) the seed conv
+  // 1x64x512x512 * 256x64x3x3 ran 3.32 ms with it against 3.16 with 128x128 on the H100 (185
+  // registers, no spill; bench/RESULTS.md, 2026-11-25).
+  simt(256, 128, 16, 16, 8, 2, Vendor::nvidia, true);  // 256 invocations, 48 KiB
+  simt(256, 128, 8, 16, 8, 2, Vendor::nvidia, true);   // 256 invocations, 24 KiB (3.82 ms)
   // Register blocks of 4x4 (8x8 on the largest tile) keep 16-64 accumulators per invocation.
   simt(128, 128, 16, 8, 8);  // 256 invocations, 16 KiB
   simt(128, 64, 16, 8, 4);   // 256 invocations, 12 KiB
@@ -94,6 +99,7 @@ double efficiency(const GemmTile& tile, const GemmProblem& p) {
 // loop or the target's vendor is not the one it was measured on.
 std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p, const TargetLimits& t) {
   if (e.vendor != Vendor::unknown && e.vendor != t.vendor) return std::nullopt;
+  if (e.matrix_operands_only && !p.matrix_operands) return std::nullopt;
   if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = *c;

@@ -33,6 +33,10 @@ struct GemmProblem {
   // Whether K may be split over several workgroups per tile (the caller then adds the partial
   // sums in a second dispatch).
   bool allow_split = false;
+  // Whether A and B are plain strided matrices whose multiply loop the kernel unrolls (matmul),
+  // rather than gathered through index math in a rolled loop (conv): some tiles were measured, and
+  // only pay, on the former.
+  bool matrix_operands = false;
 };
 
 struct GemmChoice {
@@ -44,6 +48,7 @@ struct GemmChoice {
 struct GemmTileEntry {
   GemmTile tile;  // a CoopTile's subgroup size and staging order come from the target and problem
   Vendor vendor = Vendor::unknown;  // unknown: every vendor
+  bool matrix_operands_only = false;  // offered only to GemmProblem::matrix_operands problems
 };
 
 // Every candidate, best first within each loop (exposed for tests and docs).

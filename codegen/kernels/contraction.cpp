@@ -39,6 +39,7 @@ using S = ContractionStrategy;
 GemmProblem gemm_problem(int64_t M, int64_t N, int64_t K, int64_t batches, const Operand& a, const Operand& b,
                          uint32_t coop_vec) {
   GemmProblem p{M, N, K, batches};
+  p.matrix_operands = true;
   if (coop_vec != 0) {
     p.simt = false;
     p.coop_vec = coop_vec;
@@ -307,7 +308,9 @@ std::optional<SimtTile> contraction_tile(int64_t m, int64_t n, int64_t k, const 
   // Below 16 rows or columns most of a tile would be padding; below 8 deep, staging costs more
   // than the products it feeds.
   if (m < 16 || n < 16 || k < 8) return std::nullopt;
-  std::optional<GemmChoice> c = choose_gemm(GemmProblem{m, n, k, batches}, target);
+  GemmProblem p{m, n, k, batches};
+  p.matrix_operands = true;
+  std::optional<GemmChoice> c = choose_gemm(p, target);
   if (!c) return std::nullopt;
   return std::get<SimtTile>(c->tile);
 }
