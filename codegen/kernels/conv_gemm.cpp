@@ -6,6 +6,7 @@
 #include "codegen/kernels/gemm_core.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels::conv {
 namespace {
@@ -132,8 +133,8 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   helpers += store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
   const GemmTile& t = plan.tile;  // for the coopmat plan: its tile grid (TM, TN, TK)
-  uint64_t m_tiles = (uint64_t(s.m) + t.tm - 1) / t.tm, n_tiles = (uint64_t(s.n) + t.tn - 1) / t.tn;
-  uint64_t k_steps = (uint64_t(s.k) + t.tk - 1) / t.tk;
+  uint64_t m_tiles = ceil_div(uint64_t(s.m), t.tm), n_tiles = ceil_div(uint64_t(s.n), t.tn);
+  uint64_t k_steps = ceil_div(uint64_t(s.k), t.tk);
   // The tensor-core loop hands results out walking M fastest unless the output's channels (N)
   // are its innermost dim.
   std::string core = coop ? gemm_coopmat_glsl(plan.coop, g.output_pos[1] != int(g.output_pos.size()) - 1)

@@ -5,6 +5,7 @@
 
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -27,8 +28,6 @@ const Shape kScalarShapes[] = {{64, 64, 2, 2}, {128, 128, 2, 4}, {128, 64, 2, 2}
 // 4096^3 matmul at 128 x 128), else 32; one-element staging keeps 32 (Run I: 64 was slower at 64 x 64).
 const uint32_t kVec8TileK[] = {64, 32};
 const uint32_t kScalarTileK[] = {32};
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // The loop's own requirements on a tile (see shaders/gemm_coopmat.glsl).
 bool loop_supports(const CoopTile& c) {
