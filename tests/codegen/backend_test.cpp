@@ -13,6 +13,7 @@
 #include "common/test_util.h"
 #include "module/target_profiles.h"
 #include "support/error.h"
+#include "support/file_io.h"
 
 namespace vkc::codegen {
 namespace {
@@ -178,17 +179,28 @@ TEST(Spirv, ReflectionRejectsGarbage) {
 
 // ---- ShaderLibrary ----
 
+// A template the library does not ship: its keys are the shared array's type and length.
+std::string workgroup_memory_template() {
+  return read_text_file(test::source_path("tests/codegen/workgroup_memory.comp"));
+}
+
+std::string instantiate_test_template(const std::vector<std::pair<std::string, std::string>>& values) {
+  return instantiate_template("test_workgroup_memory", workgroup_memory_template(), values);
+}
+
 TEST(ShaderLibrary, FindsTemplatesWithOrWithoutExtension) {
-  EXPECT_EQ(&shader_source("test_workgroup_memory"), &shader_source("test_workgroup_memory.comp"));
+  EXPECT_EQ(&shader_source("elementwise"), &shader_source("elementwise.comp"));
+  EXPECT_EQ(&shader_source("gemm_core"), &shader_source("gemm_core.glsl"));
   auto names = shader_names();
-  EXPECT_NE(std::find(names.begin(), names.end(), "test_workgroup_memory"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "elementwise"), names.end());
+  // Test templates stay out of the library.
+  EXPECT_EQ(std::find(names.begin(), names.end(), "test_workgroup_memory"), names.end());
   EXPECT_EQ(error_of([] { shader_source("no_such_kernel"); }),
             "internal: no shader template no_such_kernel");
 }
 
 TEST(ShaderLibrary, InstantiatesCompilesAndMeasures) {
-  std::string glsl = instantiate_shader("test_workgroup_memory",
-                                        {{"WG", "128"}, {"TYPE", "vec2"}, {"COUNT", "100"}});
+  std::string glsl = instantiate_test_template({{"WG", "128"}, {"TYPE", "vec2"}, {"COUNT", "100"}});
   EXPECT_EQ(glsl.find("${"), std::string::npos);
   auto words = build(glsl);
   EXPECT_EQ(measure_workgroup_memory(words), 100u * 8);
@@ -196,19 +208,15 @@ TEST(ShaderLibrary, InstantiatesCompilesAndMeasures) {
 }
 
 TEST(ShaderLibrary, MissingAndUnknownKeysThrow) {
-  EXPECT_EQ(error_of([] {
-              instantiate_shader("test_workgroup_memory", {{"WG", "1"}, {"TYPE", "float"}});
-            }),
+  EXPECT_EQ(error_of([] { instantiate_test_template({{"WG", "1"}, {"TYPE", "float"}}); }),
             "internal: shader template 'test_workgroup_memory': no value for '${COUNT}'");
   EXPECT_EQ(error_of([] {
-              instantiate_shader("test_workgroup_memory",
-                                 {{"WG", "1"}, {"TYPE", "float"}, {"COUNT", "4"}, {"EXTRA", "x"}});
+              instantiate_test_template({{"WG", "1"}, {"TYPE", "float"}, {"COUNT", "4"}, {"EXTRA", "x"}});
             }),
             "internal: shader template 'test_workgroup_memory': key 'EXTRA' does not occur in the "
             "template");
   // A value containing "${...}" is inserted literally, not expanded again.
-  std::string glsl = instantiate_shader("test_workgroup_memory",
-                                        {{"WG", "1"}, {"TYPE", "${TYPE}"}, {"COUNT", "4"}});
+  std::string glsl = instantiate_test_template({{"WG", "1"}, {"TYPE", "${TYPE}"}, {"COUNT", "4"}});
   EXPECT_NE(glsl.find("${TYPE}"), std::string::npos);
 }
 
