@@ -3,13 +3,13 @@
 // the same content as one .vkcm file when the output name ends in .vkcm.
 #include <iostream>
 
+#include "api/compile_in_process.h"
 #include "ir/text_format.h"
 #include "module/module_file.h"
 #include "module/target_profiles.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tools/cli_common.h"
-#include "umbrella/vkc.h"
 
 namespace {
 

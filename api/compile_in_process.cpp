@@ -1,4 +1,4 @@
-#include "umbrella/vkc.h"
+#include "api/compile_in_process.h"
 
 #include "ir/text_format.h"
 #include "module/target_profiles.h"
