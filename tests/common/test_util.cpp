@@ -81,7 +81,7 @@ std::string error_of(const std::function<void()>& f) {
   } catch (const Error& e) {
     return e.what();
   }
-  return "";
+  return "(no error)";
 }
 
 std::string source_path(const std::string& relative) { return std::string(VKC_SOURCE_DIR) + "/" + relative; }

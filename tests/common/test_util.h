@@ -28,7 +28,8 @@ struct Comparison {
 Comparison compare(const HostTensor& actual, const HostTensor& reference, double rel_tol = 1e-5,
                    double abs_tol = 1e-6);
 
-// The vkc::Error message `f` throws, "" if it returns.
+// The vkc::Error message `f` throws, "(no error)" if it returns. Any other exception escapes and
+// fails the test: only vkc::Error is an acceptable refusal.
 std::string error_of(const std::function<void()>& f);
 
 // Absolute path of a file in the source tree.
