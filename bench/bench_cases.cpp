@@ -1,6 +1,7 @@
 #include "bench/bench_cases.h"
 
 #include "ir/conv_geometry.h"
+#include "support/int_math.h"
 
 namespace vkc::bench {
 namespace {
@@ -8,12 +9,6 @@ namespace {
 using ir::AttrMap;
 using ir::OpKind;
 using Ints = std::vector<int64_t>;
-
-int64_t prod(const Shape& s) {
-  int64_t p = 1;
-  for (int64_t d : s) p *= d;
-  return p;
-}
 
 // A conv or conv_transpose "x" * "w" (+ "b") -> "y". FLOPs come from the verified geometry so they
 // count exactly the multiply-adds the op's semantics define (zero padding included, as PyTorch's
@@ -28,10 +23,10 @@ BenchCase conv_case(std::string name, OpKind kind, Shape x, Shape w, bool bias, 
   ir::ConvGeometry geo = ir::conv_geometry(*op);
   const bool transposed = kind == OpKind::ConvTranspose;
   // Each input (transposed) or output (forward) position meets Cg (or Fg) * kernel taps.
-  double taps = double(prod(geo.kernel)) *
+  double taps = double(product(geo.kernel)) *
                 double(transposed ? geo.out_channels_per_group() : geo.in_channels_per_group());
-  double points = transposed ? double(geo.batch * geo.in_channels * prod(geo.in_spatial))
-                             : double(geo.batch * geo.out_channels * prod(geo.out_spatial));
+  double points = transposed ? double(geo.batch * geo.in_channels * product(geo.in_spatial))
+                             : double(geo.batch * geo.out_channels * product(geo.out_spatial));
   BenchCase c;
   c.name = std::move(name);
   c.group = dtype == DType::f16 ? "conv_fp16" : "conv";

@@ -13,6 +13,7 @@
 #include "ir/passes.h"
 #include "ir/verifier.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 
@@ -188,7 +189,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
     if (t.role != TensorRole::Constant || !t.view_of.empty() || !range.count(t.name)) continue;
     const ir::Value* v = storage.constant_source.at(t.name);
     const HostTensor& data = *v->producer->attr_tensor("value");
-    uint64_t offset = (image.constants.size() + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+    uint64_t offset = round_up(image.constants.size(), kBufferAlignment);
     image.constants.resize(offset + data.size_bytes());
     if (data.size_bytes()) std::memcpy(image.constants.data() + offset, data.data(), data.size_bytes());
     t.offset = offset;

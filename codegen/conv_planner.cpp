@@ -6,6 +6,7 @@
 #include "codegen/grid.h"
 #include "codegen/kernels/gemm_coopmat.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 namespace {
@@ -13,14 +14,6 @@ namespace {
 constexpr uint64_t kMaxIndex = UINT32_MAX;  // kernels index with 32-bit unsigned integers
 constexpr uint32_t kDirectWorkgroup = 64;
 constexpr uint32_t kReduceWorkgroup = 256;
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 uint64_t output_elements(const ConvGemmShape& s) { return uint64_t(s.groups) * uint64_t(s.m) * uint64_t(s.n); }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 namespace {
@@ -28,8 +29,6 @@ constexpr uint32_t kSubgroupRound = 32;
 // invocation's loads are all in flight at once: 1x256x512x512 3x3 took 0.227 ms against 0.321 ms
 // staged on the H200 (bench/RESULTS.md, Run K).
 constexpr int64_t kMaxTapRegisters = 36;
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // The largest part <= limit that splits n into equal-sized pieces (the last may be shorter by
 // less than the number of pieces): 56 with limit 32 gives 28, not 32 + 24.

@@ -5,11 +5,10 @@
 #include "codegen/kernels/contraction_plan.h"
 #include "ir/conv_geometry.h"
 #include "ir/matmul_geometry.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Reads of each element of a contraction operand: the naive and dot kernels (every output reads
 // its whole A row and B column) read A once per output column

@@ -5,6 +5,7 @@
 #include "codegen/kernels/gemm_coopmat.h"
 #include "codegen/kernels/gemm_core.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 namespace {
@@ -24,8 +25,6 @@ constexpr double kMinEfficiency = 0.75;
 constexpr int64_t kSplitMinK = 512;
 // Each slice of a planner-chosen split keeps at least this many TK steps of products.
 constexpr uint64_t kMinSliceSteps = 4;
-
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 std::vector<GemmTileEntry> make_table() {
   std::vector<GemmTileEntry> t;

@@ -3,19 +3,20 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 
 std::array<uint32_t, 3> linear_grid(uint64_t invocations, uint32_t workgroup_size,
                                     const TargetLimits& target, const std::string& what) {
-  uint64_t groups = std::max<uint64_t>(1, (invocations + workgroup_size - 1) / workgroup_size);
+  uint64_t groups = std::max<uint64_t>(1, ceil_div(invocations, workgroup_size));
   uint64_t max_x = target.max_compute_work_group_count[0];
   uint64_t max_y = target.max_compute_work_group_count[1];
   if (groups <= max_x) return {uint32_t(groups), 1, 1};
-  uint64_t y = (groups + max_x - 1) / max_x;
+  uint64_t y = ceil_div(groups, max_x);
   check(y <= max_y, what, ": ", groups, " workgroups exceed the target's grid limit ", max_x, "x",
         max_y);
-  uint64_t x = (groups + y - 1) / y;  // balance rows so the folded grid wastes little
+  uint64_t x = ceil_div(groups, y);  // balance rows so the folded grid wastes little
   return {uint32_t(x), uint32_t(y), 1};
 }
 

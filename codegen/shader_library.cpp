@@ -53,7 +53,11 @@ std::vector<std::string> shader_names() {
 
 std::string instantiate_shader(const std::string& name,
                                const std::vector<std::pair<std::string, std::string>>& values) {
-  const std::string& text = shader_source(name);
+  return instantiate_template(name, shader_source(name), values);
+}
+
+std::string instantiate_template(const std::string& name, const std::string& text,
+                                 const std::vector<std::pair<std::string, std::string>>& values) {
   // Substitutes in a single left-to-right pass over the template, so a value that itself contains
   // "${...}" is inserted literally and never re-expanded.
   std::map<std::string, std::string> value_of;

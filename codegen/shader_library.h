@@ -14,5 +14,8 @@ std::vector<std::string> shader_names();
 // compiler bug and throws vkc::Error naming the template and the key.
 std::string instantiate_shader(const std::string& name,
                                const std::vector<std::pair<std::string, std::string>>& values);
+// The same for template text that is not in the library (exposed for tests); `name` is for errors.
+std::string instantiate_template(const std::string& name, const std::string& text,
+                                 const std::vector<std::pair<std::string, std::string>>& values);
 
 }  // namespace vkc::codegen

@@ -12,6 +12,7 @@
 
 #include "codegen/spirv_tools.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 namespace {
@@ -181,7 +182,8 @@ class Evaluator {
   std::map<uint32_t, uint32_t> overrides_;  // SpecId -> value
 };
 
-uint64_t round_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * a : v; }
+// An alignment of 0 leaves the size as it is.
+uint64_t aligned(uint64_t v, uint64_t a) { return a ? round_up(v, a) : v; }
 
 struct Layout {
   uint64_t size = 0;
@@ -210,13 +212,13 @@ Layout layout_of(const Module& m, const Evaluator& ev, uint32_t type, int depth 
     case spv::OpTypeMatrix: {
       const Layout col = sub(t.w.at(1));
       const uint64_t n = t.w.at(2);
-      return {round_up(col.size, col.align) * n, col.align};
+      return {aligned(col.size, col.align) * n, col.align};
     }
     case spv::OpTypeArray: {
       const Layout e = sub(t.w.at(1));
       const uint64_t length = ev.scalar(t.w.at(2));
       auto stride = m.array_stride.find(type);
-      const uint64_t s = stride != m.array_stride.end() ? stride->second : round_up(e.size, e.align);
+      const uint64_t s = stride != m.array_stride.end() ? stride->second : aligned(e.size, e.align);
       return {s * length, e.align};
     }
     case spv::OpTypeRuntimeArray:
@@ -226,11 +228,11 @@ Layout layout_of(const Module& m, const Evaluator& ev, uint32_t type, int depth 
       for (uint32_t i = 1; i < t.w.size(); ++i) {
         const Layout mem = sub(t.w[i]);
         auto off = m.member_offset.find({type, i - 1});
-        const uint64_t at = off != m.member_offset.end() ? off->second : round_up(end, mem.align);
+        const uint64_t at = off != m.member_offset.end() ? off->second : aligned(end, mem.align);
         end = std::max(end, at + mem.size);
         align = std::max(align, mem.align);
       }
-      return {round_up(end, align), align};
+      return {aligned(end, align), align};
     }
     default:
       throw Error(cat("internal: cannot size SPIR-V type %", type, " (opcode ",

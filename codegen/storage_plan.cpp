@@ -5,6 +5,7 @@
 #include <set>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen {
 
@@ -147,7 +148,7 @@ uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t ali
   };
   std::vector<Placed> placed;
   uint64_t total = 0;
-  auto align = [&](uint64_t x) { return (x + alignment - 1) / alignment * alignment; };
+  auto align = [&](uint64_t x) { return round_up(x, alignment); };
   for (const LiveRange* r : order) {
     std::vector<std::pair<uint64_t, uint64_t>> busy;
     for (const Placed& p : placed)

@@ -8,6 +8,7 @@
 #include <cctype>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::ir {
 namespace {
@@ -82,7 +83,7 @@ void forward_output_sizes(const Op& op, ConvGeometry& g, bool ceil_mode) {
            ") would be empty: input ", g.in_spatial[i], " + pads ", g.pad_begin[i], "+",
            g.pad_end[i], " is smaller than the dilated kernel extent ", extent);
     int64_t span = padded - extent;
-    int64_t out = (ceil_mode ? (span + g.strides[i] - 1) / g.strides[i] : span / g.strides[i]) + 1;
+    int64_t out = (ceil_mode ? ceil_div(span, g.strides[i]) : span / g.strides[i]) + 1;
     // ONNX ceil_mode: the last window must start inside the input or the left padding.
     if (ceil_mode && (out - 1) * g.strides[i] >= g.in_spatial[i] + g.pad_begin[i]) --out;
     g.out_spatial.push_back(out);

@@ -4,6 +4,7 @@
 
 #include "ir/conv_geometry.h"
 #include "ir/interpreter_ops.h"
+#include "support/int_math.h"
 
 namespace vkc::ir::interp {
 
@@ -76,8 +77,7 @@ Results eval_max_pool_with_indices(const Op& op, const Operands& in, const Resul
   std::vector<int64_t> xstr = shape_strides(in[0]->shape()), ystr = shape_strides(types[0].shape);
   std::vector<double> y(size_t(shape_numel(types[0].shape)), 0.0);
   HostTensor indices(DType::i64, types[1].shape);
-  int64_t spatial_total = 1;
-  for (int64_t e : g.in_spatial) spatial_total *= e;
+  const int64_t spatial_total = product(g.in_spatial);
   Shape outer{g.batch, g.in_channels};
   for (size_t i = 0; i < S; ++i) outer.push_back(g.out_spatial[i]);
   int64_t total_out = shape_numel(outer), total_k = shape_numel(g.kernel);

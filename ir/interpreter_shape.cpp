@@ -4,6 +4,8 @@
 
 #include "ir/interpreter_ops.h"
 
+#include "support/int_math.h"
+
 namespace vkc::ir::interp {
 
 // expand_shape, collapse_shape and reshape: C-order bytes are unchanged, only the shape differs.
@@ -108,11 +110,11 @@ Results eval_slice(const Op& op, const Operands& in, const ResultTypes& types) {
     } else if (st > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      shape[a] = e > s ? (e - s + st - 1) / st : 0;
+      shape[a] = e > s ? ceil_div(e - s, st) : 0;
     } else {
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      shape[a] = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+      shape[a] = s > e ? ceil_div(s - e, -st) : 0;
     }
     first[a] = s;
     step[a] = st;

@@ -3,6 +3,8 @@
 
 #include "ir/shape_rules.h"
 
+#include "support/int_math.h"
+
 namespace vkc::ir::rules {
 namespace {
 
@@ -98,11 +100,11 @@ std::vector<TensorType> infer_slice(const Op& op) {
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      size = end > start ? (end - start + step - 1) / step : 0;
+      size = end > start ? ceil_div(end - start, step) : 0;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      size = start > end ? (start - end - step - 1) / -step : 0;
+      size = start > end ? ceil_div(start - end, -step) : 0;
     }
     out[size_t(axes[i])] = size;
   }

@@ -5,6 +5,7 @@
 #include "ir/interpreter.h"
 #include "onnx/tensor_proto.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::onnx {
 
@@ -126,7 +127,7 @@ std::vector<int64_t> resolve_auto_pad(const std::string& auto_pad, const Shape& 
   std::vector<int64_t> out(2 * s, 0);
   for (size_t i = 0; i < s; ++i) {
     int64_t stride = strides.at(i), extent = dilations.at(i) * (kernel.at(i) - 1) + 1;
-    int64_t out_size = (in[i] + stride - 1) / stride;
+    int64_t out_size = ceil_div(in[i], stride);
     int64_t total = std::max<int64_t>(0, (out_size - 1) * stride + extent - in[i]);
     // SAME_UPPER puts the odd unit of padding at the end, SAME_LOWER at the beginning.
     int64_t small = total / 2, large = total - small;

@@ -4,12 +4,13 @@
 #include <memory>
 #include <set>
 
+#include "runtime/barrier_plan.h"
 #include "runtime/command.h"
 #include "runtime/device_tensor.h"
 #include "runtime/memory.h"
 #include "runtime/pipeline.h"
 #include "runtime/pipeline_cache.h"
-#include "runtime/storage_plan.h"
+#include "runtime/storage_range.h"
 #include "support/error.h"
 
 namespace vkc::rt {

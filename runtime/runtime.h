@@ -1,7 +1,7 @@
 // The Vulkan runtime: device selection, limits, memory, pipelines and execution of compiled modules.
 //
 // It links no compiler (no glslang, no SPIRV-Tools): it consumes ModuleImage (manifest + SPIR-V +
-// constants) produced ahead of time or in process by the umbrella library.
+// constants) produced ahead of time or in process by the vkc library (api/).
 #pragma once
 
 #include <cstdint>

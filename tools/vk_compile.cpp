@@ -3,30 +3,40 @@
 // the same content as one .vkcm file when the output name ends in .vkcm.
 #include <iostream>
 
-#include "codegen/targets.h"
+#include "api/compile_in_process.h"
 #include "ir/text_format.h"
 #include "module/module_file.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tools/cli_common.h"
-#include "umbrella/vkc.h"
 
 namespace {
 
-const char* kUsage =
-    "usage: vk-compile INPUT.vkir|MODEL.onnx -o OUTDIR|MODEL.vkcm [--target NAME] [--report]\n"
-    "                  [--input-shape NAME=D0,D1,...]\n"
-    "                  [--print-ir-after-all] [--print-ir-after=PASS] [--device INDEX|NAME]\n"
-    "  --target NAME   a profile (lavapipe, nvidia, amd-rdna3, amd-cdna3, intel-xe, vulkan-min)\n"
-    "                  or 'host' for the live device (default: host)\n"
-    "  --report        print one row per dispatch: the ops it holds, strategy, workgroup size,\n"
-    "                  tiles, workgroup memory against the limit, GFLOP and MB; notes say what\n"
-    "                  was fused and why a fusion was refused; last, the arena's peak memory\n";
+// The profile names come from the library (targets/*.json), so this text never lists a stale set.
+std::string usage() {
+  std::string names;
+  for (const std::string& t : vkc::known_targets()) names += (names.empty() ? "" : ", ") + t;
+  return "usage: vk-compile INPUT.vkir|MODEL.onnx -o OUTDIR|MODEL.vkcm [--target NAME] [--report]\n"
+         "                  [--input-shape NAME=D0,D1,...]\n"
+         "                  [--print-ir-after-all] [--print-ir-after=PASS] [--device INDEX|NAME]\n"
+         "       vk-compile --list-targets\n"
+         "  --target NAME   a profile (" + names + ")\n"
+         "                  or 'host' for the live device (default: host)\n"
+         "  --list-targets  print the profile names, one a line\n"
+         "  --report        print one row per dispatch: the ops it holds, strategy, workgroup size,\n"
+         "                  tiles, workgroup memory against the limit, GFLOP and MB; notes say what\n"
+         "                  was fused and why a fusion was refused; last, the arena's peak memory\n";
+}
 
 int compile_main(int argc, char** argv) {
   vkc::cli::Args args(argc, argv);
   if (args.flag("--help") || args.flag("-h")) {
-    std::cout << kUsage;
+    std::cout << usage();
+    return 0;
+  }
+  if (args.flag("--list-targets")) {
+    for (const std::string& t : vkc::known_targets()) std::cout << t << "\n";
     return 0;
   }
   std::string out_dir = args.value("-o");

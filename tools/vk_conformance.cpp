@@ -14,13 +14,13 @@
 #include <set>
 #include <sstream>
 
+#include "api/compile_in_process.h"
 #include "ir/interpreter.h"
 #include "onnx/importer.h"
 #include "onnx/model_reader.h"
 #include "onnx/tensor_file.h"
 #include "support/error.h"
 #include "tools/cli_common.h"
-#include "umbrella/vkc.h"
 
 namespace fs = std::filesystem;
 

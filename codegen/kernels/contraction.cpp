@@ -23,6 +23,7 @@
 #include "ir/matmul_geometry.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -207,7 +208,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
     check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
     const CoopTile& c = std::get<CoopTile>(coop->tile);
-    int64_t tiles_m = (M + c.tm - 1) / c.tm, tiles_n = (N + c.tn - 1) / c.tn;
+    int64_t tiles_m = ceil_div(M, int64_t(c.tm)), tiles_n = ceil_div(N, int64_t(c.tn));
     int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
     k.kernel = "matmul_coopmat";
     k.strategy = cat("coopmat ", c.str());
@@ -243,7 +244,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     uint32_t wg = fit_workgroup_size_x(256, ctx.target);
     uint32_t run = std::min<uint32_t>(32, wg);
     uint32_t nt = k_fast ? wg / run : run, ks = wg / nt;
-    uint64_t groups = (uint64_t(total) + nt - 1) / nt;
+    uint64_t groups = ceil_div(uint64_t(total), nt);
     k.kernel = "matmul_dot";
     k.strategy = cat("dot: ", nt, " outputs per workgroup, K in ", ks, " slices");
     k.workgroup_size = {wg, 1, 1};
@@ -264,7 +265,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   }
 
   const SimtTile& g = *tile;
-  int64_t tiles_m = (M + g.tm - 1) / g.tm, tiles_n = (N + g.tn - 1) / g.tn;
+  int64_t tiles_m = ceil_div(M, int64_t(g.tm)), tiles_n = ceil_div(N, int64_t(g.tn));
   int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
   uint32_t inv = g.invocations();
   k.kernel = "matmul_tiled";

@@ -3,17 +3,9 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels::conv {
-namespace {
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
-}  // namespace
 
 std::string u32(int64_t v) { return cat(v, "u"); }
 

@@ -7,6 +7,7 @@
 #include "codegen/kernels/conv_common.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels::conv {
 namespace {
@@ -97,7 +98,7 @@ std::string store_out_fn(const ir::ConvGeometry& g, const Shape& output_shape) {
 constexpr uint64_t kMaxUnrolledRounds = 32;
 
 std::string unroll_if_short(uint64_t elements, uint32_t invocations) {
-  return (elements + invocations - 1) / invocations <= kMaxUnrolledRounds ? "[[unroll]]" : "";
+  return ceil_div(elements, invocations) <= kMaxUnrolledRounds ? "[[unroll]]" : "";
 }
 
 }  // namespace

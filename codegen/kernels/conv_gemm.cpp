@@ -6,6 +6,7 @@
 #include "codegen/kernels/gemm_core.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels::conv {
 namespace {
@@ -132,8 +133,8 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   helpers += store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
   const uint64_t tm = tile_m(plan.tile), tn = tile_n(plan.tile), tk = tile_k(plan.tile);
-  uint64_t m_tiles = (uint64_t(s.m) + tm - 1) / tm, n_tiles = (uint64_t(s.n) + tn - 1) / tn;
-  uint64_t k_steps = (uint64_t(s.k) + tk - 1) / tk;
+  uint64_t m_tiles = ceil_div(uint64_t(s.m), tm), n_tiles = ceil_div(uint64_t(s.n), tn);
+  uint64_t k_steps = ceil_div(uint64_t(s.k), tk);
   // The tensor-core loop hands results out walking M fastest unless the output's channels (N)
   // are its innermost dim.
   std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1)

@@ -9,7 +9,6 @@
 // packing passes read each source element once (through its fused prologue and any layout) and
 // cost a copy of the input and the filter, small beside the GEMM's reuse of them.
 #include <algorithm>
-#include <numeric>
 
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
@@ -17,13 +16,10 @@
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels::conv {
 namespace {
-
-int64_t product(const std::vector<int64_t>& v) {
-  return std::accumulate(v.begin(), v.end(), int64_t(1), std::multiplies<int64_t>());
-}
 
 // The geometry's input positions for the packed input: N outermost, then the spatial dims in
 // order, channels innermost.

@@ -11,6 +11,7 @@
 #include "codegen/kernels/kernels.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace conv {
@@ -49,7 +50,7 @@ EmittedKernel emit_im2col_gather(const ConvOperands& c, const KernelContext& ctx
   // every run starts on a 16-byte boundary (4-byte elements, K a multiple of 4).
   constexpr int64_t kRun = 4;
   const bool vector_store = dtype_size(c.dtype) == 4 && s.k % kRun == 0;
-  const int64_t chunks = (s.k + kRun - 1) / kRun;
+  const int64_t chunks = ceil_div(s.k, kRun);
   const uint64_t invocations = uint64_t(s.groups) * uint64_t(s.m) * uint64_t(chunks);
   k.strategy = vector_store ? "gather, 4 columns per invocation, vector stores" : "gather, 4 columns per invocation";
   std::string type = glsl_storage_type(c.dtype);
@@ -112,8 +113,8 @@ EmittedKernel emit_im2col_tiled(const ConvOperands& c, const KernelContext& ctx,
                         gather_input_fn(g, c.input->type.shape, "x_at", value);
   std::set<DType> types = xl.types;
   types.insert(c.dtype);
-  const uint64_t k_tiles = (uint64_t(s.k) + t.columns - 1) / t.columns;
-  const uint64_t p_tiles = (uint64_t(s.positions) + t.positions - 1) / t.positions;
+  const uint64_t k_tiles = ceil_div(uint64_t(s.k), t.columns);
+  const uint64_t p_tiles = ceil_div(uint64_t(s.positions), t.positions);
   const uint64_t workgroups = uint64_t(c.g.batch) * uint64_t(s.groups) * p_tiles * k_tiles;
   k.workgroup_size = {t.workgroup, 1, 1};
   k.workgroup_count = linear_grid(workgroups, 1, ctx.target, c.what);

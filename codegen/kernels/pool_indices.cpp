@@ -9,6 +9,7 @@
 #include "codegen/shader_library.h"
 #include "ir/conv_geometry.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -47,8 +48,7 @@ std::vector<EmittedKernel> emit_pool_indices(const DispatchGroup& group, const K
   check_32bit(std::max(total, shape_numel(in->type.shape)), what);
   const size_t S = size_t(g.spatial_rank);
   const std::vector<int64_t> xs = strides_of(in->type.shape);
-  int64_t spatial_total = 1;
-  for (int64_t e : g.in_spatial) spatial_total *= e;
+  const int64_t spatial_total = product(g.in_spatial);
   const std::string ct = glsl_compute_type(t);
 
   std::string body = unravel_code(values->type.shape, "gid", "o");

@@ -26,12 +26,12 @@
 #include "codegen/kernels/kernels.h"
 #include "codegen/kernels/sort_common.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
 
 int64_t pow2_ceil(int64_t x) { return int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(x, 1)))); }
-int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 // Rows sorted whole in one chunk: padded to a power of two, and to at least 2 so the network has
 // a stage (a pass without one would let the compiler drop the unread key array, changing the
 // workgroup memory the plan declares).

@@ -12,6 +12,7 @@
 #include "codegen/kernels/sort_common.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -157,7 +158,7 @@ EmittedKernel emit_sort_block(const BlockPass& pass, const KernelContext& ctx, c
   check(!store.empty(), "internal: ", what, ": sort block pass writes nothing");
 
   int64_t virtual_slots = pass.rows * pass.in_pad;
-  int64_t groups = (virtual_slots + pass.chunk - 1) / pass.chunk;
+  int64_t groups = ceil_div(virtual_slots, pass.chunk);
   check(uint64_t(groups) * pass.chunk <= UINT32_MAX, what, ": ", virtual_slots,
         " sort slots exceed 32-bit indexing");
   int64_t out_rows = virtual_slots / pass.out_period;  // out_period divides in_pad

@@ -14,6 +14,7 @@
 
 #include "codegen/kernel.h"
 #include "codegen/kernel_context.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 
@@ -124,7 +125,7 @@ struct RadixPass {
   std::string values;     // the sorted values (raw_words only; empty: not written here)
   std::string payload_out;  // the sorted payload (payload only)
   int64_t out_len = 0;
-  int64_t tiles() const { return (n + tile.keys() - 1) / tile.keys(); }
+  int64_t tiles() const { return ceil_div(n, tile.keys()); }
 };
 EmittedKernel emit_sort_radix_count(const RadixPass& pass, const KernelContext& ctx, const std::string& what);
 EmittedKernel emit_sort_radix_scan(const RadixPass& pass, const KernelContext& ctx, const std::string& what);

@@ -19,6 +19,7 @@
 #include "codegen/grid.h"
 #include "codegen/kernels/sort_common.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -103,7 +104,7 @@ bool radix_sort_fits(const SortRows& rows, const TargetLimits& target) {
   // Pair buffers (every key and its index) and histograms, each one storage buffer with 32-bit
   // indexing.
   uint64_t pair_words = uint64_t(rows.rows()) * rows.n * 2;
-  uint64_t hist_words = uint64_t(rows.rows()) * 256 * ((rows.n + tile->keys() - 1) / tile->keys() + 1);
+  uint64_t hist_words = uint64_t(rows.rows()) * 256 * (ceil_div(rows.n, tile->keys()) + 1);
   uint64_t words = std::max(pair_words, hist_words);
   return words <= UINT32_MAX && words * 4 <= target.max_storage_buffer_range;
 }

@@ -9,6 +9,7 @@
 #include "codegen/kernels/sort_common.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -126,11 +127,11 @@ EmittedKernel emit_sort_radix_scan(const RadixPass& pass, const KernelContext& c
   uint32_t wg = fit_workgroup_size_x(kScanWorkgroup, ctx.target);
   // Enough lanes per segment that each sums at most kScanItems counts per round, but a whole
   // workgroup at most (longer segments take several rounds).
-  int64_t lanes = std::min<int64_t>(wg, int64_t(std::bit_ceil(uint64_t((tiles + kScanItems - 1) / kScanItems))));
-  int64_t items = std::min<int64_t>(kScanItems, (tiles + lanes - 1) / lanes);
-  int64_t rounds = (tiles + lanes * items - 1) / (lanes * items);
+  int64_t lanes = std::min<int64_t>(wg, int64_t(std::bit_ceil(uint64_t(ceil_div(tiles, kScanItems)))));
+  int64_t items = std::min<int64_t>(kScanItems, ceil_div(tiles, lanes));
+  int64_t rounds = ceil_div(tiles, lanes * items);
   int64_t per_group = wg / lanes;
-  int64_t groups = (segments + per_group - 1) / per_group;
+  int64_t groups = ceil_div(segments, per_group);
   EmittedKernel k;
   k.kernel = "sort_radix_scan";
   k.strategy = cat("radix scan bits ", pass.shift, "..", pass.shift + 7);

@@ -26,6 +26,7 @@
 #include "codegen/kernels/sort_common.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 namespace {
@@ -65,7 +66,6 @@ constexpr uint32_t kFixedWords = 32 + 6;  // s_group + s_state
 constexpr uint32_t kResolve = 64;
 static_assert(2 * kResolve <= kHistWords, "the settled bin's pairs live in one histogram copy");
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t pow2_ceil(int64_t x) { return int64_t(std::bit_ceil(uint64_t(std::max<int64_t>(x, 1)))); }
 
 struct SelectLevel {

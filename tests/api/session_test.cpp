@@ -2,7 +2,7 @@
 // submit-once contract on a 50-dispatch chain (validation-clean, including synchronization).
 #include "api/api_helpers.h"
 #include "common/test_util.h"
-#include "umbrella/api_internal.h"
+#include "api/impl.h"
 
 namespace vkc::api_test {
 namespace {

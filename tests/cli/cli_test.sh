@@ -9,7 +9,11 @@ fails=0; passes=0
 pass() { passes=$((passes + 1)); }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-targets=(lavapipe nvidia amd-rdna3 amd-cdna3 intel-xe vulkan-min)
+# The profiles vk-compile knows, which must be every file in targets/ (each one loads).
+mapfile -t targets < <("$compile" --list-targets)
+profiles=("$src"/targets/*.json)
+if [ "${#targets[@]}" -gt 0 ] && [ "${#targets[@]}" -eq "${#profiles[@]}" ]; then pass
+else fail "vk-compile --list-targets printed ${#targets[@]} names for ${#profiles[@]} files in targets/"; fi
 for f in "$src"/examples/*.vkir; do
   name=$(basename "$f" .vkir)
   for t in "${targets[@]}"; do

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "codegen/targets.h"
 #include "ir/interpreter.h"
+#include "module/target_profiles.h"
 
 namespace vkc::test {
 
@@ -28,7 +28,7 @@ GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor
                   const GpuRunOptions& options) {
   rt::Context& ctx = shared_context();
   codegen::CompileOptions co;
-  co.target = options.target.empty() ? ctx.limits() : codegen::find_target(options.target).limits;
+  co.target = options.target.empty() ? ctx.limits() : find_target(options.target).limits;
   if (options.adjust_target) options.adjust_target(co.target);
   co.forced_strategy = options.forced_strategy;
   GpuRun run;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "support/error.h"
+
 namespace vkc::test {
 
 HostTensor random_tensor(DType dtype, const Shape& shape, std::mt19937& rng, double lo, double hi) {
@@ -71,6 +73,15 @@ Comparison compare(const HostTensor& a, const HostTensor& b, double rel_tol, dou
     c.message = "relative error " + std::to_string(c.rel) + " > " + std::to_string(rel_tol) +
                 ", max abs error " + std::to_string(c.max_abs) + " at element " + std::to_string(c.worst);
   return c;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 std::string source_path(const std::string& relative) { return std::string(VKC_SOURCE_DIR) + "/" + relative; }

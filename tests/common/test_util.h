@@ -1,7 +1,8 @@
-// Helpers shared by the test suites: seeded random tensors and numeric comparison.
+// Helpers shared by the test suites: seeded random tensors, numeric comparison, error messages.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -26,6 +27,10 @@ struct Comparison {
 // is NaN too. Integers and bools must match exactly.
 Comparison compare(const HostTensor& actual, const HostTensor& reference, double rel_tol = 1e-5,
                    double abs_tol = 1e-6);
+
+// The vkc::Error message `f` throws, "(no error)" if it returns. Any other exception escapes and
+// fails the test: only vkc::Error is an acceptable refusal.
+std::string error_of(const std::function<void()>& f);
 
 // Absolute path of a file in the source tree.
 std::string source_path(const std::string& relative);

@@ -2,8 +2,8 @@
 // against the reference interpreter with NaN-poisoned outputs and the validation layer on.
 #include <gtest/gtest.h>
 
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
+#include "module/target_profiles.h"
 
 namespace vkc::test {
 namespace {
@@ -133,9 +133,9 @@ TEST(ElementwiseE2E, EveryProfileCompilesAndFits) {
   ir::Value* x = g.add_input("x", {DType::f32, {8, 8}});
   ir::Value* y = g.add_input("y", {DType::f32, {8}});
   g.add_output(g.add_op(OpKind::Sigmoid, {g.add_op(OpKind::Add, {x, y})->result()})->result(), "z");
-  for (const std::string& name : codegen::known_targets()) {
+  for (const std::string& name : known_targets()) {
     codegen::CompileOptions o;
-    o.target = codegen::find_target(name).limits;
+    o.target = find_target(name).limits;
     ModuleImage m = codegen::compile_graph(g, o);
     for (const DispatchDesc& d : m.manifest.dispatches)
       EXPECT_LE(d.workgroup_memory_bytes, o.target.max_compute_shared_memory_size) << name;
@@ -158,7 +158,7 @@ TEST(CompilerDeterminism, SameGraphGivesTheSameModule) {
   g.add_output(g.add_op(ir::OpKind::Neg, {v})->result(), "y");
   g.add_output(b, "b");
   codegen::CompileOptions o;
-  o.target = codegen::find_target("nvidia").limits;
+  o.target = find_target("nvidia").limits;
   ModuleImage first = codegen::compile_graph(g, o);
   for (int i = 0; i < 3; ++i) {
     ir::Graph copy = g.clone();

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "codegen/dispatch_group.h"
-#include "codegen/targets.h"
 #include "ir/text_format.h"
+#include "module/target_profiles.h"
 
 namespace vkc::test {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 std::string groups_of(const std::string& text, const std::string& target = "lavapipe") {
   ir::Graph g = ir::parse_graph(text);
   std::string s;
-  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, codegen::find_target(target).limits)) {
+  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, find_target(target).limits)) {
     std::string ops;
     for (const ir::Op* op : d.ops) ops += (ops.empty() ? "" : "+") + op->name;
     s += (s.empty() ? "[" : " [") + ops + "]";
@@ -24,7 +24,7 @@ std::string groups_of(const std::string& text, const std::string& target = "lava
 std::string notes_of(const std::string& text, const std::string& target = "lavapipe") {
   ir::Graph g = ir::parse_graph(text);
   std::string s;
-  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, codegen::find_target(target).limits))
+  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, find_target(target).limits))
     s += d.notes + "\n";
   return s;
 }

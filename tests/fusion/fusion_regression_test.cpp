@@ -28,7 +28,7 @@ TEST(FusionRegression, GroupedConvInputGradientBothOrderings) {
   ir::Graph b = fusion_input("grouped_conv_backward_expand_then_pad.vkir");
   EXPECT_EQ(op_kinds_after_pipeline(a), op_kinds_after_pipeline(b));
 
-  for (const std::string& target : codegen::known_targets()) {
+  for (const std::string& target : known_targets()) {
     ModuleImage ma = compile_for(a, target), mb = compile_for(b, target);
     EXPECT_TRUE(within_limits(ma));
     EXPECT_TRUE(within_limits(mb));
@@ -108,7 +108,7 @@ ir::Graph quantized_conv(int64_t size) {
 
 TEST(FusionRegression, QuantizedConvBudgetAllProfiles) {
   ir::Graph big = quantized_conv(512);
-  for (const std::string& target : codegen::known_targets()) {
+  for (const std::string& target : known_targets()) {
     ModuleImage m = compile_for(big, target);
     EXPECT_TRUE(within_limits(m));
     ASSERT_EQ(m.manifest.dispatches.size(), 1u) << target << "\n" << all_notes(m);

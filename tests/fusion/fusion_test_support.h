@@ -6,17 +6,17 @@
 #include <gtest/gtest.h>
 
 #include "codegen/compiler.h"
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
 #include "common/test_util.h"
 #include "ir/graph.h"
 #include "ir/text_format.h"
+#include "module/target_profiles.h"
 
 namespace vkc::test {
 
 inline ModuleImage compile_for(const ir::Graph& g, const std::string& target) {
   codegen::CompileOptions o;
-  o.target = codegen::find_target(target).limits;
+  o.target = find_target(target).limits;
   return codegen::compile_graph(g, o);
 }
 

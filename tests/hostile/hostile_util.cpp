@@ -10,15 +10,6 @@
 
 namespace vkc::hostile {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string data_path(const std::string& name) { return std::string(VKC_SOURCE_DIR) + "/tests/hostile/data/" + name; }
 
 std::vector<uint8_t> read_bytes(const std::string& path) {

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "support/error.h"
 
 namespace vkc::hostile {
 
-// The vkc::Error message `f` throws, "(no error)" if it returns. Any other exception escapes and
-// fails the test, which is the point: only vkc::Error is an acceptable refusal.
-std::string error_of(const std::function<void()>& f);
+// The vkc::Error message `f` throws, "(no error)" if it returns (common/test_util.h).
+using test::error_of;
 
 // Absolute path of tests/hostile/data/<name>.
 std::string data_path(const std::string& name);

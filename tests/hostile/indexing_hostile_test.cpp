@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "codegen/compiler.h"
-#include "codegen/targets.h"
 #include "hostile/hostile_util.h"
 #include "ir/text_format.h"
+#include "module/target_profiles.h"
 
 namespace vkc::hostile {
 namespace {
@@ -15,7 +15,7 @@ using Ints = std::vector<int64_t>;
 
 // A target whose storage-buffer range is no obstacle, so the indexing limit is what gets tested.
 TargetLimits huge_range_target() {
-  TargetLimits t = codegen::find_target("nvidia").limits;
+  TargetLimits t = find_target("nvidia").limits;
   t.name = "huge-range";
   t.max_storage_buffer_range = uint64_t(1) << 44;
   return t;
@@ -89,7 +89,7 @@ TEST(HostileIndexing, EveryOpFamilyRefusesMoreThan32BitElements) {
 TEST(HostileIndexing, TensorAboveMaxStorageBufferRange) {
   // 64 Mi f32 elements = 256 MiB, twice lavapipe's 2^27 range; fine for 32-bit indexing.
   ir::Graph g = one_op(ir::OpKind::Relu, {f32({8192, 8192})});
-  std::string m = compile_error(g, codegen::find_target("lavapipe").limits);
+  std::string m = compile_error(g, find_target("lavapipe").limits);
   EXPECT_NE(m.find("(8192x8192 f32) is 268435456 bytes"), std::string::npos) << m;
   EXPECT_NE(m.find("maxStorageBufferRange 134217728"), std::string::npos) << m;
 }
@@ -97,7 +97,7 @@ TEST(HostileIndexing, TensorAboveMaxStorageBufferRange) {
 TEST(HostileIndexing, ZeroSizeDimsCompile) {
   // A zero-size dim is a valid (empty) tensor: compile must not divide by zero or refuse.
   codegen::CompileOptions o;
-  o.target = codegen::find_target("lavapipe").limits;
+  o.target = find_target("lavapipe").limits;
   EXPECT_EQ(error_of([&] { codegen::compile_graph(ir::parse_graph_file(data_path("zero_size.vkir")), o); }),
             "(no error)");
   for (ir::OpKind kind : {ir::OpKind::Softmax, ir::OpKind::Sort}) {

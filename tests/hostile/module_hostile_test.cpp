@@ -6,17 +6,17 @@
 #include <fstream>
 
 #include "codegen/compiler.h"
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
 #include "hostile/hostile_util.h"
 #include "ir/text_format.h"
+#include "module/target_profiles.h"
 
 namespace vkc::hostile {
 namespace {
 
 ModuleImage relu_module(const std::string& target) {
   codegen::CompileOptions o;
-  o.target = codegen::find_target(target).limits;
+  o.target = find_target(target).limits;
   return codegen::compile_graph(ir::parse_graph("graph @g(%x: tensor<64xf32>) {\n"
                                                 "  %y = relu (%x) : tensor<64xf32>\n"
                                                 "  return %y as \"y\"\n}\n"),

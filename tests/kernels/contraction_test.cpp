@@ -73,7 +73,7 @@ TEST(MatmulKernelTest, FitsEveryProfile) {
 TEST(MatmulKernelTest, UnknownStrategyIsAnError) {
   ir::Graph g = one_op_graph(K::MatMul, {f32({8, 8}), f32({8, 8})});
   codegen::CompileOptions co;
-  co.target = codegen::find_target("lavapipe").limits;
+  co.target = find_target("lavapipe").limits;
   co.forced_strategy["matmul"] = "winograd";
   try {
     codegen::compile_graph(g, co);
@@ -91,7 +91,7 @@ namespace {
 
 std::string default_strategy(const ir::Graph& g, const std::string& target) {
   codegen::CompileOptions co;
-  co.target = codegen::find_target(target).limits;
+  co.target = find_target(target).limits;
   return codegen::compile_graph(g, co).manifest.dispatches.at(0).strategy;
 }
 
@@ -144,7 +144,7 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
 // Occupancy: on 132 SMs a 256 x 256 output takes tiles small enough for the most workgroups the
 // tile list allows, a large one keeps the largest tile, and batches count as workgroups too.
 TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
-  const TargetLimits& nv = codegen::find_target("nvidia").limits;
+  const TargetLimits& nv = find_target("nvidia").limits;
   TargetLimits blind = nv;
   blind.compute_units = 0;
   auto workgroups = [](const std::optional<codegen::SimtTile>& t, int64_t m, int64_t n, int64_t b) {

@@ -145,7 +145,7 @@ void run_configs(int count, uint32_t seed, bool large) {
       ++runs_per_strategy[s];
     }
     // Every profile, lavapipe's included (the runs above used the live device's own limits).
-    for (const std::string& target : codegen::known_targets()) {
+    for (const std::string& target : known_targets()) {
       EXPECT_TRUE(compiles_within(g, target));
     }
     if (::testing::Test::HasFailure()) break;  // one broken config is enough output

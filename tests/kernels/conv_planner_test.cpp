@@ -42,8 +42,8 @@ TEST(ConvPlanner, EveryPlanFitsEveryProfile) {
       geometry({1, 512, 7, 7}, {2048, 512, 1, 1}),
       geometry({1, 32, 56, 56}, {32, 1, 3, 3}, {{"groups", int64_t(32)}}),
       geometry({1, 1, 32, 32, 32}, {16, 1, 9, 9, 1})};
-  for (const std::string& name : codegen::known_targets()) {
-    const TargetLimits& t = codegen::find_target(name).limits;
+  for (const std::string& name : known_targets()) {
+    const TargetLimits& t = find_target(name).limits;
     for (const ir::ConvGeometry& g : shapes)
       for (const std::string& s : applicable_strategy_names(g, t, 4)) {
         codegen::ConvPlan p = codegen::plan_conv(g, t, 4, s, "conv");
@@ -57,7 +57,7 @@ TEST(ConvPlanner, EveryPlanFitsEveryProfile) {
 }
 
 TEST(ConvPlanner, NoTileFitsMeansDirectNeverAnError) {
-  TargetLimits tiny = codegen::find_target("vulkan-min").limits;
+  TargetLimits tiny = find_target("vulkan-min").limits;
   tiny.name = "tiny";
   tiny.max_compute_shared_memory_size = 256;  // below the smallest tile
   ir::ConvGeometry g = geometry({1, 64, 64, 64}, {128, 64, 3, 3});
@@ -80,7 +80,7 @@ TEST(ConvPlanner, SmallerBudgetsPickSmallerTiles) {
   for (const char* name : {"amd-cdna3", "nvidia", "lavapipe", "vulkan-min"}) {
     // Budgets only: compute units would shrink tiles to fill the device (see the tests below),
     // and a vendor's own tiles (NVIDIA's 256x128) follow its register file, not the budget.
-    TargetLimits t = codegen::find_target(name).limits;
+    TargetLimits t = find_target(name).limits;
     t.compute_units = 0;
     t.vendor = Vendor::unknown;
     codegen::ConvPlan p = codegen::plan_conv(g, t, 4, "", "conv");
@@ -93,7 +93,7 @@ TEST(ConvPlanner, SmallerBudgetsPickSmallerTiles) {
 TEST(ConvPlanner, Im2colNeedsItsMatrixToFitTheBufferRange) {
   // [1,64,512,512] x 3x3: the column matrix is 262144 x 576 floats = 576 MiB.
   ir::ConvGeometry g = geometry({1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
-  std::vector<std::string> s = applicable_strategy_names(g, codegen::find_target("vulkan-min").limits, 4);
+  std::vector<std::string> s = applicable_strategy_names(g, find_target("vulkan-min").limits, 4);
   EXPECT_EQ(s, (std::vector<std::string>{"direct", "implicit_gemm"}));
 }
 
@@ -101,7 +101,7 @@ TEST(ConvPlanner, Im2colNeedsItsMatrixToFitTheBufferRange) {
 // multiplier per workgroup, and at least the planner's 128 workgroups (about one per SM of a
 // large GPU; the 3-D case has only 32768 output positions).
 TEST(ConvPlanner, DepthwiseTiledPlansForTheBenchmarkShapes) {
-  const TargetLimits& t = codegen::find_target("nvidia").limits;
+  const TargetLimits& t = find_target("nvidia").limits;
   ir::ConvGeometry dw = geometry({8, 144, 56, 56}, {144, 1, 3, 3},
                                  {{"groups", int64_t(144)}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   ir::ConvGeometry fan = geometry({1, 1, 32, 32, 32}, {16, 1, 9, 9, 1},
@@ -128,7 +128,7 @@ TEST(ConvPlanner, DepthwiseTiledPlansForTheBenchmarkShapes) {
 TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
   // 7x7 taps are too many to hold in registers, so the tiled kernel stages its window.
   ir::ConvGeometry g = geometry({1, 8, 64, 64}, {8, 1, 7, 7}, {{"groups", int64_t(8)}});
-  TargetLimits tiny = codegen::find_target("vulkan-min").limits;
+  TargetLimits tiny = find_target("vulkan-min").limits;
   tiny.name = "tiny";
   tiny.max_compute_shared_memory_size = 256;  // below any staged tile: its window spans 7 input rows
   // 5x5 reads its input directly and needs no workgroup memory at all.
@@ -152,7 +152,7 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
   ir::ConvGeometry nhwc = geometry({1, 64, 64, 8}, {8, 1, 7, 7},
                                    {{"groups", int64_t(8)}, {"input_layout", std::string("NHWC")},
                                     {"output_layout", std::string("NHWC")}});
-  const TargetLimits& lv = codegen::find_target("lavapipe").limits;
+  const TargetLimits& lv = find_target("lavapipe").limits;
   std::vector<std::string> ls = applicable_strategy_names(nhwc, lv, 4);
   EXPECT_EQ(std::count(ls.begin(), ls.end(), "depthwise_tiled"), 1);
   EXPECT_EQ(codegen::plan_conv(nhwc, lv, 4, "", "conv").strategy_name(), "depthwise");
@@ -182,7 +182,7 @@ std::vector<std::pair<std::string, ir::ConvGeometry>> resnet18_batch1() {
 int64_t workgroups(const codegen::ConvPlan& p) { return p.tiles.at("workgroups"); }
 
 TargetLimits with_compute_units(const std::string& profile, uint32_t units) {
-  TargetLimits t = codegen::find_target(profile).limits;
+  TargetLimits t = find_target(profile).limits;
   t.compute_units = units;
   return t;
 }
@@ -191,7 +191,7 @@ TargetLimits with_compute_units(const std::string& profile, uint32_t units) {
 // pay) on plain matrices: the seed conv keeps 128x128 on the nvidia profile while a matmul of the
 // same GEMM shape takes 256x128.
 TEST(ConvPlanner, MatrixOnlyTilesStayWithMatmul) {
-  const TargetLimits& nv = codegen::find_target("nvidia").limits;
+  const TargetLimits& nv = find_target("nvidia").limits;
   ir::ConvGeometry g = geometry({1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
   codegen::ConvPlan p = codegen::plan_conv(g, nv, 4, "", "conv");
   ASSERT_EQ(p.strategy_name(), "implicit_gemm");
@@ -210,7 +210,7 @@ TEST(ConvPlanner, MatrixOnlyTilesStayWithMatmul) {
 // tiles were chosen for padding alone; now every layer fills at least one wave, and the ones with
 // K >= 512 split K and reach two workgroups per SM.
 TEST(ConvPlanner, ResNet18Batch1FillsTheNvidiaProfile) {
-  const TargetLimits& nv = codegen::find_target("nvidia").limits;
+  const TargetLimits& nv = find_target("nvidia").limits;
   const TargetLimits blind = with_compute_units("nvidia", 0);  // the padding-only choice
   ASSERT_GT(nv.compute_units, 0u);
   int split_layers = 0;
@@ -246,7 +246,7 @@ TEST(ConvPlanner, LargeOutputsKeepTheirTile) {
   for (const ir::ConvGeometry& g : {geometry({32, 64, 56, 56}, {64, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}),
                                     geometry({1, 64, 512, 512}, {256, 64, 3, 3})}) {
     for (const char* profile : {"nvidia", "amd-cdna3", "lavapipe"}) {
-      codegen::ConvPlan p = codegen::plan_conv(g, codegen::find_target(profile).limits, 4, "", "conv");
+      codegen::ConvPlan p = codegen::plan_conv(g, find_target(profile).limits, 4, "", "conv");
       codegen::ConvPlan old = codegen::plan_conv(g, with_compute_units(profile, 0), 4, "", "conv");
       EXPECT_EQ(p.strategy_name(), "implicit_gemm") << profile;
       EXPECT_EQ(p.simt().tm, old.simt().tm) << profile;
@@ -259,8 +259,8 @@ TEST(ConvPlanner, LargeOutputsKeepTheirTile) {
 // Every ResNet-18 layer, planned unforced and with split_k forced, stays within every profile's
 // limits: workgroup memory and size, both grids, and the partial sums within maxStorageBufferRange.
 TEST(ConvPlanner, SplitKPlansFitEveryProfile) {
-  for (const std::string& name : codegen::known_targets()) {
-    const TargetLimits& t = codegen::find_target(name).limits;
+  for (const std::string& name : known_targets()) {
+    const TargetLimits& t = find_target(name).limits;
     for (const auto& [layer, g] : resnet18_batch1()) {
       std::vector<std::string> strategies{""};
       std::vector<std::string> applicable = applicable_strategy_names(g, t, 4);
@@ -289,7 +289,7 @@ TEST(ConvPlanner, SplitKPlansFitEveryProfile) {
 
 TEST(ConvPlanner, ForcedSplitKHonoursSOrSaysWhyNot) {
   ir::ConvGeometry g = geometry({1, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
-  const TargetLimits& lv = codegen::find_target("lavapipe").limits;
+  const TargetLimits& lv = find_target("lavapipe").limits;
   codegen::ConvPlan p = codegen::plan_conv(g, lv, 4, "split_k:5", "conv");
   EXPECT_EQ(p.strategy_name(), "split_k");
   EXPECT_EQ(p.split_k, 5u);

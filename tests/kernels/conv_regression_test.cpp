@@ -166,7 +166,7 @@ TEST(ConvRegression, DepthwiseTiledDirectAndStaged) {
 // tensor-size check (a 256 MiB f32 result exceeds maxStorageBufferRange on 2^27 profiles).
 void expect_conv_kernels_fit(const ir::Graph& graph, const std::string& target,
                              const std::string& strategy = "implicit_gemm") {
-  const TargetLimits& t = codegen::find_target(target).limits;
+  const TargetLimits& t = find_target(target).limits;
   codegen::StoragePlan storage = codegen::plan_storage(graph);
   for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph)) {
     codegen::KernelContext ctx{t, graph, storage, {}};
@@ -187,9 +187,9 @@ void expect_conv_kernels_fit(const ir::Graph& graph, const std::string& target,
 TEST(ConvRegression, BudgetAllProfiles) {
   ir::AttrMap attrs{{"pads", std::vector<int64_t>{1, 1, 1, 1}}};
   ir::Graph big = conv_graph(OpKind::Conv, {1, 64, 512, 512}, {256, 64, 3, 3}, false, attrs);
-  for (const std::string& target : codegen::known_targets()) {
+  for (const std::string& target : known_targets()) {
     expect_conv_kernels_fit(big, target);
-    const TargetLimits& t = codegen::find_target(target).limits;
+    const TargetLimits& t = find_target(target).limits;
     uint64_t result_bytes = uint64_t(only_conv(big).result()->type.size_bytes());
     if (result_bytes <= t.max_storage_buffer_range) {
       EXPECT_TRUE(compiles_within(big, target));
@@ -244,7 +244,7 @@ TEST(ConvRegression, DepthwiseTiledChannelBlocksPartialTilesAndFusion) {
 // 16 KiB and 128 invocations included, and every profile compiles them within its limits.
 TEST(ConvRegression, DepthwiseTiledBudgetAllProfiles) {
   for (const ir::Graph& g : {depthwise3x3({8, 144, 56, 56}), conv3d_fanout({1, 1, 32, 32, 32})}) {
-    for (const std::string& target : codegen::known_targets()) {
+    for (const std::string& target : known_targets()) {
       SCOPED_TRACE(cat(target, " ", shape_str(only_conv(g).operand(0)->type.shape)));
       expect_conv_kernels_fit(g, target, "depthwise_tiled");
       EXPECT_TRUE(compiles_within(g, target));
@@ -302,7 +302,7 @@ TEST(ConvRegression, Im2ColOpGroupedAnyLayoutMatchesReference) {
 TEST(ConvRegression, ForcedStrategyThatDoesNotApplyThrows) {
   ir::Graph g = conv_graph(OpKind::Conv, {1, 4, 5, 5}, {4, 4, 3, 3}, false, {});
   codegen::CompileOptions o;
-  o.target = codegen::find_target("lavapipe").limits;
+  o.target = find_target("lavapipe").limits;
   o.forced_strategy["conv"] = "depthwise";
   try {
     codegen::compile_graph(g, o);
@@ -317,7 +317,7 @@ TEST(ConvRegression, TensorsBeyond32BitIndexingAreAClearError) {
   // 2^32 input elements: refused by name before any kernel is planned (compiled only).
   ir::Graph g = conv_graph(OpKind::Conv, {1, 1, 65536, 65536}, {1, 1, 1, 1}, false, {});
   codegen::CompileOptions o;
-  o.target = codegen::find_target("amd-cdna3").limits;
+  o.target = find_target("amd-cdna3").limits;
   try {
     codegen::compile_graph(g, o);
     ADD_FAILURE() << "expected a 32-bit indexing error";

@@ -155,7 +155,7 @@ TEST(ConvSplitK, PlannerSplitsASmallDeepConv) {
   EXPECT_TRUE(outputs_match(run, o));
   expect_split_k_dispatches(run.module, 0);
   const DispatchDesc& gemm = run.module.manifest.dispatches[0];
-  EXPECT_GE(gemm.tiles.at("workgroups"), 2 * int64_t(codegen::find_target("lavapipe").limits.compute_units));
+  EXPECT_GE(gemm.tiles.at("workgroups"), 2 * int64_t(find_target("lavapipe").limits.compute_units));
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 
 #include "codegen/compiler.h"
 #include "codegen/conv_planner.h"
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
 #include "ir/conv_geometry.h"
 #include "ir/graph.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -53,14 +53,14 @@ inline std::vector<std::string> applicable_strategy_names(const ir::ConvGeometry
 
 // The strategies the planner accepts for the graph's conv on lavapipe.
 inline std::vector<std::string> lavapipe_strategies(const ir::Graph& g) {
-  return applicable_strategy_names(ir::conv_geometry(only_conv(g)), codegen::find_target("lavapipe").limits, 4);
+  return applicable_strategy_names(ir::conv_geometry(only_conv(g)), find_target("lavapipe").limits, 4);
 }
 
 // Compiles for a profile and checks every dispatch against the profile's limits (the compiler
 // checks too; this keeps the test meaningful if that check ever moves).
 inline ::testing::AssertionResult compiles_within(const ir::Graph& g, const std::string& target) {
   codegen::CompileOptions o;
-  o.target = codegen::find_target(target).limits;
+  o.target = find_target(target).limits;
   try {
     ModuleImage m = codegen::compile_graph(g, o);
     for (const DispatchDesc& d : m.manifest.dispatches) {

@@ -6,10 +6,10 @@
 #include "codegen/compiler.h"
 #include "codegen/conv_planner.h"
 #include "codegen/kernels/gemm_coopmat.h"
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
-#include "kernels/op_test_helpers.h"
 #include "ir/conv_geometry.h"
+#include "kernels/op_test_helpers.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -89,9 +89,9 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
   int compiled = 0;
   for (const ConvCase& c : conv_cases()) {
     ir::Graph g = f16_conv(c);
-    for (const std::string& target : codegen::known_targets()) {
+    for (const std::string& target : known_targets()) {
       codegen::CompileOptions o;
-      o.target = codegen::find_target(target).limits;
+      o.target = find_target(target).limits;
       if (!o.target.shader_float16 || !o.target.storage_buffer_16bit) continue;
       SCOPED_TRACE(target + " x" + shape_str(c.x));
       const bool packed = geometry(c).in_channels_per_group() % 8 == 0;
@@ -118,7 +118,7 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
   for (bool tb : {false, true})
     for (int64_t k : {72, 36}) {
       codegen::CompileOptions o;
-      o.target = codegen::find_target("nvidia").limits;
+      o.target = find_target("nvidia").limits;
       o.forced_strategy["matmul"] = "coopmat";
       ir::Graph g = f16_matmul({100, k}, tb ? Shape{40, k} : Shape{k, 40}, tb);
       ModuleImage m = codegen::compile_graph(g, o);
@@ -133,7 +133,7 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
 // The error compiling `g` for `target` with `strategy` forced on its conv ("(compiled)" if none).
 std::string forced_conv_error(const ir::Graph& g, const std::string& target, const std::string& strategy) {
   codegen::CompileOptions o;
-  o.target = codegen::find_target(target).limits;
+  o.target = find_target(target).limits;
   o.forced_strategy["conv"] = strategy;
   return compile_error(g, o);
 }
@@ -161,7 +161,7 @@ codegen::GemmProblem coop_problem(int64_t m, bool a_kfast, bool b_kfast, uint32_
 }
 
 TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
-  TargetLimits t = codegen::find_target("nvidia").limits;
+  TargetLimits t = find_target("nvidia").limits;
   for (uint32_t budget : {49152u, 32768u, 16384u, 8192u}) {
     t.max_compute_shared_memory_size = budget;
     for (bool ak : {false, true})

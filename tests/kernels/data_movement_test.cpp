@@ -59,7 +59,7 @@ TEST(DataMovementKernelTest, ConcatManyInputsSplitsAcrossDispatches) {
     expect_gpu_matches(g, 72, "concat", "", "vulkan-min");  // 4 bindings: 3 inputs per dispatch
     expect_compiles_everywhere(g);
     codegen::CompileOptions co;
-    co.target = codegen::find_target("vulkan-min").limits;
+    co.target = find_target("vulkan-min").limits;
     EXPECT_EQ(codegen::compile_graph(g, co).manifest.dispatches.size(), 3u);
   }
   for (DType t : kDTypes) {

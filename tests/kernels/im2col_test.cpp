@@ -4,8 +4,8 @@
 // small workgroup-memory limits.
 #include <gtest/gtest.h>
 
-#include "codegen/targets.h"
 #include "kernels/op_test_helpers.h"
+#include "module/target_profiles.h"
 
 namespace vkc::test {
 namespace {
@@ -63,7 +63,7 @@ TEST(Im2Col, TiledIsTheDefaultAndShrinksToFitTheTarget) {
   ir::Graph g = one_op_graph(OpKind::Im2Col, {f32({1, 64, 32, 32})},
                              {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
   codegen::CompileOptions o;
-  o.target = codegen::find_target("lavapipe").limits;
+  o.target = find_target("lavapipe").limits;
   // 64 columns staged with a row stride of 65 floats: 64 positions need 16640 bytes.
   for (uint32_t limit : {32768u, 16640u, 16639u, 2000u, 260u}) {
     SCOPED_TRACE(limit);

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "codegen/compiler.h"
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
 #include "ir/graph.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -73,9 +73,9 @@ inline void expect_gpu_matches(const ir::Graph& g, uint32_t seed, const std::str
 // Compiles (no run) for every known profile, proving the plan fits each one's limits.
 inline void expect_compiles_everywhere(const ir::Graph& g, const std::string& op = "",
                                        const std::string& strategy = "") {
-  for (const std::string& name : codegen::known_targets()) {
+  for (const std::string& name : known_targets()) {
     codegen::CompileOptions co;
-    co.target = codegen::find_target(name).limits;
+    co.target = find_target(name).limits;
     if (!strategy.empty()) co.forced_strategy[op] = strategy;
     try {
       codegen::compile_graph(g, co);

@@ -91,7 +91,7 @@ TEST(QuantKernelTest, TiesRoundHalfToEvenAndSaturate) {
   expect_gpu_matches(g, in, "quantize", "", "vulkan-min");
   // Without 8-bit storage the result is written as packed words.
   codegen::CompileOptions co;
-  co.target = codegen::find_target("vulkan-min").limits;
+  co.target = find_target("vulkan-min").limits;
   EXPECT_EQ(codegen::compile_graph(g, co).manifest.dispatches.at(0).strategy.rfind("packed", 0), 0u);
 }
 

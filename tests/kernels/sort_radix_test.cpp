@@ -12,8 +12,8 @@
 
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/sort_common.h"
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -30,9 +30,9 @@ int count_kernels(const ModuleImage& image, const std::string& kernel) {
 // must be radix too) and compares every output byte for byte with the reference.
 void check_radix(const ir::Graph& graph, const std::map<std::string, HostTensor>& inputs,
                  const std::string& forced = "radix", int digit_passes = 4, bool all_targets = true) {
-  for (const std::string& target : all_targets ? codegen::known_targets() : std::vector<std::string>{}) {
+  for (const std::string& target : all_targets ? known_targets() : std::vector<std::string>{}) {
     codegen::CompileOptions co;
-    co.target = codegen::find_target(target).limits;
+    co.target = find_target(target).limits;
     if (!forced.empty()) co.forced_strategy = {{"sort", forced}};
     bool storable = true;
     for (const ir::Value* v : graph.inputs()) storable &= codegen::gpu_storable(v->type.dtype, co.target);
@@ -271,10 +271,10 @@ TEST(SortRadix, LongRowsCompileForEveryProfile) {
   for (int log_n : {24, 26}) {
     int64_t n = int64_t(1) << log_n;
     ir::Graph g = sort_with_positions(DType::f32, {n}, 0, false);
-    for (const std::string& target : codegen::known_targets()) {
+    for (const std::string& target : known_targets()) {
       SCOPED_TRACE(cat("2^", log_n, " keys on ", target));
       codegen::CompileOptions co;
-      co.target = codegen::find_target(target).limits;
+      co.target = find_target(target).limits;
       // The largest buffers: the key pairs (2n uints) and the sorted payload (n floats).
       if (uint64_t(n) * 8 > co.target.max_storage_buffer_range) {
         EXPECT_THROW(codegen::compile_graph(g, co), Error);

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -18,9 +18,9 @@ namespace {
 // run must match the reference exactly.
 GpuRun check_sort(const ir::Graph& graph, const std::map<std::string, HostTensor>& inputs,
                   const std::string& forced = "") {
-  for (const std::string& target : codegen::known_targets()) {
+  for (const std::string& target : known_targets()) {
     codegen::CompileOptions co;
-    co.target = codegen::find_target(target).limits;
+    co.target = find_target(target).limits;
     EXPECT_NO_THROW(codegen::compile_graph(graph, co)) << "target " << target;
   }
   GpuRunOptions options;
@@ -216,19 +216,19 @@ TEST(SortKernel, TwoToThe26KeysCompileWhereBuffersAllowThem) {
   // see sort_radix_test.cpp).
   ir::Graph g = sort_graph(DType::f32, {int64_t(1) << 26}, 0, false);
   codegen::CompileOptions co;
-  co.target = codegen::find_target("nvidia").limits;
+  co.target = find_target("nvidia").limits;
   co.forced_strategy = {{"sort", "global"}};
   ModuleImage image = codegen::compile_graph(g, co);
   EXPECT_EQ(image.manifest.dispatches.front().strategy, "global bitonic: presort chunks");
   // 2^28 bytes of keys exceed vulkan-min's maxStorageBufferRange: a clean error, not a bad plan.
-  co.target = codegen::find_target("vulkan-min").limits;
+  co.target = find_target("vulkan-min").limits;
   EXPECT_THROW(codegen::compile_graph(g, co), Error);
 }
 
 TEST(SortKernel, UnknownStrategyIsAnError) {
   ir::Graph g = sort_graph(DType::f32, {8}, 0, false);
   codegen::CompileOptions co;
-  co.target = codegen::find_target("lavapipe").limits;
+  co.target = find_target("lavapipe").limits;
   co.forced_strategy = {{"sort", "bogus"}};
   EXPECT_THROW(codegen::compile_graph(g, co), Error);
 }

@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -179,11 +179,11 @@ TEST(TopKSelect, BenchmarkShapesFitEveryTarget) {
                                    {.shape = {int64_t(1) << 20}, .k = 64},
                                    {.shape = {int64_t(1) << 24}, .k = 8},
                                    {.shape = {4096, 32768}, .k = 1024}};
-  for (const std::string& target : codegen::known_targets())
+  for (const std::string& target : known_targets())
     for (const Case& c : cases) {
       SCOPED_TRACE(cat(target, " ", shape_str(c.shape), " k ", c.k));
       codegen::CompileOptions co;
-      co.target = codegen::find_target(target).limits;
+      co.target = find_target(target).limits;
       if (uint64_t(shape_numel(c.shape)) * 4 > co.target.max_storage_buffer_range) {
         // The input alone cannot be bound on this profile (lavapipe, vulkan-min: 128 MiB).
         EXPECT_THROW(codegen::compile_graph(graph_of(c, DType::f32), co), Error);
@@ -214,7 +214,7 @@ TEST(TopKSelect, KBeyondWorkgroupMemoryFallsBackOrFails) {
   // k = 5000 needs 8192 sorted picks (64 KiB): too much for lavapipe's 32 KiB.
   Case c{.shape = {8000}, .k = 5000};
   codegen::CompileOptions co;
-  co.target = codegen::find_target("lavapipe").limits;
+  co.target = find_target("lavapipe").limits;
   ModuleImage m = codegen::compile_graph(graph_of(c, DType::f32), co);
   for (const DispatchDesc& d : m.manifest.dispatches) EXPECT_NE(d.kernel, "topk_select");
   co.forced_strategy = {{"topk", "select"}};

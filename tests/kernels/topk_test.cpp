@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "codegen/targets.h"
 #include "common/gpu_harness.h"
+#include "module/target_profiles.h"
 #include "support/error.h"
 
 namespace vkc::test {
@@ -48,9 +48,9 @@ HostTensor tied_input(const Shape& shape, uint32_t seed, int distinct) {
 // no tensor and no binding.
 GpuRun check_topk(const TopKConfig& c, const HostTensor& x, const std::string& forced = "") {
   ir::Graph g = topk_graph(c, x.dtype());
-  for (const std::string& target : codegen::known_targets()) {
+  for (const std::string& target : known_targets()) {
     codegen::CompileOptions co;
-    co.target = codegen::find_target(target).limits;
+    co.target = find_target(target).limits;
     EXPECT_NO_THROW(codegen::compile_graph(g, co)) << "target " << target;
   }
   GpuRunOptions options;

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "common/test_util.h"
 #include "runtime/context_internal.h"
 #include "runtime_fixture.h"
 #include "support/error.h"
@@ -13,14 +14,7 @@
 namespace vkc::rt {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using vkc::test::error_of;
 
 DeviceInfo fake(uint32_t index, const std::string& name, const std::string& type) {
   DeviceInfo d;

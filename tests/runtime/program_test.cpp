@@ -17,14 +17,7 @@ namespace {
 using test::binary_op_dispatch;
 using test::tensor_desc;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using vkc::test::error_of;
 
 HostTensor reference(const HostTensor& a, const HostTensor& b, const std::function<float(float, float)>& op) {
   HostTensor out(DType::f32, a.shape());

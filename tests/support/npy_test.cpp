@@ -13,14 +13,7 @@
 namespace vkc {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 // A .npy file with the given version, header text (padded as NumPy does) and `data_bytes` bytes.
 std::vector<uint8_t> npy_bytes(const std::string& dict, size_t data_bytes, int major = 1) {

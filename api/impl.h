@@ -1,5 +1,5 @@
 // The state behind the public handles of include/vkc/ (Device, Module, DeviceTensor, Session,
-// Execution), shared by the umbrella's api_*.cpp files.
+// Execution), shared by the files in api/ that implement them.
 #pragma once
 
 #include <exception>

@@ -1,6 +1,6 @@
 // vkc::Session, vkc::Execution and vkc::DeviceTensor over rt::Program / rt::DeviceTensor.
 #include "runtime/pipeline_cache.h"
-#include "umbrella/api_internal.h"
+#include "api/impl.h"
 
 namespace vkc {
 

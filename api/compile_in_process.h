@@ -1,4 +1,6 @@
-// The umbrella library: the thin "compile then run" layer over codegen and the runtime.
+// Loading a model and compiling it in process: the steps that Module::compile (so vk-run),
+// vk-compile and vk-conformance share, over the importers, codegen and the runtime. Not part of
+// the public API (include/vkc/).
 #pragma once
 
 #include <map>

@@ -1,5 +1,5 @@
 // vkc::Device: the public face of rt::Context.
-#include "umbrella/api_internal.h"
+#include "api/impl.h"
 
 namespace vkc {
 

@@ -1,7 +1,7 @@
-#include "umbrella/vkc.h"
+#include "api/compile_in_process.h"
 
-#include "codegen/targets.h"
 #include "ir/text_format.h"
+#include "module/target_profiles.h"
 #include "onnx/importer.h"
 #include "support/error.h"
 
@@ -23,7 +23,7 @@ TargetLimits resolve_target(const std::string& name, const rt::Context* device_c
     check(device_context != nullptr, "target 'host' needs a Vulkan device");
     return device_context->limits();
   }
-  return codegen::find_target(name).limits;
+  return find_target(name).limits;
 }
 
 ModuleImage compile_for_device(const ir::Graph& graph, const rt::Context& context,

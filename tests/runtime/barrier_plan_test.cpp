@@ -1,7 +1,8 @@
 // Storage resolution and barrier planning (no device needed).
 #include <gtest/gtest.h>
 
-#include "runtime/storage_plan.h"
+#include "runtime/barrier_plan.h"
+#include "runtime/storage_range.h"
 #include "runtime_fixture.h"
 
 namespace vkc::rt {
@@ -30,7 +31,7 @@ Manifest arena_manifest() {
   return m;
 }
 
-TEST(RuntimeStoragePlan, ViewsResolveToTheirStorage) {
+TEST(RuntimeStorageRange, ViewsResolveToTheirStorage) {
   Manifest m = arena_manifest();
   StorageRange v = resolve_storage(m, "t1_view");
   EXPECT_EQ(v.kind, StorageKind::Arena);
@@ -43,26 +44,26 @@ TEST(RuntimeStoragePlan, ViewsResolveToTheirStorage) {
   EXPECT_TRUE(resolve_storage(m, "t1").overlaps(v));
 }
 
-TEST(RuntimeStoragePlan, IndependentDispatchesShareOneBarrier) {
+TEST(RuntimeBarrierPlan, IndependentDispatchesShareOneBarrier) {
   Manifest m = arena_manifest();
   m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"x"}, "t1"),
                   dispatch("d2", {"t0", "t1_view"}, "y")};
   EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, false, true}));
 }
 
-TEST(RuntimeStoragePlan, ReadAfterWriteThroughAView) {
+TEST(RuntimeBarrierPlan, ReadAfterWriteThroughAView) {
   Manifest m = arena_manifest();
   m.dispatches = {dispatch("d0", {"x"}, "t1_view"), dispatch("d1", {"t1"}, "y")};
   EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true}));
 }
 
-TEST(RuntimeStoragePlan, WriteAfterReadNeedsABarrier) {
+TEST(RuntimeBarrierPlan, WriteAfterReadNeedsABarrier) {
   Manifest m = arena_manifest();
   m.dispatches = {dispatch("d0", {"t0"}, "y"), dispatch("d1", {"x"}, "t0")};
   EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true}));
 }
 
-TEST(RuntimeStoragePlan, BarrierResetsTheHazardWindow) {
+TEST(RuntimeBarrierPlan, BarrierResetsTheHazardWindow) {
   Manifest m = arena_manifest();
   // d1 waits for d0; d2 reads t0 (written before that barrier) and writes t2: no new hazard.
   m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"t0"}, "t1"), dispatch("d2", {"t0"}, "t2"),
@@ -70,7 +71,7 @@ TEST(RuntimeStoragePlan, BarrierResetsTheHazardWindow) {
   EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true, false, true}));
 }
 
-TEST(RuntimeStoragePlan, ReadsOfTheSameBytesNeedNoBarrier) {
+TEST(RuntimeBarrierPlan, ReadsOfTheSameBytesNeedNoBarrier) {
   Manifest m = arena_manifest();
   m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"x"}, "t1")};
   EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, false}));

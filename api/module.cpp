@@ -1,13 +1,13 @@
 // vkc::Module: loading (directory or .vkcm), in-process compilation, saving, and the source graph.
 #include <filesystem>
 
+#include "api/compile_in_process.h"
+#include "api/impl.h"
 #include "codegen/compiler.h"
 #include "ir/interpreter.h"
 #include "ir/text_format.h"
 #include "module/module_file.h"
 #include "support/file_io.h"
-#include "umbrella/api_internal.h"
-#include "umbrella/vkc.h"
 
 namespace vkc {
 

@@ -1,4 +1,6 @@
-// Named target profiles (targets/*.json, embedded at build time) and the `host` pseudo-target.
+// Named target profiles: the TargetLimits of the GPUs vkc plans for, read from targets/*.json
+// (embedded at build time). Plain data like the rest of the module layer, so the compiler, the
+// CLIs and the tests all name targets the same way without needing a GPU.
 #pragma once
 
 #include <string>
@@ -6,7 +8,7 @@
 
 #include "module/target_limits.h"
 
-namespace vkc::codegen {
+namespace vkc {
 
 struct TargetProfile {
   TargetLimits limits;
@@ -22,4 +24,4 @@ const TargetProfile& find_target(const std::string& name);
 // Parses one profile file's JSON text (exposed for tests).
 TargetProfile parse_target_profile(const std::string& json_text, const std::string& what);
 
-}  // namespace vkc::codegen
+}  // namespace vkc

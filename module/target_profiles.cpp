@@ -1,4 +1,4 @@
-#include "codegen/targets.h"
+#include "module/target_profiles.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,11 +9,11 @@
 
 #include "support/error.h"
 
-namespace vkc::codegen::embedded {
+namespace vkc::embedded {
 const std::vector<std::pair<std::string, std::string>>& target_files();
 }
 
-namespace vkc::codegen {
+namespace vkc {
 namespace {
 
 // The order users see in messages and `--list-targets`: the machine we test on first, then the
@@ -114,4 +114,4 @@ const TargetProfile& find_target(const std::string& name) {
   throw Error(cat("unknown target '", name, "' (known: ", known, "host)"));
 }
 
-}  // namespace vkc::codegen
+}  // namespace vkc

@@ -1,9 +1,9 @@
-// Where each tensor's bytes live at run time, and which dispatches need a barrier before them.
-// Plain manifest logic with no Vulkan calls, so it is unit-tested directly.
+// Where each tensor's bytes live at run time: which device buffer, at which offset. Program binds
+// and copies through it, and barrier_plan.h compares the ranges for hazards. Plain manifest logic
+// with no Vulkan calls, so it is unit-tested directly.
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "module/manifest.h"
 
@@ -26,9 +26,5 @@ struct StorageRange {
 
 // Resolves views to their storage tensor. Views share the storage's first bytes (reshapes).
 StorageRange resolve_storage(const Manifest& manifest, const std::string& tensor);
-
-// barrier[i]: dispatch i touches bytes that a dispatch since the last barrier wrote (RAW, WAW), or
-// writes bytes that one read (WAR), so a compute->compute barrier must precede it.
-std::vector<bool> plan_barriers(const Manifest& manifest);
 
 }  // namespace vkc::rt
