@@ -5,6 +5,7 @@
 
 #include "codegen/fusion_expr.h"
 #include "codegen/glsl_types.h"
+#include "codegen/op_codegen.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 
@@ -100,9 +101,15 @@ std::string guarded_math(const std::set<DType>& types) {
   return s;
 }
 
-bool is_elementwise_math(const ir::Op& op) {
-  ir::OpCategory c = ir::op_schema(op.kind).category;
-  return (c == ir::OpCategory::Unary && op.kind != ir::OpKind::Cast) || c == ir::OpCategory::Binary;
+bool is_elementwise_math(const ir::Op& op) { return op_codegen(op.kind).prologue_math; }
+
+bool fuses(Fuses f, const ir::Op& op) {
+  switch (f) {
+    case Fuses::Never: return false;
+    case Fuses::Always: return true;
+    case Fuses::FloatResult: return is_float(op.result()->type.dtype);
+  }
+  return false;
 }
 
 std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what);
@@ -210,19 +217,7 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
 
 }  // namespace
 
-bool prologue_fusible(const ir::Op& op) {
-  switch (op.kind) {
-    case ir::OpKind::ExpandShape:
-    case ir::OpKind::CollapseShape:
-    case ir::OpKind::Reshape:
-    case ir::OpKind::Pad:
-    case ir::OpKind::Reverse:
-    case ir::OpKind::Transpose:
-    case ir::OpKind::Dequantize: return true;
-    case ir::OpKind::Cast: return is_float(op.result()->type.dtype);
-    default: return false;
-  }
-}
+bool prologue_fusible(const ir::Op& op) { return fuses(op_codegen(op.kind).prologue, op); }
 
 bool elementwise_prologue_fusible(const ir::Op& op) {
   if (op.results.size() != 1 || !is_elementwise_math(op) || !is_float(op.result()->type.dtype)) return false;
@@ -232,15 +227,7 @@ bool elementwise_prologue_fusible(const ir::Op& op) {
 }
 
 bool epilogue_fusible(const ir::Op& op) {
-  if (op.results.size() != 1) return false;
-  DType t = op.result()->type.dtype;
-  switch (ir::op_schema(op.kind).category) {
-    case ir::OpCategory::Reshape: return true;
-    case ir::OpCategory::Unary: return op.kind != ir::OpKind::Cast && is_float(t);
-    case ir::OpCategory::Binary: return is_float(t);
-    case ir::OpCategory::Quant: return op.kind == ir::OpKind::Quantize;
-    default: return false;
-  }
+  return op.results.size() == 1 && fuses(op_codegen(op.kind).epilogue, op);
 }
 
 const ir::Value* fused_result(const DispatchGroup& group) {
