@@ -103,14 +103,6 @@ std::string guarded_math(const std::set<DType>& types) {
 
 bool is_elementwise_math(const ir::Op& op) { return op_codegen(op.kind).prologue_math; }
 
-bool fuses(Fuses f, const ir::Op& op) {
-  switch (f) {
-    case Fuses::Never: return false;
-    case Fuses::Always: return true;
-    case Fuses::FloatResult: return is_float(op.result()->type.dtype);
-  }
-  return false;
-}
 
 std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what);
 
@@ -159,11 +151,10 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
     for (size_t d = 0; d < coords.size(); ++d) e += cat(" + ", coords[d], " * ", in_strides[d], "u");
     return e;
   };
-  switch (op->kind) {
-    case ir::OpKind::ExpandShape:
-    case ir::OpKind::CollapseShape:
-    case ir::OpKind::Reshape: body = cat("  return ", src, "(i);\n"); break;
-    case ir::OpKind::Reverse: {
+  switch (op_codegen(op->kind).prologue) {
+    case Prologue::None: throw Error(cat("internal: ", op->describe(), " cannot be fused into a prologue"));
+    case Prologue::View: body = cat("  return ", src, "(i);\n"); break;
+    case Prologue::Reverse: {
       body = unravel(out, "i", "c");
       std::vector<std::string> coords;
       for (size_t d = 0; d < out.size(); ++d) coords.push_back(cat("c", d));
@@ -174,7 +165,7 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
-    case ir::OpKind::Transpose: {
+    case Prologue::Transpose: {
       body = unravel(out, "i", "c");
       const std::vector<int64_t>& perm = op->attr_ints("perm");
       std::vector<std::string> coords(in.size());
@@ -182,7 +173,7 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
-    case ir::OpKind::Pad: {
+    case Prologue::Pad: {
       body = unravel(out, "i", "c");
       const std::vector<int64_t>& p = op->attr_ints("pads");
       std::string fill = cat(ct, "(", glsl_literal(v->type.dtype, op->attr_float("value")), ")");
@@ -199,17 +190,16 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
-    case ir::OpKind::Cast:
+    case Prologue::FloatCast:
       body = cat("  return ", cast_expr(cat(src, "(i)"), op->operand(0)->type.dtype, v->type.dtype), ";\n");
       break;
-    case ir::OpKind::Dequantize: {
+    case Prologue::Dequantize: {
       std::string c = channel_expr(*op, "i");
       std::string scale = b.parameter(op->operand(1), c, what);
       std::string zp = op->num_operands() > 2 ? b.parameter(op->operand(2), c, what) : "0";
       body = cat("  return float(", src, "(i) - ", zp, ") * ", scale, ";\n");
       break;
     }
-    default: throw Error(cat("internal: ", op->describe(), " cannot be fused into a prologue"));
   }
   b.code().functions += cat(ct, " ", fn, "(uint i) {\n", body, "}\n");
   return fn;
@@ -217,7 +207,18 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
 
 }  // namespace
 
-bool prologue_fusible(const ir::Op& op) { return fuses(op_codegen(op.kind).prologue, op); }
+bool prologue_fusible(const ir::Op& op) {
+  switch (op_codegen(op.kind).prologue) {
+    case Prologue::None: return false;
+    case Prologue::View:
+    case Prologue::Reverse:
+    case Prologue::Transpose:
+    case Prologue::Pad:
+    case Prologue::Dequantize: return true;
+    case Prologue::FloatCast: return is_float(op.result()->type.dtype);
+  }
+  return false;
+}
 
 bool elementwise_prologue_fusible(const ir::Op& op) {
   if (op.results.size() != 1 || !is_elementwise_math(op) || !is_float(op.result()->type.dtype)) return false;
@@ -227,7 +228,13 @@ bool elementwise_prologue_fusible(const ir::Op& op) {
 }
 
 bool epilogue_fusible(const ir::Op& op) {
-  return op.results.size() == 1 && fuses(op_codegen(op.kind).epilogue, op);
+  if (op.results.size() != 1) return false;
+  switch (op_codegen(op.kind).epilogue) {
+    case Epilogue::None: return false;
+    case Epilogue::Always: return true;
+    case Epilogue::FloatResult: return is_float(op.result()->type.dtype);
+  }
+  return false;
 }
 
 const ir::Value* fused_result(const DispatchGroup& group) {

@@ -57,7 +57,7 @@ std::string select(const ir::Op&, const Args& x, DType) { return "(" + x[0] + " 
 // Elementwise math: one kernel for a chain, fused into anchors' epilogues on float results and into
 // their prologues while the rereads stay cheap.
 constexpr OpCodegen math(GlslExpr e) {
-  return {.emitter = kernels::emit_elementwise, .glsl = e, .prologue_math = true, .epilogue = Fuses::FloatResult};
+  return {.emitter = kernels::emit_elementwise, .glsl = e, .prologue_math = true, .epilogue = Epilogue::FloatResult};
 }
 
 constexpr ir::OpTable<OpCodegen> build() {
@@ -69,8 +69,10 @@ constexpr ir::OpTable<OpCodegen> build() {
         {.emitter = kernels::emit_contraction,
          .anchor = FusionAnchor::Contraction,
          .reads = OperandReads::Contraction});
-  t.set({K::ExpandShape, K::CollapseShape, K::Reshape}, {.prologue = Fuses::Always, .epilogue = Fuses::Always});
-  t.set({K::Transpose, K::Pad, K::Reverse}, {.emitter = kernels::emit_data_movement, .prologue = Fuses::Always});
+  t.set({K::ExpandShape, K::CollapseShape, K::Reshape}, {.prologue = Prologue::View, .epilogue = Epilogue::Always});
+  t.set(K::Transpose, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Transpose});
+  t.set(K::Pad, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Pad});
+  t.set(K::Reverse, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Reverse});
   t.set({K::Slice, K::Concat, K::Broadcast}, {.emitter = kernels::emit_data_movement});
   t.set(K::Neg, math(neg));
   t.set(K::Abs, math(abs));
@@ -86,7 +88,7 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::Gelu, math(gelu));
   t.set(K::HardSwish, math(hardswish));
   // Only a cast to float fuses into a prologue (docs/fusion.md); a cast never joins an epilogue.
-  t.set(K::Cast, {.emitter = kernels::emit_elementwise, .glsl = cast, .prologue = Fuses::FloatResult});
+  t.set(K::Cast, {.emitter = kernels::emit_elementwise, .glsl = cast, .prologue = Prologue::FloatCast});
   t.set(K::Add, math(add));
   t.set(K::Sub, math(sub));
   t.set(K::Mul, math(mul));
@@ -97,8 +99,8 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::Select, {.emitter = kernels::emit_elementwise, .glsl = select});
   // Quantize/dequantize change element types and need byte-packed storage: they fuse into conv
   // and matmul kernels, not into elementwise chains. A quantize ends an epilogue.
-  t.set(K::Quantize, {.emitter = kernels::emit_quant, .epilogue = Fuses::Always});
-  t.set(K::Dequantize, {.emitter = kernels::emit_quant, .prologue = Fuses::Always});
+  t.set(K::Quantize, {.emitter = kernels::emit_quant, .epilogue = Epilogue::Always});
+  t.set(K::Dequantize, {.emitter = kernels::emit_quant, .prologue = Prologue::Dequantize});
   t.set({K::ReduceSum, K::ReduceMean, K::ReduceMax, K::ReduceMin},
         {.emitter = kernels::emit_reduce, .anchor = FusionAnchor::Reduction});
   t.set({K::ArgMax, K::ArgMin}, {.emitter = kernels::emit_arg_reduce, .anchor = FusionAnchor::ArgReduction});

@@ -16,8 +16,13 @@ namespace vkc::codegen {
 // Kernels that take fused prologues and epilogues (codegen/fusion.h), grouped by how they fuse.
 enum class FusionAnchor { None, Conv, Contraction, Pool, Reduction, ArgReduction };
 
-// Whether an op fuses into an anchor kernel's operand read (prologue) or result store (epilogue).
-enum class Fuses { Never, Always, FloatResult };
+// How an op fuses into an anchor kernel's operand read: as which index map or per-element
+// conversion (prologue_fn in codegen/fusion.cpp has the code for each; FloatCast fuses only casts
+// to a float type).
+enum class Prologue { None, View, Reverse, Transpose, Pad, FloatCast, Dequantize };
+
+// Whether an op fuses into an anchor kernel's result store (epilogue).
+enum class Epilogue { None, Always, FloatResult };
 
 // How often an anchor kernel reads each element of its operands (codegen/fusion_budget.h).
 enum class OperandReads { Once, PoolWindow, SoftmaxPasses, Contraction };
@@ -35,8 +40,8 @@ struct OpCodegen {
   // Per-element math (not cast or select) that fuses into a prologue while the anchor's rereads
   // stay cheap (codegen/fusion_budget.h).
   bool prologue_math = false;
-  Fuses prologue = Fuses::Never;  // as an index map or per-element conversion of the operand
-  Fuses epilogue = Fuses::Never;
+  Prologue prologue = Prologue::None;
+  Epilogue epilogue = Epilogue::None;
   FusionAnchor anchor = FusionAnchor::None;
   OperandReads reads = OperandReads::Once;
 };

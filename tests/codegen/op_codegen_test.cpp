@@ -42,7 +42,7 @@ TEST(OpCodegen, FusionFactsAreConsistent) {
     EXPECT_TRUE(!anchor || c.emitter != nullptr);
     EXPECT_TRUE(c.reads == OperandReads::Once || anchor);
     // A fused op is not itself an anchor.
-    EXPECT_TRUE((c.prologue == Fuses::Never && c.epilogue == Fuses::Never) || !anchor);
+    EXPECT_TRUE((c.prologue == Prologue::None && c.epilogue == Epilogue::None) || !anchor);
   }
 }
 
