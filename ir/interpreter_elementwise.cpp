@@ -1,5 +1,5 @@
 // Elementwise ops: unary math, cast, numpy-broadcast binary ops and select. The per-element math
-// of each unary and binary op is its row in ir/op_rules.cpp (ir/elementwise_math.h).
+// of each unary and binary op is named by its row in ir/op_rules.cpp.
 #include "ir/interpreter_ops.h"
 #include "ir/op_rules.h"
 

@@ -15,7 +15,8 @@ using ShapeRule = std::vector<TensorType> (*)(const Op& op);
 using Reference = std::vector<HostTensor> (*)(const Op& op, const std::vector<const HostTensor*>& operands,
                                               const std::vector<TensorType>& result_types);
 
-// Per-element semantics of the unary and binary ops (ir/elementwise_math.h); empty for the rest.
+// Per-element semantics of the unary and binary ops (defined in ir/op_rules.cpp); empty for the
+// rest.
 struct ElementwiseMath {
   double (*unary)(const Op& op, double x) = nullptr;
   int64_t (*unary_exact)(int64_t x) = nullptr;  // integer operands: exact, else through double
