@@ -4,6 +4,7 @@
 #include "ir/op_rules.h"
 
 namespace vkc::ir::interp {
+
 Results eval_unary(const Op& op, const Operands& in, const ResultTypes& types) {
   const HostTensor& x = *in[0];
   HostTensor out(types[0].dtype, types[0].shape);
