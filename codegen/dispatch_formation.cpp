@@ -25,6 +25,7 @@
 #include "codegen/dispatch_group.h"
 #include "codegen/fusion.h"
 #include "codegen/fusion_budget.h"
+#include "codegen/op_codegen.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -46,53 +47,30 @@ std::string DispatchGroup::describe() const {
 
 namespace {
 
-bool fusible_elementwise(const ir::Op* op) {
-  // Quantize/dequantize change element types and need byte-packed storage: they fuse into conv
-  // and matmul kernels (codegen/fusion.h), not into elementwise chains.
-  return ir::is_elementwise(op->kind) && op->kind != ir::OpKind::Quantize &&
-         op->kind != ir::OpKind::Dequantize;
-}
+// Quantize/dequantize are elementwise too, but change element types and need byte-packed storage:
+// they fuse into conv and matmul kernels (codegen/fusion.h), not into elementwise chains.
+bool fusible_elementwise(const ir::Op* op) { return op_codegen(op->kind).glsl != nullptr; }
 
-// Kernel families that take fused prologues and epilogues.
-enum class Family { None, Conv, Contraction, Pool, Reduction, ArgReduction };
+FusionAnchor family_of(const ir::Op* op) { return op_codegen(op->kind).anchor; }
 
-Family family_of(const ir::Op* op) {
-  switch (op->kind) {
-    case ir::OpKind::Conv:
-    case ir::OpKind::ConvTranspose: return Family::Conv;
-    case ir::OpKind::MatMul:
-    case ir::OpKind::BatchMatMul:
-    case ir::OpKind::Gemm: return Family::Contraction;
-    case ir::OpKind::MaxPool:
-    case ir::OpKind::AvgPool: return Family::Pool;
-    case ir::OpKind::ReduceSum:
-    case ir::OpKind::ReduceMean:
-    case ir::OpKind::ReduceMax:
-    case ir::OpKind::ReduceMin:
-    case ir::OpKind::Softmax:
-    case ir::OpKind::LogSoftmax: return Family::Reduction;
-    case ir::OpKind::ArgMax:
-    case ir::OpKind::ArgMin: return Family::ArgReduction;
-    default: return Family::None;
-  }
-}
-
-bool is_anchor(const ir::Op* op) { return family_of(op) != Family::None; }
+bool is_anchor(const ir::Op* op) { return family_of(op) != FusionAnchor::None; }
 
 // Operands whose producers may fuse: conv's input and filter, matmul's A and B (gemm's C is read
 // by the kernel's own epilogue), the single input of pooling and reductions.
-int prologue_operands(Family f) { return f == Family::Conv || f == Family::Contraction ? 2 : 1; }
+int prologue_operands(FusionAnchor f) { return f == FusionAnchor::Conv || f == FusionAnchor::Contraction ? 2 : 1; }
 
 // The epilogue takes the anchor's f32 accumulator (store_result(i, float acc)): integer results
 // (an i32 sum, an i8 max pool) and argmax indices would lose bits through it.
 bool takes_epilogue(const ir::Op* anchor) {
   switch (family_of(anchor)) {
-    case Family::Conv:
-    case Family::Contraction: return true;
-    case Family::Pool:
-    case Family::Reduction: return is_float(anchor->result()->type.dtype);
-    default: return false;
+    case FusionAnchor::Conv:
+    case FusionAnchor::Contraction: return true;
+    case FusionAnchor::Pool:
+    case FusionAnchor::Reduction: return is_float(anchor->result()->type.dtype);
+    case FusionAnchor::ArgReduction:
+    case FusionAnchor::None: return false;
   }
+  return false;
 }
 
 bool single_internal_use(const ir::Graph& g, const ir::Value* v) {
@@ -159,11 +137,11 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
   DispatchGroup g;
   g.anchor = anchor;
   std::vector<std::vector<ir::Op*>> chains;  // one prologue chain per operand, source first
-  Family family = family_of(anchor);
+  FusionAnchor family = family_of(anchor);
   for (int i = 0; i < prologue_operands(family); ++i) {
     std::vector<ir::Op*> chain;
-    PrologueSearch search{graph, anchor, claimed, family != Family::Conv,
-                          family == Family::Conv ? 1 : operand_reads_per_element(*anchor, i, target), g.notes};
+    PrologueSearch search{graph, anchor, claimed, family != FusionAnchor::Conv,
+                          family == FusionAnchor::Conv ? 1 : operand_reads_per_element(*anchor, i, target), g.notes};
     search.collect(anchor->operand(i), chain);
     if (!chain.empty()) chains.push_back(chain);
   }

@@ -5,6 +5,7 @@
 
 #include "codegen/fusion_expr.h"
 #include "codegen/glsl_types.h"
+#include "codegen/op_codegen.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 
@@ -100,10 +101,8 @@ std::string guarded_math(const std::set<DType>& types) {
   return s;
 }
 
-bool is_elementwise_math(const ir::Op& op) {
-  ir::OpCategory c = ir::op_schema(op.kind).category;
-  return (c == ir::OpCategory::Unary && op.kind != ir::OpKind::Cast) || c == ir::OpCategory::Binary;
-}
+bool is_elementwise_math(const ir::Op& op) { return op_codegen(op.kind).prologue_math; }
+
 
 std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what);
 
@@ -152,11 +151,10 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
     for (size_t d = 0; d < coords.size(); ++d) e += cat(" + ", coords[d], " * ", in_strides[d], "u");
     return e;
   };
-  switch (op->kind) {
-    case ir::OpKind::ExpandShape:
-    case ir::OpKind::CollapseShape:
-    case ir::OpKind::Reshape: body = cat("  return ", src, "(i);\n"); break;
-    case ir::OpKind::Reverse: {
+  switch (op_codegen(op->kind).prologue) {
+    case Prologue::None: throw Error(cat("internal: ", op->describe(), " cannot be fused into a prologue"));
+    case Prologue::View: body = cat("  return ", src, "(i);\n"); break;
+    case Prologue::Reverse: {
       body = unravel(out, "i", "c");
       std::vector<std::string> coords;
       for (size_t d = 0; d < out.size(); ++d) coords.push_back(cat("c", d));
@@ -167,7 +165,7 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
-    case ir::OpKind::Transpose: {
+    case Prologue::Transpose: {
       body = unravel(out, "i", "c");
       const std::vector<int64_t>& perm = op->attr_ints("perm");
       std::vector<std::string> coords(in.size());
@@ -175,7 +173,7 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
-    case ir::OpKind::Pad: {
+    case Prologue::Pad: {
       body = unravel(out, "i", "c");
       const std::vector<int64_t>& p = op->attr_ints("pads");
       std::string fill = cat(ct, "(", glsl_literal(v->type.dtype, op->attr_float("value")), ")");
@@ -192,17 +190,16 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
-    case ir::OpKind::Cast:
+    case Prologue::FloatCast:
       body = cat("  return ", cast_expr(cat(src, "(i)"), op->operand(0)->type.dtype, v->type.dtype), ";\n");
       break;
-    case ir::OpKind::Dequantize: {
+    case Prologue::Dequantize: {
       std::string c = channel_expr(*op, "i");
       std::string scale = b.parameter(op->operand(1), c, what);
       std::string zp = op->num_operands() > 2 ? b.parameter(op->operand(2), c, what) : "0";
       body = cat("  return float(", src, "(i) - ", zp, ") * ", scale, ";\n");
       break;
     }
-    default: throw Error(cat("internal: ", op->describe(), " cannot be fused into a prologue"));
   }
   b.code().functions += cat(ct, " ", fn, "(uint i) {\n", body, "}\n");
   return fn;
@@ -211,17 +208,16 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
 }  // namespace
 
 bool prologue_fusible(const ir::Op& op) {
-  switch (op.kind) {
-    case ir::OpKind::ExpandShape:
-    case ir::OpKind::CollapseShape:
-    case ir::OpKind::Reshape:
-    case ir::OpKind::Pad:
-    case ir::OpKind::Reverse:
-    case ir::OpKind::Transpose:
-    case ir::OpKind::Dequantize: return true;
-    case ir::OpKind::Cast: return is_float(op.result()->type.dtype);
-    default: return false;
+  switch (op_codegen(op.kind).prologue) {
+    case Prologue::None: return false;
+    case Prologue::View:
+    case Prologue::Reverse:
+    case Prologue::Transpose:
+    case Prologue::Pad:
+    case Prologue::Dequantize: return true;
+    case Prologue::FloatCast: return is_float(op.result()->type.dtype);
   }
+  return false;
 }
 
 bool elementwise_prologue_fusible(const ir::Op& op) {
@@ -233,14 +229,12 @@ bool elementwise_prologue_fusible(const ir::Op& op) {
 
 bool epilogue_fusible(const ir::Op& op) {
   if (op.results.size() != 1) return false;
-  DType t = op.result()->type.dtype;
-  switch (ir::op_schema(op.kind).category) {
-    case ir::OpCategory::Reshape: return true;
-    case ir::OpCategory::Unary: return op.kind != ir::OpKind::Cast && is_float(t);
-    case ir::OpCategory::Binary: return is_float(t);
-    case ir::OpCategory::Quant: return op.kind == ir::OpKind::Quantize;
-    default: return false;
+  switch (op_codegen(op.kind).epilogue) {
+    case Epilogue::None: return false;
+    case Epilogue::Always: return true;
+    case Epilogue::FloatResult: return is_float(op.result()->type.dtype);
   }
+  return false;
 }
 
 const ir::Value* fused_result(const DispatchGroup& group) {

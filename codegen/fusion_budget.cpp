@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/kernels/contraction_plan.h"
+#include "codegen/op_codegen.h"
 #include "ir/conv_geometry.h"
 #include "ir/matmul_geometry.h"
 #include "support/int_math.h"
@@ -34,9 +35,9 @@ int64_t contraction_reads(const ir::Op& op, int operand, const TargetLimits& tar
 
 int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const TargetLimits& target) {
   int64_t reads = 1;
-  switch (anchor.kind) {
-    case ir::OpKind::MaxPool:
-    case ir::OpKind::AvgPool: {
+  switch (op_codegen(anchor.kind).reads) {
+    case OperandReads::Once: break;
+    case OperandReads::PoolWindow: {
       // Every output walks its whole window; windows overlap where the stride is below the extent.
       ir::ConvGeometry g = ir::pool_geometry(anchor);
       int64_t window = 1;
@@ -45,12 +46,8 @@ int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const Targe
       reads = in == 0 ? 1 : ceil_div(anchor.result()->type.numel() * window, in);
       break;
     }
-    case ir::OpKind::Softmax:
-    case ir::OpKind::LogSoftmax: reads = 3; break;  // row max, sum of exponentials, the store
-    case ir::OpKind::MatMul:
-    case ir::OpKind::BatchMatMul:
-    case ir::OpKind::Gemm: reads = contraction_reads(anchor, operand, target); break;
-    default: break;  // reductions read each element once
+    case OperandReads::SoftmaxPasses: reads = 3; break;  // row max, sum of exponentials, the store
+    case OperandReads::Contraction: reads = contraction_reads(anchor, operand, target); break;
   }
   return std::max<int64_t>(1, reads);
 }

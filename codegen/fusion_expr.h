@@ -10,13 +10,10 @@
 
 namespace vkc::codegen {
 
-// The value of a unary (not cast), binary or ternary elementwise op on GLSL operand expressions
-// of the compute type of `t` (the op's result type).
-std::string unary_expr(const ir::Op& op, const std::string& x, DType t);
-std::string binary_expr(const ir::Op& op, const std::string& a, const std::string& b, DType t);
 // cast between compute types (docs/ops.md, cast: float -> int saturates, NaN -> 0).
 std::string cast_expr(const std::string& x, DType from, DType to);
-// Any unary/binary/ternary elementwise op: `args` are the operand expressions in order.
+// Any unary/binary/ternary elementwise op: `args` are the operand expressions in order. Each op's
+// expression is its row in codegen/op_codegen.cpp.
 std::string elementwise_expr(const ir::Op& op, const std::vector<std::string>& args);
 
 // Index of an operand of shape `in` broadcast (numpy) against `out`, whose C-order coordinates are

@@ -1,9 +1,11 @@
-// The reference interpreter's driver: input checks, the op dispatch and the graph walk.
+// The reference interpreter's driver: input checks, the per-op reference (ir/op_rules.cpp) and the
+// graph walk.
 #include "ir/interpreter.h"
 
 #include <unordered_map>
 
 #include "ir/interpreter_ops.h"
+#include "ir/op_rules.h"
 #include "ir/verifier.h"
 #include "support/error.h"
 
@@ -33,52 +35,6 @@ ResultTypes result_types(const Op& op) {
   return inferred;
 }
 
-Results dispatch(const Op& op, const Operands& in, const ResultTypes& types) {
-  switch (op.kind) {
-    case OpKind::Constant: return eval_constant(op, types);
-    case OpKind::Conv: return eval_conv(op, in, types);
-    case OpKind::ConvTranspose: return eval_conv_transpose(op, in, types);
-    case OpKind::Im2Col: return eval_im2col(op, in, types);
-    case OpKind::MatMul:
-    case OpKind::BatchMatMul: return eval_matmul(op, in, types);
-    case OpKind::Gemm: return eval_gemm(op, in, types);
-    case OpKind::ExpandShape:
-    case OpKind::CollapseShape:
-    case OpKind::Reshape: return eval_same_bytes(op, in, types);
-    case OpKind::Transpose: return eval_transpose(op, in, types);
-    case OpKind::Pad: return eval_pad(op, in, types);
-    case OpKind::Reverse: return eval_reverse(op, in, types);
-    case OpKind::Slice: return eval_slice(op, in, types);
-    case OpKind::Concat: return eval_concat(op, in, types);
-    case OpKind::Broadcast: return eval_broadcast(op, in, types);
-    case OpKind::Cast: return eval_cast(op, in, types);
-    case OpKind::Select: return eval_select(op, in, types);
-    case OpKind::Quantize: return eval_quantize(op, in, types);
-    case OpKind::Dequantize: return eval_dequantize(op, in, types);
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-    case OpKind::ReduceMin: return eval_reduce(op, in, types);
-    case OpKind::ArgMax:
-    case OpKind::ArgMin: return eval_arg_reduce(op, in, types);
-    case OpKind::Softmax:
-    case OpKind::LogSoftmax: return eval_softmax(op, in, types);
-    case OpKind::MaxPool:
-    case OpKind::AvgPool: return eval_pool(op, in, types);
-    case OpKind::MaxPoolWithIndices: return eval_max_pool_with_indices(op, in, types);
-    case OpKind::Resize: return eval_resize(op, in, types);
-    case OpKind::Sort: return eval_sort(op, in, types);
-    case OpKind::TopK: return eval_topk(op, in, types);
-    default: break;
-  }
-  switch (op.schema().category) {
-    case OpCategory::Unary: return eval_unary(op, in, types);
-    case OpCategory::Binary: return eval_binary(op, in, types);
-    default: break;
-  }
-  fail(op, "the reference interpreter has no implementation for this op");
-}
-
 }  // namespace
 
 std::vector<HostTensor> evaluate_op(const Op& op, const std::vector<const HostTensor*>& operands) {
@@ -92,7 +48,7 @@ std::vector<HostTensor> evaluate_op(const Op& op, const std::vector<const HostTe
       fail(op, op.operand_label(i), " is ", v->type.str(), " but its value is ", tensor_str(*t));
   }
   ResultTypes types = result_types(op);
-  Results results = dispatch(op, operands, types);
+  Results results = op_rules(op.kind).reference(op, operands, types);
   if (results.size() != types.size())
     fail(op, "interpreter produced ", results.size(), " results, expected ", types.size());
   for (size_t i = 0; i < results.size(); ++i)

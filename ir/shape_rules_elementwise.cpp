@@ -2,6 +2,7 @@
 // dequantize), plus the helpers every rule shares (axis normalization, numpy broadcasting).
 #include <algorithm>
 
+#include "ir/op_rules.h"
 #include "ir/shape_rules.h"
 
 namespace vkc::ir::rules {
@@ -86,18 +87,10 @@ std::vector<TensorType> infer_constant(const Op& op) {
 }
 
 std::vector<TensorType> infer_unary(const Op& op) {
-  switch (op.kind) {
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::Relu:
-    case OpKind::LeakyRelu:
-    case OpKind::Clip:
-      require_dtype(op, 0, float_or_signed_int, "a float or signed integer type");
-      break;
-    default:  // the transcendental ones
-      require_dtype(op, 0, is_float, "a float type (f32 or f16)");
-      break;
-  }
+  if (op_rules(op.kind).math.signed_ints)
+    require_dtype(op, 0, float_or_signed_int, "a float or signed integer type");
+  else  // the transcendental ones
+    require_dtype(op, 0, is_float, "a float type (f32 or f16)");
   if (op.kind == OpKind::Gelu) {
     const std::string& a = op.attr_string("approximate");
     if (a != "none" && a != "tanh")

@@ -1,9 +1,10 @@
-// Generic schema checks, dispatch to the per-op shape rules, and whole-graph SSA checks.
+// Generic schema checks, the per-op shape rules (ir/op_rules.cpp), and whole-graph SSA checks.
 #include "ir/verifier.h"
 
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/op_rules.h"
 #include "ir/shape_rules.h"
 #include "support/error.h"
 
@@ -63,53 +64,6 @@ void check_rank(const Op& op, const TensorType& t, const std::string& what) {
       fail(op, what, " shape ", shape_str(t.shape), " has too many elements");
 }
 
-std::vector<TensorType> dispatch(const Op& op) {
-  using namespace rules;
-  switch (op.kind) {
-    case OpKind::Constant: return infer_constant(op);
-    case OpKind::Conv:
-    case OpKind::ConvTranspose:
-    case OpKind::Im2Col: return infer_conv(op);
-    case OpKind::MatMul: return infer_matmul(op);
-    case OpKind::BatchMatMul: return infer_batch_matmul(op);
-    case OpKind::Gemm: return infer_gemm(op);
-    case OpKind::ExpandShape: return infer_expand_shape(op);
-    case OpKind::CollapseShape: return infer_collapse_shape(op);
-    case OpKind::Reshape: return infer_reshape(op);
-    case OpKind::Transpose: return infer_transpose(op);
-    case OpKind::Pad: return infer_pad(op);
-    case OpKind::Reverse: return infer_reverse(op);
-    case OpKind::Slice: return infer_slice(op);
-    case OpKind::Concat: return infer_concat(op);
-    case OpKind::Broadcast: return infer_broadcast(op);
-    case OpKind::Cast: return infer_cast(op);
-    case OpKind::Select: return infer_select(op);
-    case OpKind::Quantize: return infer_quantize(op);
-    case OpKind::Dequantize: return infer_dequantize(op);
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-    case OpKind::ReduceMin: return infer_reduce(op);
-    case OpKind::ArgMax:
-    case OpKind::ArgMin: return infer_arg_reduce(op);
-    case OpKind::Softmax:
-    case OpKind::LogSoftmax: return infer_softmax(op);
-    case OpKind::MaxPool:
-    case OpKind::AvgPool:
-    case OpKind::MaxPoolWithIndices: return infer_pool(op);
-    case OpKind::Resize: return infer_resize(op);
-    case OpKind::Sort: return infer_sort(op);
-    case OpKind::TopK: return infer_topk(op);
-    default: break;
-  }
-  switch (op.schema().category) {
-    case OpCategory::Unary: return infer_unary(op);
-    case OpCategory::Binary: return infer_binary(op);
-    default: break;
-  }
-  fail(op, "no shape rule for this op");
-}
-
 std::string value_label(const Value* v) {
   return v->name.empty() ? cat("%", v->id) : cat("%", v->name);
 }
@@ -120,7 +74,7 @@ std::vector<TensorType> infer_result_types(const Op& op) {
   check_operand_count(op);
   check_attributes(op);
   for (int i = 0; i < op.num_operands(); ++i) check_rank(op, op.operand(i)->type, op.operand_label(i));
-  std::vector<TensorType> results = dispatch(op);
+  std::vector<TensorType> results = op_rules(op.kind).shape(op);
   for (size_t i = 0; i < results.size(); ++i) check_rank(op, results[i], cat("result ", i));
   return results;
 }

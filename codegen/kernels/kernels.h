@@ -1,5 +1,5 @@
-// Kernel families. Each lives in its own file under codegen/kernels/ and is listed in
-// codegen/kernel_registry.cpp.
+// Kernel families. Each lives in its own file under codegen/kernels/; codegen/op_codegen.cpp names
+// each op's emitter.
 #pragma once
 
 #include "codegen/kernel_context.h"
@@ -34,9 +34,16 @@ std::vector<EmittedKernel> emit_pool_indices(const DispatchGroup& group, const K
 std::vector<EmittedKernel> emit_resize(const DispatchGroup& group, const KernelContext& context,
                                        std::vector<ScratchTensor>& scratch);
 
-// ReduceSum/Mean/Max/Min, ArgMax/ArgMin, Softmax, LogSoftmax. codegen/kernels/reduction.cpp
-std::vector<EmittedKernel> emit_reduction(const DispatchGroup& group, const KernelContext& context,
-                                 std::vector<ScratchTensor>& scratch);
+// Row reductions. codegen/kernels/reduction.cpp
+// ReduceSum/Mean/Max/Min.
+std::vector<EmittedKernel> emit_reduce(const DispatchGroup& group, const KernelContext& context,
+                                       std::vector<ScratchTensor>& scratch);
+// ArgMax/ArgMin.
+std::vector<EmittedKernel> emit_arg_reduce(const DispatchGroup& group, const KernelContext& context,
+                                           std::vector<ScratchTensor>& scratch);
+// Softmax, LogSoftmax.
+std::vector<EmittedKernel> emit_softmax(const DispatchGroup& group, const KernelContext& context,
+                                        std::vector<ScratchTensor>& scratch);
 
 // Transpose, Pad, Reverse, Slice, Concat, Broadcast. codegen/kernels/data_movement.cpp
 std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const KernelContext& context,

@@ -194,7 +194,7 @@ EmittedKernel finish_row_kernel(EmittedKernel& k, const Split& s, const RowIo& i
   return k;
 }
 
-EmittedKernel emit_reduce(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+EmittedKernel reduce_kernel(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
   const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
@@ -256,7 +256,7 @@ EmittedKernel emit_reduce(const DispatchGroup& group, const KernelContext& ctx, 
   return finish_row_kernel(k, s, io, types, shared, fns, body);
 }
 
-EmittedKernel emit_arg(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+EmittedKernel arg_kernel(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
   const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
   const DType t = in->type.dtype;
@@ -307,7 +307,7 @@ EmittedKernel emit_arg(const DispatchGroup& group, const KernelContext& ctx, con
   return finish_row_kernel(k, s, io, {}, shared, fns, body);
 }
 
-EmittedKernel emit_softmax(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+EmittedKernel softmax_kernel(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
   const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
   Split s = split_single_axis(op, in->type.shape);
@@ -352,22 +352,31 @@ EmittedKernel emit_softmax(const DispatchGroup& group, const KernelContext& ctx,
   return k;
 }
 
+// Element offsets into the input are 32-bit (offset_function returns uint): refuse inputs they
+// cannot address instead of letting slot * stride wrap.
+std::vector<EmittedKernel> checked(const DispatchGroup& group, const KernelContext& ctx,
+                                   EmittedKernel (*kernel)(const DispatchGroup&, const KernelContext&,
+                                                           const std::string&)) {
+  const std::string what = group.anchor->describe();
+  check_32bit(shape_numel(group.anchor->operand(0)->type.shape), what);
+  return {kernel(group, ctx, what)};
+}
+
 }  // namespace
 
-std::vector<EmittedKernel> emit_reduction(const DispatchGroup& group, const KernelContext& ctx,
-                                          std::vector<ScratchTensor>&) {
-  const ir::Op& op = *group.anchor;
-  const std::string what = op.describe();
-  // Element offsets into the input are 32-bit (offset_function returns uint): refuse inputs they
-  // cannot address instead of letting slot * stride wrap.
-  check_32bit(shape_numel(op.operand(0)->type.shape), what);
-  switch (op.kind) {
-    case K::ArgMax:
-    case K::ArgMin: return {emit_arg(group, ctx, what)};
-    case K::Softmax:
-    case K::LogSoftmax: return {emit_softmax(group, ctx, what)};
-    default: return {emit_reduce(group, ctx, what)};
-  }
+std::vector<EmittedKernel> emit_reduce(const DispatchGroup& group, const KernelContext& ctx,
+                                       std::vector<ScratchTensor>&) {
+  return checked(group, ctx, reduce_kernel);
+}
+
+std::vector<EmittedKernel> emit_arg_reduce(const DispatchGroup& group, const KernelContext& ctx,
+                                           std::vector<ScratchTensor>&) {
+  return checked(group, ctx, arg_kernel);
+}
+
+std::vector<EmittedKernel> emit_softmax(const DispatchGroup& group, const KernelContext& ctx,
+                                        std::vector<ScratchTensor>&) {
+  return checked(group, ctx, softmax_kernel);
 }
 
 }  // namespace vkc::codegen::kernels

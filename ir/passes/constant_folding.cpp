@@ -22,8 +22,18 @@ int64_t element_limit(const Op& op, int64_t max_elements) {
     case OpCategory::Conv:
     case OpCategory::Contraction:
     case OpCategory::Sort: return std::min<int64_t>(max_elements, 65536);
-    default: return max_elements;
+    case OpCategory::Source:
+    case OpCategory::Reshape:
+    case OpCategory::DataMovement:
+    case OpCategory::Unary:
+    case OpCategory::Binary:
+    case OpCategory::Ternary:
+    case OpCategory::Quant:
+    case OpCategory::Reduction:
+    case OpCategory::Normalize:
+    case OpCategory::Pool: return max_elements;
   }
+  return max_elements;
 }
 
 bool fold_constants(Graph& g, int64_t max_elements) {

@@ -1,0 +1,126 @@
+// One row per op: its kernel, its fusion behaviour and, for elementwise ops, its GLSL expression.
+// The expressions are shared by the elementwise kernel and by fused prologues and epilogues, so an
+// op means the same thing wherever it is fused (its helpers are in shaders/elementwise_math.glsl).
+#include "codegen/op_codegen.h"
+
+#include "codegen/fusion_expr.h"
+#include "codegen/glsl_types.h"
+#include "codegen/kernels/kernels.h"
+#include "ir/op_table.h"
+
+namespace vkc::codegen {
+namespace {
+
+using K = ir::OpKind;
+using Args = std::vector<std::string>;
+
+std::string call(const char* fn, const Args& x) { return std::string(fn) + "(" + x[0] + ")"; }
+std::string call2(const char* fn, const Args& x) { return std::string(fn) + "(" + x[0] + ", " + x[1] + ")"; }
+std::string infix(const char* op, const Args& x) { return "(" + x[0] + " " + op + " " + x[1] + ")"; }
+
+std::string neg(const ir::Op&, const Args& x, DType) { return "(-" + x[0] + ")"; }
+std::string abs(const ir::Op&, const Args& x, DType) { return call("abs", x); }
+std::string relu(const ir::Op&, const Args& x, DType t) {
+  std::string zero = glsl_literal(t, 0.0);
+  return "(" + x[0] + " > " + zero + " ? " + x[0] + " : " + zero + ")";
+}
+std::string leaky_relu(const ir::Op& op, const Args& x, DType t) {
+  return "(" + x[0] + " >= 0.0 ? " + x[0] + " : " + glsl_literal(t, op.attr_float("alpha")) + " * " + x[0] + ")";
+}
+std::string clip(const ir::Op& op, const Args& x, DType t) {
+  std::string e = x[0];
+  if (op.has_attr("min")) e = "vkc_max(" + e + ", " + glsl_literal(t, op.attr_float("min")) + ")";
+  if (op.has_attr("max")) e = "vkc_min(" + e + ", " + glsl_literal(t, op.attr_float("max")) + ")";
+  return e;
+}
+std::string sigmoid(const ir::Op&, const Args& x, DType) { return call("vkc_sigmoid", x); }
+std::string tanh(const ir::Op&, const Args& x, DType) { return call("vkc_tanh", x); }
+std::string exp(const ir::Op&, const Args& x, DType) { return call("exp", x); }
+std::string log(const ir::Op&, const Args& x, DType) { return call("log", x); }
+std::string sqrt(const ir::Op&, const Args& x, DType) { return call("sqrt", x); }
+std::string erf(const ir::Op&, const Args& x, DType) { return call("vkc_erf", x); }
+std::string gelu(const ir::Op& op, const Args& x, DType) {
+  return call(op.attr_string("approximate") == "tanh" ? "vkc_gelu_tanh" : "vkc_gelu", x);
+}
+std::string hardswish(const ir::Op&, const Args& x, DType) { return call("vkc_hardswish", x); }
+std::string cast(const ir::Op& op, const Args& x, DType t) { return cast_expr(x[0], op.operand(0)->type.dtype, t); }
+
+std::string add(const ir::Op&, const Args& x, DType) { return infix("+", x); }
+std::string sub(const ir::Op&, const Args& x, DType) { return infix("-", x); }
+std::string mul(const ir::Op&, const Args& x, DType) { return infix("*", x); }
+std::string div(const ir::Op&, const Args& x, DType t) { return is_float(t) ? infix("/", x) : call2("vkc_div", x); }
+std::string max(const ir::Op&, const Args& x, DType) { return call2("vkc_max", x); }
+std::string min(const ir::Op&, const Args& x, DType) { return call2("vkc_min", x); }
+std::string pow(const ir::Op&, const Args& x, DType) { return call2("vkc_pow", x); }
+std::string select(const ir::Op&, const Args& x, DType) { return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")"; }
+
+// Elementwise math: one kernel for a chain, fused into anchors' epilogues on float results and into
+// their prologues while the rereads stay cheap.
+constexpr OpCodegen math(GlslExpr e) {
+  return {.emitter = kernels::emit_elementwise, .glsl = e, .prologue_math = true, .epilogue = Epilogue::FloatResult};
+}
+
+constexpr ir::OpTable<OpCodegen> build() {
+  ir::OpTable<OpCodegen> t;
+  t.set(K::Constant, {});
+  t.set({K::Conv, K::ConvTranspose}, {.emitter = kernels::emit_conv, .anchor = FusionAnchor::Conv});
+  t.set(K::Im2Col, {.emitter = kernels::emit_im2col});
+  t.set({K::MatMul, K::BatchMatMul, K::Gemm},
+        {.emitter = kernels::emit_contraction,
+         .anchor = FusionAnchor::Contraction,
+         .reads = OperandReads::Contraction});
+  t.set({K::ExpandShape, K::CollapseShape, K::Reshape}, {.prologue = Prologue::View, .epilogue = Epilogue::Always});
+  t.set(K::Transpose, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Transpose});
+  t.set(K::Pad, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Pad});
+  t.set(K::Reverse, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Reverse});
+  t.set({K::Slice, K::Concat, K::Broadcast}, {.emitter = kernels::emit_data_movement});
+  t.set(K::Neg, math(neg));
+  t.set(K::Abs, math(abs));
+  t.set(K::Relu, math(relu));
+  t.set(K::LeakyRelu, math(leaky_relu));
+  t.set(K::Clip, math(clip));
+  t.set(K::Sigmoid, math(sigmoid));
+  t.set(K::Tanh, math(tanh));
+  t.set(K::Exp, math(exp));
+  t.set(K::Log, math(log));
+  t.set(K::Sqrt, math(sqrt));
+  t.set(K::Erf, math(erf));
+  t.set(K::Gelu, math(gelu));
+  t.set(K::HardSwish, math(hardswish));
+  // Only a cast to float fuses into a prologue (docs/fusion.md); a cast never joins an epilogue.
+  t.set(K::Cast, {.emitter = kernels::emit_elementwise, .glsl = cast, .prologue = Prologue::FloatCast});
+  t.set(K::Add, math(add));
+  t.set(K::Sub, math(sub));
+  t.set(K::Mul, math(mul));
+  t.set(K::Div, math(div));
+  t.set(K::Max, math(max));
+  t.set(K::Min, math(min));
+  t.set(K::Pow, math(pow));
+  t.set(K::Select, {.emitter = kernels::emit_elementwise, .glsl = select});
+  // Quantize/dequantize change element types and need byte-packed storage: they fuse into conv
+  // and matmul kernels, not into elementwise chains. A quantize ends an epilogue.
+  t.set(K::Quantize, {.emitter = kernels::emit_quant, .epilogue = Epilogue::Always});
+  t.set(K::Dequantize, {.emitter = kernels::emit_quant, .prologue = Prologue::Dequantize});
+  t.set({K::ReduceSum, K::ReduceMean, K::ReduceMax, K::ReduceMin},
+        {.emitter = kernels::emit_reduce, .anchor = FusionAnchor::Reduction});
+  t.set({K::ArgMax, K::ArgMin}, {.emitter = kernels::emit_arg_reduce, .anchor = FusionAnchor::ArgReduction});
+  t.set({K::Softmax, K::LogSoftmax},
+        {.emitter = kernels::emit_softmax,
+         .anchor = FusionAnchor::Reduction,
+         .reads = OperandReads::SoftmaxPasses});
+  t.set({K::MaxPool, K::AvgPool},
+        {.emitter = kernels::emit_pool, .anchor = FusionAnchor::Pool, .reads = OperandReads::PoolWindow});
+  t.set(K::MaxPoolWithIndices, {.emitter = kernels::emit_pool_indices});
+  t.set(K::Resize, {.emitter = kernels::emit_resize});
+  t.set({K::Sort, K::TopK}, {.emitter = kernels::emit_sort});
+  return t;
+}
+
+constexpr ir::OpTable<OpCodegen> kOpCodegen = build();
+static_assert(kOpCodegen.complete(), "every op in ir/ops.def needs exactly one row in codegen/op_codegen.cpp");
+
+}  // namespace
+
+const OpCodegen& op_codegen(ir::OpKind kind) { return kOpCodegen[kind]; }
+
+}  // namespace vkc::codegen
