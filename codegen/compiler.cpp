@@ -82,8 +82,12 @@ std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& nam
   return words;
 }
 
-void check_size_limits(const TensorDesc& t, const TargetLimits& target) {
-  check(t.size_bytes() <= target.max_storage_buffer_range, "tensor '", t.name, "' (",
+// "FILE: " to start a message about the whole graph, so that it names the file as the op errors
+// do (their Location); "" for a graph built in C++.
+std::string source_prefix(const ir::Graph& graph) { return graph.source.empty() ? "" : graph.source + ": "; }
+
+void check_size_limits(const std::string& source_prefix, const TensorDesc& t, const TargetLimits& target) {
+  check(t.size_bytes() <= target.max_storage_buffer_range, source_prefix, "tensor '", t.name, "' (",
         shape_str(t.shape), " ", dtype_name(t.dtype), ") is ", t.size_bytes(),
         " bytes, above target '", target.name, "' maxStorageBufferRange ",
         target.max_storage_buffer_range, "; splitting such tensors is not supported");
@@ -94,12 +98,17 @@ void check_size_limits(const TensorDesc& t, const TargetLimits& target) {
 ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options) {
   ir::verify_graph(input);
   ir::Graph graph = input.clone();
-  check(!graph.outputs().empty(), "graph '", graph.name, "' has no outputs");
+  check(!graph.outputs().empty(), source_prefix(graph), "graph '", graph.name, "' has no outputs");
   for (const ir::Value* in : graph.inputs())
-    check(!in->name.empty(), "graph '", graph.name, "' has an input without a name");
+    check(!in->name.empty(), source_prefix(graph), "graph '", graph.name, "' has an input without a name");
   default_pass_pipeline(options.passes).run(graph);
 
-  StoragePlan storage = plan_storage(graph);
+  StoragePlan storage;
+  try {
+    storage = plan_storage(graph);
+  } catch (const Error& e) {  // duplicate or clashing input/output names: name the file too
+    throw Error(source_prefix(graph) + e.what());
+  }
   std::vector<DispatchGroup> groups = form_dispatch_groups(graph, options.target);
   for (DispatchGroup& c : storage.copy_groups) groups.push_back(std::move(c));
 
@@ -172,7 +181,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   // the f32 result of a conv whose quantize is fused) is never allocated.
   for (const TensorDesc& t : m.tensors)
     if (t.view_of.empty() && (t.role != TensorRole::Intermediate || range.count(t.name)))
-      check_size_limits(t, options.target);
+      check_size_limits(source_prefix(graph), t, options.target);
   std::vector<LiveRange> ranges;
   for (const TensorDesc& t : m.tensors) {
     if (t.role != TensorRole::Intermediate || !t.view_of.empty()) continue;

@@ -11,12 +11,14 @@ namespace {
 
 std::string tool(const std::string& name) { return std::string(VKC_BINARY_DIR) + "/tools/" + name; }
 
-void expect_one_line_error(const std::string& command_line) {
+// Returns the result so that a test can also check what the line says.
+CommandResult expect_one_line_error(const std::string& command_line) {
   SCOPED_TRACE(command_line);
   CommandResult r = run_command(command_line);
   EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << ": " << r.stderr_text;
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  return r;
 }
 
 TEST(HostileCli, CompileRefusesEveryBadIrFile) {
@@ -55,6 +57,39 @@ TEST(HostileCli, RunRefusesBadNpyAndBadModules) {
   std::ofstream(dir + "/mod/manifest.json", std::ios::trunc) << json;
   expect_one_line_error(tool("vk-run") + " " + dir + "/mod --random-inputs 1");
   expect_one_line_error(tool("vk-run") + " " + dir + "/no-such-module --random-inputs 1");
+}
+
+// Errors about the whole graph (not one op) name the file too, as the op errors do: the file that
+// holds the problem must be findable from the one line alone.
+TEST(HostileCli, GraphLevelErrorsNameTheFile) {
+  std::string dir = scratch_dir("cli-graph-errors");
+  struct Case {
+    const char* file;
+    const char* body;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"no_outputs.vkir", "  %y = relu (%x) : tensor<2xf32>\n  return\n", "graph 'g' has no outputs"},
+      {"duplicate_output.vkir", "  %y = relu (%x) : tensor<2xf32>\n  return %y as \"y\", %y as \"y\"\n",
+       "duplicate graph output name 'y'"},
+      {"output_named_like_input.vkir", "  %y = relu (%x) : tensor<2xf32>\n  return %y as \"x\"\n",
+       "graph output 'x' has the same name as a graph input"},
+  };
+  for (const Case& c : cases) {
+    std::string path = dir + "/" + c.file;
+    std::ofstream(path) << "graph @g(%x: tensor<2xf32>) {\n" << c.body << "}\n";
+    std::string err =
+        expect_one_line_error(tool("vk-compile") + " " + path + " -o " + dir + "/m --target lavapipe").stderr_text;
+    EXPECT_NE(err.find(path + ": " + c.message), std::string::npos) << err;
+  }
+  // 8192x8192 f32 = 256 MiB, above lavapipe's 2^27-byte maxStorageBufferRange.
+  std::string big = dir + "/above_max_storage_buffer_range.vkir";
+  std::ofstream(big) << "graph @g(%x: tensor<8192x8192xf32>) {\n  %y = relu (%x) : tensor<8192x8192xf32>\n"
+                        "  return %y as \"y\"\n}\n";
+  std::string err =
+      expect_one_line_error(tool("vk-compile") + " " + big + " -o " + dir + "/m --target lavapipe").stderr_text;
+  EXPECT_NE(err.find(big + ": tensor 'x'"), std::string::npos) << err;
+  EXPECT_NE(err.find("maxStorageBufferRange"), std::string::npos) << err;
 }
 
 }  // namespace
