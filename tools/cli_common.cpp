@@ -1,9 +1,13 @@
 #include "tools/cli_common.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
+#include <set>
 
 #include "support/error.h"
 
@@ -69,6 +73,10 @@ void Args::finish() const {
     check(used_[i], "usage: unknown option '", args_[i], "' (see --help)");
 }
 
+void Args::require_alone(const std::string& name) const {
+  for (const std::string& a : args_) check(a == name, "usage: ", name, " takes no other argument, got '", a, "'");
+}
+
 std::pair<std::string, std::string> split_assignment(const std::string& arg, const std::string& flag) {
   size_t eq = arg.find('=');
   check(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(), "usage: ", flag,
@@ -76,17 +84,25 @@ std::pair<std::string, std::string> split_assignment(const std::string& arg, con
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-int64_t parse_int(const std::string& text, const std::string& flag) {
+int64_t parse_int(const std::string& text, const std::string& flag, int64_t lo, int64_t hi) {
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  check(ec == std::errc() && ptr == text.data() + text.size(), "usage: ", flag, " expects an integer, got '", text, "'");
+  bool whole = ptr == text.data() + text.size();
+  check(ec != std::errc::invalid_argument && whole, "usage: ", flag, " expects an integer, got '", text, "'");
+  // from_chars reports an int64 overflow instead of wrapping; the caller's range covers narrowing.
+  check(ec == std::errc() && v >= lo && v <= hi, "usage: ", flag, " expects an integer in [", lo, ", ", hi,
+        "], got '", text, "'");
   return v;
 }
 
-double parse_double(const std::string& text, const std::string& flag) {
+double parse_double(const std::string& text, const std::string& flag, double lo, double hi) {
+  // strtod would also take leading spaces, "nan" and "inf": refuse them before it sees the text.
+  bool plain = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
   char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  check(!text.empty() && end == text.c_str() + text.size(), "usage: ", flag, " expects a number, got '", text, "'");
+  double v = plain ? std::strtod(text.c_str(), &end) : 0.0;
+  check(plain && end == text.c_str() + text.size(), "usage: ", flag, " expects a number, got '", text, "'");
+  check(std::isfinite(v), "usage: ", flag, " expects a finite number, got '", text, "'");
+  check(v >= lo && v <= hi, "usage: ", flag, " expects a number in [", lo, ", ", hi, "], got '", text, "'");
   return v;
 }
 
@@ -119,6 +135,29 @@ std::string safe_file_name(const std::string& name) {
   }
   if (s.empty() || s == "." || s == "..") s = "_" + s;
   return s;
+}
+
+std::vector<std::string> unique_file_names(const std::vector<std::string>& tensor_names) {
+  std::set<std::string> taken;
+  std::vector<std::string> out;
+  for (const std::string& name : tensor_names) {
+    std::string base = safe_file_name(name), stem = base;
+    for (int i = 2; taken.count(stem); ++i) stem = base + "_" + std::to_string(i);
+    taken.insert(stem);
+    out.push_back(stem);
+  }
+  return out;
+}
+
+void prepare_output_dir(const std::string& dir, const std::string& flag) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  check(!ec && std::filesystem::is_directory(dir), flag, " ", dir, ": cannot create the directory",
+        ec ? ": " + ec.message() : std::string());
+  std::string probe = dir + "/.vkc-write-test";
+  bool writable = static_cast<bool>(std::ofstream(probe));
+  std::filesystem::remove(probe, ec);
+  check(writable, flag, " ", dir, ": cannot write files there");
 }
 
 }  // namespace vkc::cli

@@ -2,6 +2,7 @@
 // constants.bin, and the source graph as source.vkir so vk-run --check can use the reference), or
 // the same content as one .vkcm file when the output name ends in .vkcm.
 #include <iostream>
+#include <set>
 
 #include "api/compile_in_process.h"
 #include "ir/text_format.h"
@@ -36,6 +37,7 @@ int compile_main(int argc, char** argv) {
     return 0;
   }
   if (args.flag("--list-targets")) {
+    args.require_alone("--list-targets");
     for (const std::string& t : vkc::known_targets()) std::cout << t << "\n";
     return 0;
   }
@@ -52,6 +54,19 @@ int compile_main(int argc, char** argv) {
   args.finish();
   vkc::check(inputs.size() == 1, "usage: expected one input file (see --help)");
   vkc::check(!out_dir.empty(), "usage: -o OUTDIR is required (see --help)");
+  // --device picks the device whose limits 'host' means; a named profile would silently ignore it.
+  vkc::check(device.empty() || target_name == "host", "usage: --device applies only to --target host, not to --target ",
+             target_name);
+  // A misspelt pass name would otherwise print nothing and say nothing.
+  std::set<std::string> known_passes;
+  std::string pass_names;
+  const vkc::ir::PassManager pipeline = vkc::codegen::default_pass_pipeline({});
+  for (const vkc::ir::Pass& p : pipeline.passes()) {
+    known_passes.insert(p.name);
+    pass_names += (pass_names.empty() ? "" : ", ") + p.name;
+  }
+  for (const std::string& p : passes.print_after)
+    vkc::check(known_passes.count(p) > 0, "usage: --print-ir-after: unknown pass '", p, "' (passes: ", pass_names, ")");
 
   vkc::ir::Graph graph = vkc::load_graph(inputs[0], load_options);
   vkc::codegen::CompileOptions options;

@@ -243,8 +243,8 @@ int conformance_main(int argc, char** argv) {
   }
   std::string filter = args.value("--filter");
   Tolerance tol;
-  tol.rtol = vkc::cli::parse_double(args.value("--rtol", "1e-4"), "--rtol");
-  tol.atol = vkc::cli::parse_double(args.value("--atol", "1e-5"), "--atol");
+  tol.rtol = vkc::cli::parse_double(args.value("--rtol", "1e-4"), "--rtol", 0.0);
+  tol.atol = vkc::cli::parse_double(args.value("--atol", "1e-5"), "--atol", 0.0);
   vkc::rt::ContextOptions co;
   co.device = args.value("--device");
   bool fail_on_failure = args.flag("--fail-on-failure");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -93,6 +94,7 @@ int run_main(int argc, char** argv) {
   device_options.select = args.value("--device");
   device_options.robust_buffer_access = args.flag("--robust");
   if (args.flag("--list-devices")) {
+    args.require_alone("--list-devices");
     for (const vkc::DeviceInfo& d : vkc::Device::enumerate())
       std::cout << d.index << ": " << d.name << " (" << d.type << ", " << d.driver << ")\n";
     return 0;
@@ -101,8 +103,15 @@ int run_main(int argc, char** argv) {
   std::string seed = args.value("--random-inputs");
   std::string out_dir = args.value("--output-dir");
   bool check_ref = args.flag("--check");
-  double tolerance = vkc::cli::parse_double(args.value("--tolerance", "1e-4"), "--tolerance");
-  int bench = int(vkc::cli::parse_int(args.value("--benchmark", "0"), "--benchmark"));
+  // values(), not value(): an empty "--tolerance ''" is given, and must be refused, not defaulted.
+  std::vector<std::string> tolerance_text = args.values("--tolerance");
+  vkc::check(tolerance_text.size() <= 1, "usage: --tolerance given more than once");
+  vkc::check(tolerance_text.empty() || check_ref, "usage: --tolerance applies only with --check");
+  double tolerance =
+      vkc::cli::parse_double(tolerance_text.empty() ? "1e-4" : tolerance_text[0], "--tolerance", 0.0);
+  // Range-checked before narrowing: 4294967296 would otherwise wrap to 0 runs.
+  int bench = int(vkc::cli::parse_int(args.value("--benchmark", "0"), "--benchmark", 0,
+                                      std::numeric_limits<int>::max()));
   bool profile = args.flag("--profile");
   vkc::SessionOptions session_options;
   session_options.recompile_if_unmet = args.flag("--recompile");
@@ -112,12 +121,21 @@ int run_main(int argc, char** argv) {
   std::vector<std::string> pos = args.positionals();
   args.finish();
   vkc::check(pos.size() == 1, "usage: expected one module directory, .vkcm file or model file (see --help)");
-  vkc::check(bench >= 0, "usage: --benchmark needs a count >= 0");
+  // Module::load takes no compile options: the shapes and the recompile flag would be ignored.
+  const bool compiled = is_compiled_module(pos[0]);
+  vkc::check(!compiled || compile_options.input_shapes.empty(),
+             "usage: --input-shape applies to a model file (.vkir/.onnx), not to the compiled module ", pos[0]);
+  vkc::check(compiled || !session_options.recompile_if_unmet,
+             "usage: --recompile applies to a compiled module; ", pos[0], " is compiled for the device anyway");
+  const uint32_t seed_value =
+      seed.empty() ? 0u
+                   : uint32_t(vkc::cli::parse_int(seed, "--random-inputs", 0, std::numeric_limits<uint32_t>::max()));
+
+  if (!out_dir.empty()) vkc::cli::prepare_output_dir(out_dir, "--output-dir");
 
   vkc::Device device(device_options);
   std::cout << "device: " << device.info().name << " (" << device.info().type << ", " << device.info().driver << ")\n";
-  vkc::Module module = is_compiled_module(pos[0]) ? vkc::Module::load(pos[0])
-                                                  : vkc::Module::compile(pos[0], device, compile_options);
+  vkc::Module module = compiled ? vkc::Module::load(pos[0]) : vkc::Module::compile(pos[0], device, compile_options);
 
   std::map<std::string, vkc::HostTensor> inputs;
   for (const std::string& a : input_args) {
@@ -129,7 +147,7 @@ int run_main(int argc, char** argv) {
     }
     inputs[name] = vkc::read_npy(file);
   }
-  std::mt19937 rng(seed.empty() ? 0u : unsigned(vkc::cli::parse_int(seed, "--random-inputs")));
+  std::mt19937 rng(seed_value);
   for (const vkc::TensorInfo& t : module.inputs()) {
     if (inputs.count(t.name)) continue;
     vkc::check(!seed.empty(), "input '", t.name, "' is missing (give --input ", t.name,
@@ -178,9 +196,18 @@ int run_main(int argc, char** argv) {
     std::cout << "  total GPU time " << total << " ms\n";
   }
   if (!out_dir.empty()) {
-    std::filesystem::create_directories(out_dir);
-    for (const auto& [name, t] : outputs.host)
-      vkc::write_npy(out_dir + "/" + vkc::cli::safe_file_name(name) + ".npy", t);
+    std::vector<std::string> names;
+    for (const vkc::TensorInfo& t : session.module().outputs()) names.push_back(t.name);
+    std::vector<std::string> files = vkc::cli::unique_file_names(names);
+    std::map<std::string, std::string> owner;  // file stem -> the output written there
+    for (size_t i = 0; i < names.size(); ++i) owner[files[i]] = names[i];
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string plain = vkc::cli::safe_file_name(names[i]);
+      if (files[i] != plain)
+        std::cout << "note: outputs '" << owner[plain] << "' and '" << names[i] << "' both map to " << plain
+                  << ".npy; '" << names[i] << "' is written to " << files[i] << ".npy\n";
+      vkc::write_npy(out_dir + "/" + files[i] + ".npy", outputs.at(names[i]));
+    }
   }
   if (check_ref) check_against_reference(session.module(), inputs, outputs, tolerance);
   return 0;

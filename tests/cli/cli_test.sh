@@ -60,6 +60,40 @@ if [ -n "$mod" ]; then
   expect_error "missing inputs" "$run" "$mod"
   grep -q '"unknown target' "$work/err" 2>/dev/null || true
 fi
+# Flags: numbers parsed whole and range-checked (4294967296 must not wrap to 0 runs), and
+# combinations where one flag would be silently ignored are refused.
+expect_error "unknown --print-ir-after pass" "$compile" "$first" -o "$work/x" --target lavapipe --print-ir-after=nosuchpass
+expect_error "--device with a named target" "$compile" "$first" -o "$work/x" --target lavapipe --device 0
+expect_error "--list-targets with other flags" "$compile" --list-targets --target lavapipe
+expect_error "--list-devices with other flags" "$run" --list-devices --benchmark 3
+if [ -n "$mod" ]; then
+  for bad in "--benchmark 4294967296" "--benchmark -1" "--benchmark 3x" "--benchmark 99999999999999999999" \
+             "--random-inputs 4294967296" "--random-inputs -1"; do
+    expect_error "vk-run $bad" "$run" "$mod" --random-inputs 1 $bad
+  done
+  for bad in "-1" "nan" "inf" "1e999" " 1e-3" "0x10" ""; do
+    expect_error "vk-run --tolerance '$bad'" "$run" "$mod" --random-inputs 1 --check --tolerance "$bad"
+  done
+  expect_error "--tolerance without --check" "$run" "$mod" --random-inputs 1 --tolerance 1e-3
+  expect_error "--input-shape with a compiled module" "$run" "$mod" --random-inputs 1 --input-shape x=1,2
+  expect_error "--recompile with a model file" "$run" "$first" --random-inputs 1 --recompile
+  # The refusals above must not have hidden the good spellings: both still run.
+  "$run" "$mod" --random-inputs 4294967295 --check --tolerance 1e-3 --benchmark 2 >"$work/ok.run" 2>&1 &&
+    grep -q "benchmark: 2 runs" "$work/ok.run" && pass || fail "vk-run with valid flags: $(tail -1 "$work/ok.run")"
+  # An unusable --output-dir (here below a regular file) fails before any GPU work: no device line.
+  "$run" "$mod" --random-inputs 1 --output-dir "$work/bad.npy/out" >"$work/od.out" 2>"$work/od.err"; rc=$?
+  if [ $rc -eq 1 ] && [ "$(wc -l <"$work/od.err")" -eq 1 ] && grep -q -- "--output-dir" "$work/od.err" &&
+     ! grep -q "internal" "$work/od.err" && ! grep -q "^device:" "$work/od.out"; then pass
+  else fail "unwritable --output-dir: exit $rc: $(cat "$work/od.err") $(head -1 "$work/od.out")"; fi
+fi
+# Outputs whose names sanitize to the same file ('a/b' and 'a_b') get distinct files and a note.
+printf 'graph @g(%%x: tensor<2xf32>) {\n  %%y = relu (%%x) : tensor<2xf32>\n  %%z = neg (%%x) : tensor<2xf32>\n  return %%y as "a/b", %%z as "a_b"\n}\n' >"$work/collide.vkir"
+if "$run" "$work/collide.vkir" --random-inputs 1 --output-dir "$work/collide" >"$work/collide.run" 2>&1 &&
+   [ -f "$work/collide/a_b.npy" ] && [ -f "$work/collide/a_b_2.npy" ] &&
+   ! cmp -s "$work/collide/a_b.npy" "$work/collide/a_b_2.npy" &&
+   grep -q "note: outputs 'a/b' and 'a_b' both map to a_b.npy; 'a_b' is written to a_b_2.npy" "$work/collide.run"; then pass
+else fail "colliding output file names: $(ls "$work/collide" 2>&1 | tr '\n' ' ') $(tail -2 "$work/collide.run")"; fi
+
 unknown=$("$compile" "$first" -o "$work/x" --target nosuchgpu 2>&1)
 case "$unknown" in *"known: lavapipe"*) pass ;; *) fail "unknown target message lists no targets: $unknown" ;; esac
 
