@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 #include <random>
+#include <string>
 
 #include "vkc/graph.h"
 #include "vkc/vkc.h"
@@ -98,8 +99,16 @@ int run() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    std::string arg = argc > 1 ? argv[1] : "";
+    if (argc == 2 && (arg == "--help" || arg == "-h")) {
+      std::cout << "usage: vkc-sample-convnet\n"
+                   "  Builds a small CNN with the C++ IR API, runs it on the best device (or VKC_DEVICE)\n"
+                   "  and checks it against the reference interpreter. Takes no arguments; writes no files.\n";
+      return 0;
+    }
+    vkc::check(argc == 1, "usage: vkc-sample-convnet takes no arguments (see --help)");
     return run();
   } catch (const std::exception& e) {
     std::cerr << "vkc-sample-convnet: error: " << e.what() << "\n";

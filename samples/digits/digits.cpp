@@ -71,10 +71,22 @@ int run(const std::string& dir) {
   return 0;
 }
 
+const char* kUsage =
+    "usage: vkc-sample-digits [DATA_DIR]\n"
+    "  DATA_DIR holds digits_cnn.onnx and the held-out .npy files (default: " VKC_DIGITS_DIR ").\n"
+    "  Reads only; writes no files.\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    std::string arg = argc > 1 ? argv[1] : "";
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    // One optional directory: an option or a second argument would otherwise be taken as data.
+    vkc::check(argc <= 2 && (arg.empty() || arg[0] != '-'), "usage: vkc-sample-digits [DATA_DIR] (see --help)");
     return run(argc > 1 ? argv[1] : VKC_DIGITS_DIR);
   } catch (const std::exception& e) {
     std::cerr << "vkc-sample-digits: error: " << e.what() << "\n";

@@ -16,6 +16,7 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -164,21 +165,49 @@ bool matches_reference(const std::string& name, const HostTensor& got, const Hos
   return ok;
 }
 
+const std::string kUsage = std::string(
+    "usage: vkc-sample-image-filter [IMAGE] [--width N] [--output-dir DIR] [--check]\n"
+    "  IMAGE          a JPEG/PNG (default: ") + kDefaultImage + ")\n"
+    "  --width N      box-filter the image down to N pixels wide first (1..65536)\n"
+    "  --output-dir   write input.png, blurred.png, edges.png and upsampled.png there\n"
+    "                 (default: write no files)\n"
+    "  --check        compare every output with the float64 reference interpreter\n";
+
 int run(int argc, char** argv) {
-  std::string path = kDefaultImage, out_dir = "image_filter_out";
+  std::string path = kDefaultImage, out_dir;
   int width = 0;
-  bool check = false;
+  bool check = false, have_path = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
       vkc::check(i + 1 < argc, "usage: ", a, " needs a value");
       return argv[++i];
     };
-    if (a == "--width") width = std::stoi(next());
-    else if (a == "--output-dir") out_dir = next();
-    else if (a == "--check") check = true;
-    else if (a.rfind("--", 0) == 0) throw vkc::Error("usage: vkc-sample-image-filter [IMAGE] [--width N] [--output-dir DIR] [--check]");
-    else path = a;
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--width") {
+      std::string v = next();
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), width);
+      vkc::check(ec == std::errc() && end == v.data() + v.size() && width >= 1 && width <= 65536,
+                 "usage: --width expects an integer in [1, 65536], got '", v, "'");
+    } else if (a == "--output-dir") {
+      out_dir = next();
+    } else if (a == "--check") {
+      check = true;
+    } else if (a.empty() || a[0] == '-' || have_path) {
+      vkc::check(false, "usage: unexpected argument '", a, "' (see --help)");
+    } else {
+      path = a;
+      have_path = true;
+    }
+  }
+  // Before any GPU work: a directory that cannot be made fails now, not after the run.
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    vkc::check(!ec && std::filesystem::is_directory(out_dir), "--output-dir ", out_dir,
+               ": cannot create the directory");
   }
 
   HostTensor image = load_image(path, width);
@@ -207,14 +236,18 @@ int run(int argc, char** argv) {
   const HostTensor& edges = out.at("edges");
   double max_edge = 1e-12;
   for (int64_t i = 0; i < edges.numel(); ++i) max_edge = std::max(max_edge, edges.get_f64(i));
-  std::filesystem::create_directories(out_dir);
-  write_png(out_dir + "/input.png", image, 1.0);
-  write_png(out_dir + "/blurred.png", out.at("blurred"), 1.0);
-  write_png(out_dir + "/edges.png", edges, 1.0 / max_edge);
-  write_png(out_dir + "/upsampled.png", out.at("upsampled"), 1.0);
   const vkc::Shape& up = out.at("upsampled").shape();
-  std::cout << "wrote " << out_dir << "/{input,blurred,edges,upsampled}.png (upsampled " << up[3] << "x" << up[2]
-            << ", strongest edge " << std::setprecision(3) << max_edge << ")\n";
+  if (!out_dir.empty()) {
+    write_png(out_dir + "/input.png", image, 1.0);
+    write_png(out_dir + "/blurred.png", out.at("blurred"), 1.0);
+    write_png(out_dir + "/edges.png", edges, 1.0 / max_edge);
+    write_png(out_dir + "/upsampled.png", out.at("upsampled"), 1.0);
+    std::cout << "wrote " << out_dir << "/{input,blurred,edges,upsampled}.png";
+  } else {
+    std::cout << "no --output-dir: no PNGs written";
+  }
+  std::cout << " (upsampled " << up[3] << "x" << up[2] << ", strongest edge " << std::setprecision(3) << max_edge
+            << ")\n";
 
   if (!check) return 0;
   std::map<std::string, HostTensor> ref = module.reference({{"image", image}});
