@@ -41,8 +41,9 @@ int compile_main(int argc, char** argv) {
     for (const std::string& t : vkc::known_targets()) std::cout << t << "\n";
     return 0;
   }
-  std::string out_dir = args.value("-o");
-  if (out_dir.empty()) out_dir = args.value("--output");
+  std::string out_dir = args.value("-o"), long_out_dir = args.value("--output");
+  vkc::check(out_dir.empty() || long_out_dir.empty(), "usage: give -o or --output, not both");
+  if (out_dir.empty()) out_dir = long_out_dir;
   std::string target_name = args.value("--target", "host");
   std::string device = args.value("--device");
   bool report = args.flag("--report");

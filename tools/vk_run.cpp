@@ -8,7 +8,9 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "tools/cli_common.h"
@@ -132,6 +134,11 @@ int run_main(int argc, char** argv) {
                    : uint32_t(vkc::cli::parse_int(seed, "--random-inputs", 0, std::numeric_limits<uint32_t>::max()));
 
   if (!out_dir.empty()) vkc::cli::prepare_output_dir(out_dir, "--output-dir");
+  std::set<std::string> input_names;  // a second --input for a name would silently replace the first
+  for (const std::string& a : input_args) {
+    std::string name = vkc::cli::split_assignment(a, "--input").first;
+    vkc::check(input_names.insert(name).second, "usage: --input ", name, " given more than once");
+  }
 
   vkc::Device device(device_options);
   std::cout << "device: " << device.info().name << " (" << device.info().type << ", " << device.info().driver << ")\n";
@@ -158,7 +165,16 @@ int run_main(int argc, char** argv) {
     inputs[t.name] = std::move(h);
   }
 
-  vkc::Session session(device, module, session_options);
+  // A compiled module's refusals (limits the device lacks, its source graph failing to recompile)
+  // do not know the module's path: name it, as every other error names its file.
+  std::optional<vkc::Session> session_holder;
+  try {
+    session_holder.emplace(device, module, session_options);
+  } catch (const vkc::Error& e) {
+    if (!compiled) throw;
+    throw vkc::Error(vkc::cat(pos[0], ": ", e.what()));
+  }
+  vkc::Session& session = *session_holder;
   auto t0 = std::chrono::steady_clock::now();
   vkc::RunOptions run_options;
   run_options.profile = profile;

@@ -74,6 +74,8 @@ if [ -n "$mod" ]; then
   for bad in "-1" "nan" "inf" "1e999" " 1e-3" "0x10" ""; do
     expect_error "vk-run --tolerance '$bad'" "$run" "$mod" --random-inputs 1 --check --tolerance "$bad"
   done
+  expect_error "--input given twice" "$run" "$mod" --input "$in=$work/bad.npy" --input "$in=$work/bad.npy"
+  expect_error "-o and --output" "$compile" "$first" -o "$work/x" --output "$work/y" --target lavapipe
   expect_error "--tolerance without --check" "$run" "$mod" --random-inputs 1 --tolerance 1e-3
   expect_error "--input-shape with a compiled module" "$run" "$mod" --random-inputs 1 --input-shape x=1,2
   expect_error "--recompile with a model file" "$run" "$first" --random-inputs 1 --recompile

@@ -90,6 +90,17 @@ TEST(HostileCli, GraphLevelErrorsNameTheFile) {
       expect_one_line_error(tool("vk-compile") + " " + big + " -o " + dir + "/m --target lavapipe").stderr_text;
   EXPECT_NE(err.find(big + ": tensor 'x'"), std::string::npos) << err;
   EXPECT_NE(err.find("maxStorageBufferRange"), std::string::npos) << err;
+
+  // The same graph compiled for a bigger profile: vk-run refuses it on lavapipe (the limits it
+  // lacks), and --recompile fails on maxStorageBufferRange; both lines name the module.
+  std::string module = dir + "/big_for_nvidia";
+  CommandResult built = run_command(tool("vk-compile") + " " + big + " -o " + module + " --target nvidia");
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  err = expect_one_line_error(tool("vk-run") + " " + module + " --random-inputs 1").stderr_text;
+  EXPECT_NE(err.find(module + ": module compiled for target 'nvidia'"), std::string::npos) << err;
+  err = expect_one_line_error(tool("vk-run") + " " + module + " --random-inputs 1 --recompile").stderr_text;
+  EXPECT_NE(err.find(module + ": "), std::string::npos) << err;
+  EXPECT_NE(err.find("maxStorageBufferRange"), std::string::npos) << err;
 }
 
 }  // namespace
