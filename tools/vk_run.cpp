@@ -154,6 +154,9 @@ int run_main(int argc, char** argv) {
     }
     inputs[name] = vkc::read_npy(file);
   }
+  // A seed that generates nothing would be silently ignored.
+  vkc::check(seed.empty() || inputs.size() < module.inputs().size(),
+             "usage: --random-inputs is unused: every input is given with --input");
   std::mt19937 rng(seed_value);
   for (const vkc::TensorInfo& t : module.inputs()) {
     if (inputs.count(t.name)) continue;

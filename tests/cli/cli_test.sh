@@ -95,6 +95,9 @@ if "$run" "$work/collide.vkir" --random-inputs 1 --output-dir "$work/collide" >"
    ! cmp -s "$work/collide/a_b.npy" "$work/collide/a_b_2.npy" &&
    grep -q "note: outputs 'a/b' and 'a_b' both map to a_b.npy; 'a_b' is written to a_b_2.npy" "$work/collide.run"; then pass
 else fail "colliding output file names: $(ls "$work/collide" 2>&1 | tr '\n' ' ') $(tail -2 "$work/collide.run")"; fi
+# A seed with every input given would generate nothing: refused (the message shows it is not the .npy).
+expect_error "--random-inputs with every input given" "$run" "$work/collide.vkir" --input "x=$work/collide/a_b.npy" --random-inputs 1
+grep -q -- "--random-inputs is unused" "$work/err" && pass || fail "--random-inputs with every input given: $(cat "$work/err")"
 
 unknown=$("$compile" "$first" -o "$work/x" --target nosuchgpu 2>&1)
 case "$unknown" in *"known: lavapipe"*) pass ;; *) fail "unknown target message lists no targets: $unknown" ;; esac

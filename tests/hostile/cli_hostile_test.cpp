@@ -103,5 +103,12 @@ TEST(HostileCli, GraphLevelErrorsNameTheFile) {
   EXPECT_NE(err.find("maxStorageBufferRange"), std::string::npos) << err;
 }
 
+// vk-conformance shares the flag parser: tolerances must be finite, non-negative numbers.
+TEST(HostileCli, ConformanceRefusesBadTolerances) {
+  std::string dir = scratch_dir("cli-conformance");
+  for (const char* flags : {"--rtol nan", "--rtol -1", "--atol inf", "--atol 1e999", "--rtol 1x"})
+    expect_one_line_error(tool("vk-conformance") + " " + dir + " " + flags);
+}
+
 }  // namespace
 }  // namespace vkc::hostile
