@@ -4,6 +4,7 @@
 #include "onnx/importer.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "ir/verifier.h"
@@ -75,6 +76,33 @@ ir::Value* own_output_value(ir::Graph& g, ir::Value* v, const std::set<ir::Value
       ->result();
 }
 
+// A node named in messages about several nodes: its name, or its position when it has none (two
+// unnamed nodes of one op type would otherwise read the same).
+std::string node_label(const ::onnx::NodeProto& node, int index) {
+  return node.name().empty() ? cat("node #", index, " (", node.op_type(), ")")
+                             : cat("node '", node.name(), "' (", node.op_type(), ")");
+}
+
+// ONNX is SSA: every value name has one writer. A second writer would silently replace the
+// first node's result in the name table (and the first node would be dropped as dead), so two
+// nodes writing one name, or a node writing a graph input's or initializer's name, is refused.
+void check_single_writer(const std::string& path, const ::onnx::GraphProto& gp) {
+  std::map<std::string, std::string> writer;  // value name -> what defines it
+  for (const auto& in : gp.input()) writer.emplace(in.name(), cat("graph input '", in.name(), "'"));
+  for (const auto& init : gp.initializer())
+    writer.emplace(init.name(), cat("initializer '", init.name(), "'"));
+  for (int n = 0; n < gp.node_size(); ++n) {
+    const ::onnx::NodeProto& node = gp.node(n);
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;  // an omitted optional output
+      auto [it, fresh] = writer.emplace(out, node_label(node, n));
+      check(fresh, path, ": ", node_label(node, n), " writes '", out, "', which ", it->second,
+            it->second.starts_with("node") ? " also writes" : " already defines",
+            "; every value name must have one writer");
+    }
+  }
+}
+
 }  // namespace
 
 ir::Graph import_model(const std::string& path, const ImportOptions& options) {
@@ -90,6 +118,7 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
                     ir::Location{path, 0, 0}, {}, {}, {}, {}};
   for (const auto& init : gp.initializer()) ctx.initializers[init.name()] = &init;
   check(gp.sparse_initializer_size() == 0, path, ": sparse initializers are not supported");
+  check_single_writer(path, gp);
   for (const auto& out : gp.output()) {
     ctx.graph_output_names.insert(out.name());
     ++ctx.use_counts[out.name()];
