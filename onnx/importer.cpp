@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "ir/rank_limit.h"
 #include "ir/verifier.h"
 #include "onnx/import_context.h"
 #include "onnx/model_reader.h"
@@ -45,6 +46,11 @@ ir::TensorType input_type(const ImportContext& ctx, const ::onnx::ValueInfoProto
         "' has no shape; pin it with --input-shape ", name, "=D0,D1,...");
   if (!tt.has_shape()) return {*dtype, pin->second};
   const auto& dims = tt.shape().dim();
+  if (dims.size() > ir::kMaxRank) {
+    problems.push_back(cat("graph input '", name, "' has rank ", dims.size(), ", at most ", ir::kMaxRank,
+                           " is supported"));
+    return {};
+  }
   Shape shape;
   for (int i = 0; i < dims.size(); ++i) {
     const auto& d = dims[i];
@@ -179,9 +185,15 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
         fail(cat("attribute ", list, " is not supported"));
         continue;
       }
-      for (int i = 0; i < node.output_size(); ++i)
+      for (int i = 0; i < node.output_size(); ++i) {
         if (nc.output_used(i) && !ctx.values.count(node.output(i)))
           throw Unsupported{cat("output ", i, " ('", node.output(i), "') is not supported")};
+        // Named here, at the ONNX node, rather than later by the verifier at an IR op.
+        auto made = ctx.values.find(node.output(i));
+        if (made != ctx.values.end() && made->second->type.rank() > ir::kMaxRank)
+          throw Unsupported{cat("output '", node.output(i), "' has rank ", made->second->type.rank(), ", at most ",
+                                ir::kMaxRank, " is supported")};
+      }
     } catch (const Unsupported& u) {
       fail(u.reason);
     } catch (const Error& e) {

@@ -24,7 +24,7 @@ TEST(HostileCli, CompileRefusesEveryBadIrFile) {
   for (const char* f : {"truncated_body.vkir", "truncated_type.vkir", "unterminated_string.vkir", "unknown_op.vkir",
                         "undefined_value.vkir", "redefined_value.vkir", "binary_garbage.vkir",
                         "dim_overflows_int64.vkir", "constant_count_overflow.vkir", "constant_absurd_size.vkir",
-                        "conv3d_wrong_filter.vkir", "huge_70000x70000.vkir"})
+                        "conv3d_wrong_filter.vkir", "huge_70000x70000.vkir", "rank_7.vkir"})
     expect_one_line_error(tool("vk-compile") + " " + data_path(f) + " -o " + out + "/m --target lavapipe");
 }
 

@@ -138,5 +138,26 @@ TEST(OnnxHostile, EveryValueNameHasOneWriter) {
   }
 }
 
+// Issue #24 item 10: the one rank limit (ir/rank_limit.h), named at the graph input or the ONNX
+// node whose output passes it, with the file and the rank.
+TEST(OnnxHostile, RankAboveTheLimitIsNamed) {
+  OnnxModel in(17);
+  in.input("x", {1, 2, 1, 2, 1, 2, 3});
+  in.node("Relu", {"x"}, {"y"});
+  in.output("y");
+  std::string path = in.write(scratch_dir("rank7_input"));
+  EXPECT_EQ(import_error(path), path + ": cannot import 1 item: graph input 'x' has rank 7, at most 6 is supported");
+
+  OnnxModel out(17);
+  out.input("x", {24});
+  out.initializer_i64("shape", {1, 2, 1, 2, 1, 2, 3});
+  out.node("Reshape", {"x", "shape"}, {"y"}, "to7d");
+  out.output("y");
+  path = out.write(scratch_dir("rank7_output"));
+  std::string m = import_error(path);
+  EXPECT_EQ(m.rfind(path + ": cannot import 1 item: node 'to7d' (Reshape): ", 0), 0u) << m;
+  EXPECT_NE(m.find("rank 7, at most 6 is supported"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace vkc::test
