@@ -2,6 +2,7 @@
 // one line on stderr, never a signal (an abort, a sanitizer report or a crash).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "hostile/hostile_util.h"
@@ -10,6 +11,19 @@ namespace vkc::hostile {
 namespace {
 
 std::string tool(const std::string& name) { return std::string(VKC_BINARY_DIR) + "/tools/" + name; }
+
+// dir/relu.vkir: y = relu(x) for a 2x3 f32 x; returns its path.
+std::string write_relu_model(const std::string& dir) {
+  std::string model = dir + "/relu.vkir";
+  std::ofstream(model) << "graph @g(%x: tensor<2x3xf32>) {\n  %y = relu (%x) : tensor<2x3xf32>\n  return %y as \"y\"\n}\n";
+  return model;
+}
+
+// Compiles `model` to `out` (a directory or .vkcm) for lavapipe's profile.
+void compile_for_lavapipe(const std::string& model, const std::string& out) {
+  CommandResult built = run_command(tool("vk-compile") + " " + model + " -o " + out + " --target lavapipe");
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+}
 
 void expect_one_line_error(const std::string& command_line) {
   SCOPED_TRACE(command_line);
@@ -38,10 +52,8 @@ TEST(HostileCli, CompileRefusesBadOnnx) {
 
 TEST(HostileCli, RunRefusesBadNpyAndBadModules) {
   std::string dir = scratch_dir("cli-run");
-  std::string model = dir + "/relu.vkir";
-  std::ofstream(model) << "graph @g(%x: tensor<2x3xf32>) {\n  %y = relu (%x) : tensor<2x3xf32>\n  return %y as \"y\"\n}\n";
-  CommandResult built = run_command(tool("vk-compile") + " " + model + " -o " + dir + "/mod --target lavapipe");
-  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  std::string model = write_relu_model(dir);
+  compile_for_lavapipe(model, dir + "/mod");
   for (const char* f : {"truncated_data.npy", "bad_magic.npy"})
     expect_one_line_error(tool("vk-run") + " " + dir + "/mod --input x=" + data_path(f));
 
@@ -55,6 +67,30 @@ TEST(HostileCli, RunRefusesBadNpyAndBadModules) {
   std::ofstream(dir + "/mod/manifest.json", std::ios::trunc) << json;
   expect_one_line_error(tool("vk-run") + " " + dir + "/mod --random-inputs 1");
   expect_one_line_error(tool("vk-run") + " " + dir + "/no-such-module --random-inputs 1");
+}
+
+// Issue #24 item 8: a cut-off .spv reached the driver (VK_ERROR_UNKNOWN). vk-run now names the
+// file and exits 1 before any GPU work, for a module directory and for a .vkcm.
+TEST(HostileCli, RunRefusesATruncatedSpv) {
+  std::string dir = scratch_dir("cli-truncated-spv");
+  std::string model = write_relu_model(dir);
+  for (const char* out : {"/mod", "/mod.vkcm"}) compile_for_lavapipe(model, dir + out);
+  std::string spv;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/mod"))
+    if (e.path().extension() == ".spv") spv = e.path().string();
+  ASSERT_FALSE(spv.empty());
+  std::vector<uint8_t> bytes = read_bytes(spv);
+  bytes.resize(bytes.size() / 8 * 4);  // half, in whole words
+  write_bytes(spv, bytes);
+  bytes = read_bytes(dir + "/mod.vkcm");
+  bytes.resize(bytes.size() - 64);
+  write_bytes(dir + "/mod.vkcm", bytes);
+  for (const std::string& bad : {spv, dir + "/mod.vkcm"}) {
+    std::string command = tool("vk-run") + " " + (bad == spv ? dir + "/mod" : bad) + " --random-inputs 1";
+    expect_one_line_error(command);
+    std::string message = run_command(command).stderr_text;
+    EXPECT_NE(message.find(bad + ": "), std::string::npos) << message;
+  }
 }
 
 }  // namespace
