@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstring>
 #include <fstream>
 
 #include "hostile/hostile_util.h"
@@ -67,6 +68,38 @@ TEST(HostileCli, RunRefusesBadNpyAndBadModules) {
   std::ofstream(dir + "/mod/manifest.json", std::ios::trunc) << json;
   expect_one_line_error(tool("vk-run") + " " + dir + "/mod --random-inputs 1");
   expect_one_line_error(tool("vk-run") + " " + dir + "/no-such-module --random-inputs 1");
+}
+
+// Issue #24 item 9: NumPy's defaults, float64 (np.random.rand) saved Fortran-order (a.T), used to
+// be refused by --input. vk-run converts both, says so in one note line each, and computes with
+// the right values: relu of [[-1, 2, -3], [4, -5, 6]] given column by column as float64.
+TEST(HostileCli, RunConvertsFloat64AndFortranOrderInputs) {
+  std::string dir = scratch_dir("cli-npy-convert");
+  std::string model = write_relu_model(dir);
+  compile_for_lavapipe(model, dir + "/mod");
+  const std::string header = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }";
+  std::string padded = header + std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  const uint8_t prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(padded.size()), 0};
+  const double column_major[6] = {-1, 4, 2, -5, -3, 6};
+  // Sized up front and filled with memcpy: GCC 12 -O3 warns (-Warray-bounds, a false positive) on
+  // vector::insert from string iterators (as in npy_hostile_test.cpp).
+  std::vector<uint8_t> bytes(sizeof prefix + padded.size() + sizeof column_major);
+  std::memcpy(bytes.data(), prefix, sizeof prefix);
+  std::memcpy(bytes.data() + sizeof prefix, padded.data(), padded.size());
+  std::memcpy(bytes.data() + sizeof prefix + padded.size(), column_major, sizeof column_major);
+  write_bytes(dir + "/x.npy", bytes);
+  CommandResult r = run_command(tool("vk-run") + " " + dir + "/mod --input x=" + dir + "/x.npy --output-dir " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("vk-run: note: " + dir + "/x.npy: Fortran-order array reordered to C order\n"),
+            std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("vk-run: note: " + dir + "/x.npy: float64 converted to f32\n"), std::string::npos)
+      << r.stderr_text;
+  std::vector<uint8_t> out = read_bytes(dir + "/out/y.npy");
+  ASSERT_GE(out.size(), 24u);
+  float y[6];
+  std::memcpy(y, out.data() + out.size() - 24, 24);
+  const float expected[6] = {0, 2, 0, 4, 0, 6};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], expected[i]) << i;
 }
 
 // Issue #24 item 8: a cut-off .spv reached the driver (VK_ERROR_UNKNOWN). vk-run now names the
