@@ -98,7 +98,9 @@ const TensorInfo& Module::input(const std::string& name) const {
 
 std::string Module::target() const { return impl_->image.manifest.target.name; }
 size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.size(); }
-std::string Module::manifest_json() const { return manifest_to_json(impl_->image.manifest); }
+// As written by save(): with each .spv's content hash, so a compiled module and the same module
+// loaded back print the same manifest.
+std::string Module::manifest_json() const { return manifest_to_json(manifest_with_spirv_hashes(impl_->image)); }
 
 std::vector<std::string> Module::unmet_limits(const Device& device) const {
   const TargetLimits& target = impl_->image.manifest.target;

@@ -8,12 +8,10 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/rank_limit.h"
 #include "support/error.h"
 
 namespace vkc::ir::rules {
-
-// Every tensor the IR handles has rank <= kMaxRank (kernels index with fixed-size arrays).
-inline constexpr int64_t kMaxRank = 6;
 
 // Throws vkc::Error "<op>: <parts>".
 template <typename... Parts>

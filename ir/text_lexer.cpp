@@ -3,14 +3,11 @@
 #include <charconv>
 #include <limits>
 
+#include "ir/rank_limit.h"
 #include "support/error.h"
 
 namespace vkc::ir::text {
 namespace {
-
-// Types with more dims than this are rejected while lexing: the IR supports far fewer (the verifier
-// says how many), and a bound keeps hostile input from building huge shapes.
-constexpr size_t kMaxTypeRank = 16;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -270,8 +267,16 @@ TensorType Lexer::scan_tensor_type_body() {
     auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), dim);
     if (ec != std::errc() || ptr != digits.data() + digits.size())
       fail(dim_line, dim_col, cat("dimension '", digits, "' is too large"));
-    if (type.shape.size() == kMaxTypeRank)
-      fail(dim_line, dim_col, cat("tensor type has more than ", kMaxTypeRank, " dims"));
+    // Refused while lexing (ir/rank_limit.h), which also keeps hostile input from building huge
+    // shapes; the remaining dims are only counted, to name the type's rank.
+    if (type.shape.size() == size_t(kMaxRank)) {
+      size_t rank = type.shape.size() + 1;
+      for (size_t p = pos_; p < text_.size() && text_[p] == 'x' && p + 1 < text_.size() && is_digit(text_[p + 1]);) {
+        ++rank;
+        for (++p; p < text_.size() && is_digit(text_[p]);) ++p;
+      }
+      fail(dim_line, dim_col, cat("tensor type has rank ", rank, ", at most ", kMaxRank, " is supported"));
+    }
     type.shape.push_back(dim);
     if (peek() != 'x')
       fail(line_, col_, cat("expected 'x' after dimension in tensor type, found ", here_found()));

@@ -54,8 +54,7 @@ void check_attributes(const Op& op) {
 }
 
 void check_rank(const Op& op, const TensorType& t, const std::string& what) {
-  if (t.rank() > rules::kMaxRank)
-    fail(op, what, " has rank ", t.rank(), ", at most ", rules::kMaxRank, " is supported");
+  if (t.rank() > kMaxRank) fail(op, what, " has rank ", t.rank(), ", at most ", kMaxRank, " is supported");
   for (size_t d = 0; d < t.shape.size(); ++d)
     if (t.shape[d] < 0) fail(op, what, " dim ", d, " is ", t.shape[d], ", expected >= 0");
   int64_t n = 1;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "module/content_hash.h"
 #include "module/json_exact.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -91,6 +92,8 @@ std::string manifest_to_json(const Manifest& m) {
                           {"flops", d.flops},
                           {"bytes", d.bytes},
                           {"notes", d.notes}});
+    // Only when known: in-memory modules get their hashes when written (manifest_with_spirv_hashes).
+    if (!d.spv_hash.empty()) dispatches.back()["spv_hash"] = d.spv_hash;
   }
   j["dispatches"] = dispatches;
   return j.dump(1) + "\n";
@@ -215,6 +218,10 @@ Manifest manifest_from_json(const std::string& text, const std::string& what) {
     d.ops = field<std::vector<std::string>>(jd, "ops", p, false);
     d.spv = field<std::string>(jd, "spv", p);
     check_local_file(d.spv, p + ".spv");
+    d.spv_hash = field<std::string>(jd, "spv_hash", p, false);
+    check(d.spv_hash.empty() || (d.spv_hash.size() == 16 && d.spv_hash.find_first_not_of(
+                                     "0123456789abcdef") == std::string::npos),
+          p, ".spv_hash: expected 16 lowercase hex digits");
     d.entry_point = field<std::string>(jd, "entry_point", p, false, std::string("main"));
     json jb = field<json>(jd, "bindings", p);
     check(jb.is_array(), p, ".bindings: expected an array");
@@ -249,6 +256,49 @@ Manifest manifest_from_json(const std::string& text, const std::string& what) {
   return m;
 }
 
+Manifest manifest_with_spirv_hashes(const ModuleImage& module) {
+  Manifest m = module.manifest;
+  for (DispatchDesc& d : m.dispatches) {
+    auto it = module.spirv.find(d.spv);
+    if (it != module.spirv.end()) d.spv_hash = hash_hex(content_hash(it->second.data(), it->second.size() * 4));
+  }
+  return m;
+}
+
+// Manifests without spv_hash (written before it existed) are still read rather than refused: the
+// header and instruction checks below still catch a cut-off or foreign file, a .vkcm has its own
+// whole-file checksum, and refusing would make every user recompile modules that are fine.
+std::vector<uint32_t> load_spirv(const std::vector<uint8_t>& bytes, const DispatchDesc& d,
+                                 const std::string& what) {
+  constexpr uint32_t kMagic = 0x07230203u;
+  constexpr size_t kHeaderWords = 5;  // magic, version, generator, id bound, schema
+  const char* recompile = "; recompile the module";
+  check(bytes.size() % 4 == 0 && bytes.size() >= kHeaderWords * 4, what, ": not a SPIR-V module (",
+        bytes.size(), " bytes, expected a 20-byte header and whole 32-bit words)", recompile);
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  check(words[0] == kMagic, what, ": not a SPIR-V module (bad magic number)", recompile);
+  const uint32_t version = words[1];
+  const uint32_t major = (version >> 16) & 0xff, minor = (version >> 8) & 0xff;
+  check((version & 0xff0000ffu) == 0 && major == 1 && minor <= 6, what, ": SPIR-V version word 0x",
+        hash_hex(version).substr(8), " is not 1.0 to 1.6", recompile);
+  check(words[4] == 0, what, ": SPIR-V schema word is ", words[4], ", expected 0", recompile);
+  // Each instruction's first word holds its word count in the high 16 bits; a file cut short
+  // mid-instruction, or one with garbage after the header, fails this walk.
+  for (size_t at = kHeaderWords; at < words.size();) {
+    const size_t count = words[at] >> 16;
+    check(count >= 1 && count <= words.size() - at, what, ": truncated or corrupt SPIR-V: the instruction at word ",
+          at, " has word count ", count, ", the file has ", words.size(), " words", recompile);
+    at += count;
+  }
+  if (!d.spv_hash.empty()) {
+    std::string actual = hash_hex(content_hash(bytes.data(), bytes.size()));
+    check(actual == d.spv_hash, what, ": content hash ", actual, " does not match the manifest's ", d.spv_hash,
+          " (the file changed after compiling)", recompile);
+  }
+  return words;
+}
+
 void write_module_dir(const std::string& dir, const ModuleImage& module) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -259,7 +309,7 @@ void write_module_dir(const std::string& dir, const ModuleImage& module) {
     write_file(dir + "/" + name, reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4);
   }
   write_file(dir + "/" + module.manifest.constants_file, module.constants.data(), module.constants.size());
-  std::string text = manifest_to_json(module.manifest);
+  std::string text = manifest_to_json(manifest_with_spirv_hashes(module));
   write_file(dir + "/manifest.json", reinterpret_cast<const uint8_t*>(text.data()), text.size());
 }
 
@@ -273,12 +323,7 @@ ModuleImage read_module_dir(const std::string& dir) {
         image.constants.size(), " bytes, the manifest says ", m.constants_bytes);
   for (const DispatchDesc& d : m.dispatches) {
     if (image.spirv.count(d.spv)) continue;
-    std::vector<uint8_t> bytes = read_file(dir + "/" + d.spv);
-    check(bytes.size() % 4 == 0 && bytes.size() >= 20, dir, "/", d.spv,
-          ": not a SPIR-V module (", bytes.size(), " bytes)");
-    std::vector<uint32_t> words(bytes.size() / 4);
-    std::memcpy(words.data(), bytes.data(), bytes.size());
-    check(words[0] == 0x07230203u, dir, "/", d.spv, ": not a SPIR-V module (bad magic number)");
+    std::vector<uint32_t> words = load_spirv(read_file(dir + "/" + d.spv), d, dir + "/" + d.spv);
     image.spirv.emplace(d.spv, std::move(words));
   }
   return image;

@@ -52,6 +52,9 @@ struct DispatchDesc {
   std::string strategy;              // planner's choice, for reports
   std::vector<std::string> ops;      // IR ops fused into this dispatch (descriptions)
   std::string spv;                   // file name inside the module directory
+  // content_hash of the .spv bytes as 16 hex digits, checked at load. Written since issue #24;
+  // empty in older manifests, which still load (see load_spirv in manifest.cpp for why).
+  std::string spv_hash;
   std::string entry_point = "main";
   std::vector<BindingDesc> bindings;
   std::vector<uint32_t> push_constants;  // 32-bit words, offset 0
@@ -95,6 +98,15 @@ struct ModuleImage {
   std::map<std::string, std::vector<uint32_t>> spirv;  // by DispatchDesc::spv
   std::vector<uint8_t> constants;
 };
+
+// The manifest with each dispatch's spv_hash filled in from module.spirv; the module writers
+// (directory and .vkcm) record these so a damaged .spv is caught at load.
+Manifest manifest_with_spirv_hashes(const ModuleImage& module);
+// Checks one .spv file's bytes before they can reach a driver: whole 32-bit words, the SPIR-V
+// header (magic number, version 1.0-1.6, schema 0), every instruction's word count inside the
+// file, and the manifest's spv_hash when it has one. `what` names the file in the one-line error.
+std::vector<uint32_t> load_spirv(const std::vector<uint8_t>& bytes, const DispatchDesc& d,
+                                 const std::string& what);
 
 void write_module_dir(const std::string& dir, const ModuleImage& module);
 ModuleImage read_module_dir(const std::string& dir);

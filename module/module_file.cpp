@@ -47,7 +47,7 @@ struct Section {
 }  // namespace
 
 std::vector<uint8_t> pack_module_file(const ModuleImage& module, const ModuleExtras& extras) {
-  const Manifest& m = module.manifest;
+  const Manifest m = manifest_with_spirv_hashes(module);
   std::string manifest = manifest_to_json(m);
   std::vector<Section> sections{{kManifestSection, reinterpret_cast<const uint8_t*>(manifest.data()), manifest.size()}};
   for (const auto& [name, words] : module.spirv)
@@ -136,11 +136,7 @@ ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::str
   std::set<std::string> used{kManifestSection, m.constants_file};
   for (const DispatchDesc& d : m.dispatches) {
     if (!used.insert(d.spv).second) continue;
-    std::vector<uint8_t> spv = section(d.spv);
-    check(spv.size() % 4 == 0 && spv.size() >= 20, what, ":", d.spv, ": not a SPIR-V module (", spv.size(), " bytes)");
-    std::vector<uint32_t> words(spv.size() / 4);
-    std::memcpy(words.data(), spv.data(), spv.size());
-    check(words[0] == 0x07230203u, what, ":", d.spv, ": not a SPIR-V module (bad magic number)");
+    std::vector<uint32_t> words = load_spirv(section(d.spv), d, what + ":" + d.spv);
     image.spirv.emplace(d.spv, std::move(words));
   }
   if (extras) {

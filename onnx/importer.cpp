@@ -4,8 +4,10 @@
 #include "onnx/importer.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
 
+#include "ir/rank_limit.h"
 #include "ir/verifier.h"
 #include "onnx/import_context.h"
 #include "onnx/model_reader.h"
@@ -44,6 +46,11 @@ ir::TensorType input_type(const ImportContext& ctx, const ::onnx::ValueInfoProto
         "' has no shape; pin it with --input-shape ", name, "=D0,D1,...");
   if (!tt.has_shape()) return {*dtype, pin->second};
   const auto& dims = tt.shape().dim();
+  if (dims.size() > ir::kMaxRank) {
+    problems.push_back(cat("graph input '", name, "' has rank ", dims.size(), ", at most ", ir::kMaxRank,
+                           " is supported"));
+    return {};
+  }
   Shape shape;
   for (int i = 0; i < dims.size(); ++i) {
     const auto& d = dims[i];
@@ -75,6 +82,33 @@ ir::Value* own_output_value(ir::Graph& g, ir::Value* v, const std::set<ir::Value
       ->result();
 }
 
+// A node named in messages about several nodes: its name, or its position when it has none (two
+// unnamed nodes of one op type would otherwise read the same).
+std::string node_label(const ::onnx::NodeProto& node, int index) {
+  return node.name().empty() ? cat("node #", index, " (", node.op_type(), ")")
+                             : cat("node '", node.name(), "' (", node.op_type(), ")");
+}
+
+// ONNX is SSA: every value name has one writer. A second writer would silently replace the
+// first node's result in the name table (and the first node would be dropped as dead), so two
+// nodes writing one name, or a node writing a graph input's or initializer's name, is refused.
+void check_single_writer(const std::string& path, const ::onnx::GraphProto& gp) {
+  std::map<std::string, std::string> writer;  // value name -> what defines it
+  for (const auto& in : gp.input()) writer.emplace(in.name(), cat("graph input '", in.name(), "'"));
+  for (const auto& init : gp.initializer())
+    writer.emplace(init.name(), cat("initializer '", init.name(), "'"));
+  for (int n = 0; n < gp.node_size(); ++n) {
+    const ::onnx::NodeProto& node = gp.node(n);
+    for (const std::string& out : node.output()) {
+      if (out.empty()) continue;  // an omitted optional output
+      auto [it, fresh] = writer.emplace(out, node_label(node, n));
+      check(fresh, path, ": ", node_label(node, n), " writes '", out, "', which ", it->second,
+            it->second.starts_with("node") ? " also writes" : " already defines",
+            "; every value name must have one writer");
+    }
+  }
+}
+
 }  // namespace
 
 ir::Graph import_model(const std::string& path, const ImportOptions& options) {
@@ -90,6 +124,7 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
                     ir::Location{path, 0, 0}, {}, {}, {}, {}};
   for (const auto& init : gp.initializer()) ctx.initializers[init.name()] = &init;
   check(gp.sparse_initializer_size() == 0, path, ": sparse initializers are not supported");
+  check_single_writer(path, gp);
   for (const auto& out : gp.output()) {
     ctx.graph_output_names.insert(out.name());
     ++ctx.use_counts[out.name()];
@@ -150,9 +185,15 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
         fail(cat("attribute ", list, " is not supported"));
         continue;
       }
-      for (int i = 0; i < node.output_size(); ++i)
+      for (int i = 0; i < node.output_size(); ++i) {
         if (nc.output_used(i) && !ctx.values.count(node.output(i)))
           throw Unsupported{cat("output ", i, " ('", node.output(i), "') is not supported")};
+        // Named here, at the ONNX node, rather than later by the verifier at an IR op.
+        auto made = ctx.values.find(node.output(i));
+        if (made != ctx.values.end() && made->second->type.rank() > ir::kMaxRank)
+          throw Unsupported{cat("output '", node.output(i), "' has rank ", made->second->type.rank(), ", at most ",
+                                ir::kMaxRank, " is supported")};
+      }
     } catch (const Unsupported& u) {
       fail(u.reason);
     } catch (const Error& e) {

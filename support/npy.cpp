@@ -3,6 +3,7 @@
 #include "support/npy.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -139,9 +140,60 @@ std::string shape_tuple_str(const Shape& shape) {
   return s + ")";
 }
 
-}  // namespace
 
-HostTensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& what) {
+// The numpy name of a dtype, for the `astype` a user should run.
+const char* numpy_type(DType t) {
+  switch (t) {
+    case DType::f32: return "np.float32";
+    case DType::f16: return "np.float16";
+    case DType::i64: return "np.int64";
+    case DType::i32: return "np.int32";
+    case DType::i8: return "np.int8";
+    case DType::u8: return "np.uint8";
+    case DType::boolean: return "np.bool_";
+  }
+  return "?";
+}
+
+// Fortran-order (column-major) element bytes -> C order, element by element; lossless.
+std::vector<uint8_t> fortran_to_c_order(const uint8_t* data, const Shape& shape, size_t elem) {
+  int64_t numel = 1;
+  for (int64_t d : shape) numel *= d;
+  std::vector<uint8_t> out(size_t(numel) * elem);
+  std::vector<int64_t> index(shape.size(), 0);  // C-order multi-index of element c
+  for (int64_t c = 0; c < numel; ++c) {
+    int64_t f = 0, stride = 1;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      f += index[k] * stride;
+      stride *= shape[k];
+    }
+    std::memcpy(out.data() + size_t(c) * elem, data + size_t(f) * elem, elem);
+    for (size_t k = shape.size(); k-- > 0;) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+// float64 -> `want` (f32 or f16). Rounding to the nearer float is what a user expects of a float
+// input; a finite value the target cannot hold would turn into inf, which they must decide on.
+void narrow_float64(const uint8_t* data, HostTensor& t, const std::string& what) {
+  const double largest = t.dtype() == DType::f16 ? 65504.0 : double(std::numeric_limits<float>::max());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = 0;
+    std::memcpy(&v, data + size_t(i) * 8, 8);
+    check(!std::isfinite(v) || std::fabs(v) <= largest, what, ": float64 value ", v, " (element ", i,
+          ") does not fit ", dtype_name(t.dtype()), " (largest ", largest, "); scale it, or save a.astype(",
+          numpy_type(t.dtype()), ") if inf is what you mean");
+    t.set_f64(i, v);
+  }
+}
+
+// `want`: the dtype the caller needs, which lets float64 data be narrowed to it; nullopt refuses
+// float64. `notes` (may be null) receives one line per conversion made.
+HostTensor parse_npy_impl(const std::vector<uint8_t>& bytes, const std::string& what, std::optional<DType> want,
+                          std::vector<std::string>* notes) {
   check(bytes.size() >= kMagicSize && std::memcmp(bytes.data(), kMagic, kMagicSize) == 0, what,
         ": not a .npy file (bad magic)");
   check(bytes.size() >= 10, what, ": truncated .npy header");
@@ -190,8 +242,13 @@ HostTensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& what)
   check(descr.has_value(), what, ": .npy header lacks 'descr'");
   check(fortran.has_value(), what, ": .npy header lacks 'fortran_order'");
   check(shape.has_value(), what, ": .npy header lacks 'shape'");
-  DType dtype = *parse_descr(*descr, what);
-  check(!*fortran, what, ": fortran_order arrays are not supported");
+  // NumPy's default float type (np.random.rand, np.array of Python floats) has no DType of ours.
+  const bool float64 = want && (*descr == "<f8" || *descr == "=f8");
+  if (float64)
+    check(is_float(*want), what, ": float64 data for a ", dtype_name(*want),
+          " input: the conversion would silently drop fractions; save a.astype(", numpy_type(*want),
+          ") if that is what you mean");
+  const DType dtype = float64 ? *want : *parse_descr(*descr, what);
 
   int64_t numel = 0;
   try {
@@ -199,7 +256,7 @@ HostTensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& what)
   } catch (const Error&) {
     throw Error(cat(what, ": shape ", shape_tuple_str(*shape), " overflows"));
   }
-  const uint64_t elem = dtype_size(dtype);
+  const uint64_t elem = float64 ? 8 : dtype_size(dtype);
   check(uint64_t(numel) <= std::numeric_limits<uint64_t>::max() / elem, what, ": shape ",
         shape_tuple_str(*shape), " overflows");
   const uint64_t data_bytes = uint64_t(numel) * elem;
@@ -208,9 +265,36 @@ HostTensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& what)
   check(found == data_bytes, what, ": header says ", data_bytes, " bytes of data, found ", found,
         " (trailing bytes)");
 
+  const uint8_t* data = bytes.data() + prefix + header_len;
+  std::vector<uint8_t> c_order;
+  if (*fortran && shape->size() > 1) {
+    c_order = fortran_to_c_order(data, *shape, size_t(elem));
+    data = c_order.data();
+  }
+  if (*fortran && notes) notes->push_back(cat(what, ": Fortran-order array reordered to C order"));
   HostTensor t(dtype, *shape);
-  if (data_bytes) std::memcpy(t.data(), bytes.data() + prefix + header_len, data_bytes);
+  if (float64) {
+    narrow_float64(data, t, what);
+    if (notes) notes->push_back(cat(what, ": float64 converted to ", dtype_name(dtype)));
+  } else if (data_bytes) {
+    std::memcpy(t.data(), data, data_bytes);
+  }
   return t;
+}
+
+}  // namespace
+
+HostTensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& what) {
+  return parse_npy_impl(bytes, what, std::nullopt, nullptr);
+}
+
+HostTensor parse_npy_for(const std::vector<uint8_t>& bytes, const std::string& what, DType want,
+                         std::vector<std::string>& notes) {
+  return parse_npy_impl(bytes, what, want, &notes);
+}
+
+HostTensor read_npy_for(const std::string& path, DType want, std::vector<std::string>& notes) {
+  return parse_npy_for(read_file(path), path, want, notes);
 }
 
 HostTensor read_npy(const std::string& path) { return parse_npy(read_file(path), path); }

@@ -147,12 +147,17 @@ int run_main(int argc, char** argv) {
   std::map<std::string, vkc::HostTensor> inputs;
   for (const std::string& a : input_args) {
     auto [name, file] = vkc::cli::split_assignment(a, "--input");
+    vkc::DType dtype{};
     try {
-      module.input(name);
+      dtype = module.input(name).dtype;
     } catch (const vkc::Error& e) {
       throw vkc::Error(vkc::cat("--input ", name, ": ", e.what()));
     }
-    inputs[name] = vkc::read_npy(file);
+    // NumPy's float64 and Fortran-order defaults are converted, each with a note on stderr, so
+    // the user knows the file they gave is not exactly what ran.
+    std::vector<std::string> notes;
+    inputs[name] = vkc::read_npy_for(file, dtype, notes);
+    for (const std::string& n : notes) std::cerr << "vk-run: note: " << n << "\n";
   }
   // A seed that generates nothing would be silently ignored.
   vkc::check(seed.empty() || inputs.size() < module.inputs().size(),

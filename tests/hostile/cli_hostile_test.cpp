@@ -2,6 +2,8 @@
 // one line on stderr, never a signal (an abort, a sanitizer report or a crash).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <cstring>
 #include <fstream>
 
 #include "hostile/hostile_util.h"
@@ -10,6 +12,19 @@ namespace vkc::hostile {
 namespace {
 
 std::string tool(const std::string& name) { return std::string(VKC_BINARY_DIR) + "/tools/" + name; }
+
+// dir/relu.vkir: y = relu(x) for a 2x3 f32 x; returns its path.
+std::string write_relu_model(const std::string& dir) {
+  std::string model = dir + "/relu.vkir";
+  std::ofstream(model) << "graph @g(%x: tensor<2x3xf32>) {\n  %y = relu (%x) : tensor<2x3xf32>\n  return %y as \"y\"\n}\n";
+  return model;
+}
+
+// Compiles `model` to `out` (a directory or .vkcm) for lavapipe's profile.
+void compile_for_lavapipe(const std::string& model, const std::string& out) {
+  CommandResult built = run_command(tool("vk-compile") + " " + model + " -o " + out + " --target lavapipe");
+  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+}
 
 // Returns the result so that a test can also check what the line says.
 CommandResult expect_one_line_error(const std::string& command_line) {
@@ -26,7 +41,7 @@ TEST(HostileCli, CompileRefusesEveryBadIrFile) {
   for (const char* f : {"truncated_body.vkir", "truncated_type.vkir", "unterminated_string.vkir", "unknown_op.vkir",
                         "undefined_value.vkir", "redefined_value.vkir", "binary_garbage.vkir",
                         "dim_overflows_int64.vkir", "constant_count_overflow.vkir", "constant_absurd_size.vkir",
-                        "conv3d_wrong_filter.vkir", "huge_70000x70000.vkir"})
+                        "conv3d_wrong_filter.vkir", "huge_70000x70000.vkir", "rank_7.vkir"})
     expect_one_line_error(tool("vk-compile") + " " + data_path(f) + " -o " + out + "/m --target lavapipe");
 }
 
@@ -40,10 +55,8 @@ TEST(HostileCli, CompileRefusesBadOnnx) {
 
 TEST(HostileCli, RunRefusesBadNpyAndBadModules) {
   std::string dir = scratch_dir("cli-run");
-  std::string model = dir + "/relu.vkir";
-  std::ofstream(model) << "graph @g(%x: tensor<2x3xf32>) {\n  %y = relu (%x) : tensor<2x3xf32>\n  return %y as \"y\"\n}\n";
-  CommandResult built = run_command(tool("vk-compile") + " " + model + " -o " + dir + "/mod --target lavapipe");
-  ASSERT_EQ(built.exit_code, 0) << built.stderr_text;
+  std::string model = write_relu_model(dir);
+  compile_for_lavapipe(model, dir + "/mod");
   for (const char* f : {"truncated_data.npy", "bad_magic.npy"})
     expect_one_line_error(tool("vk-run") + " " + dir + "/mod --input x=" + data_path(f));
 
@@ -108,6 +121,62 @@ TEST(HostileCli, ConformanceRefusesBadTolerances) {
   std::string dir = scratch_dir("cli-conformance");
   for (const char* flags : {"--rtol nan", "--rtol -1", "--atol inf", "--atol 1e999", "--rtol 1x"})
     expect_one_line_error(tool("vk-conformance") + " " + dir + " " + flags);
+}
+
+// Issue #24 item 9: NumPy's defaults, float64 (np.random.rand) saved Fortran-order (a.T), used to
+// be refused by --input. vk-run converts both, says so in one note line each, and computes with
+// the right values: relu of [[-1, 2, -3], [4, -5, 6]] given column by column as float64.
+TEST(HostileCli, RunConvertsFloat64AndFortranOrderInputs) {
+  std::string dir = scratch_dir("cli-npy-convert");
+  std::string model = write_relu_model(dir);
+  compile_for_lavapipe(model, dir + "/mod");
+  const std::string header = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }";
+  std::string padded = header + std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  const uint8_t prefix[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(padded.size()), 0};
+  const double column_major[6] = {-1, 4, 2, -5, -3, 6};
+  // Sized up front and filled with memcpy: GCC 12 -O3 warns (-Warray-bounds, a false positive) on
+  // vector::insert from string iterators (as in npy_hostile_test.cpp).
+  std::vector<uint8_t> bytes(sizeof prefix + padded.size() + sizeof column_major);
+  std::memcpy(bytes.data(), prefix, sizeof prefix);
+  std::memcpy(bytes.data() + sizeof prefix, padded.data(), padded.size());
+  std::memcpy(bytes.data() + sizeof prefix + padded.size(), column_major, sizeof column_major);
+  write_bytes(dir + "/x.npy", bytes);
+  CommandResult r = run_command(tool("vk-run") + " " + dir + "/mod --input x=" + dir + "/x.npy --output-dir " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("vk-run: note: " + dir + "/x.npy: Fortran-order array reordered to C order\n"),
+            std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("vk-run: note: " + dir + "/x.npy: float64 converted to f32\n"), std::string::npos)
+      << r.stderr_text;
+  std::vector<uint8_t> out = read_bytes(dir + "/out/y.npy");
+  ASSERT_GE(out.size(), 24u);
+  float y[6];
+  std::memcpy(y, out.data() + out.size() - 24, 24);
+  const float expected[6] = {0, 2, 0, 4, 0, 6};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], expected[i]) << i;
+}
+
+// Issue #24 item 8: a cut-off .spv reached the driver (VK_ERROR_UNKNOWN). vk-run now names the
+// file and exits 1 before any GPU work, for a module directory and for a .vkcm.
+TEST(HostileCli, RunRefusesATruncatedSpv) {
+  std::string dir = scratch_dir("cli-truncated-spv");
+  std::string model = write_relu_model(dir);
+  for (const char* out : {"/mod", "/mod.vkcm"}) compile_for_lavapipe(model, dir + out);
+  std::string spv;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/mod"))
+    if (e.path().extension() == ".spv") spv = e.path().string();
+  ASSERT_FALSE(spv.empty());
+  std::vector<uint8_t> bytes = read_bytes(spv);
+  bytes.resize(bytes.size() / 8 * 4);  // half, in whole words
+  write_bytes(spv, bytes);
+  bytes = read_bytes(dir + "/mod.vkcm");
+  bytes.resize(bytes.size() - 64);
+  write_bytes(dir + "/mod.vkcm", bytes);
+  for (const std::string& bad : {spv, dir + "/mod.vkcm"}) {
+    std::string command = tool("vk-run") + " " + (bad == spv ? dir + "/mod" : bad) + " --random-inputs 1";
+    expect_one_line_error(command);
+    std::string message = run_command(command).stderr_text;
+    EXPECT_NE(message.find(bad + ": "), std::string::npos) << message;
+  }
 }
 
 }  // namespace

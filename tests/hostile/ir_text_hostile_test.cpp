@@ -40,7 +40,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadText{"constant_absurd_size.vkir", "needs 1000000000000 elements"},
         // The 3-D regression conv with a filter of C = 2 for a 1-channel input: the message
         // names the op, the operand (filter) and the dim.
-        BadText{"conv3d_wrong_filter.vkir", "conv 'conv3d'"}),
+        BadText{"conv3d_wrong_filter.vkir", "conv 'conv3d'"},
+        // Issue #24 item 10: the one rank limit (ir/rank_limit.h) at the 7th dim of %x's type.
+        BadText{"rank_7.vkir", "rank_7.vkir:1:37: tensor type has rank 7, at most 6 is supported"}),
     [](const ::testing::TestParamInfo<BadText>& info) {
       std::string name = info.param.file;
       return name.substr(0, name.find('.'));
@@ -52,6 +54,14 @@ TEST(HostileIrTextConv3d, WrongFilterNamesOpOperandAndDim) {
   EXPECT_NE(message.find("filter"), std::string::npos) << message;
   EXPECT_NE(message.find("dim 1"), std::string::npos) << message;
   EXPECT_NE(message.find("is 2"), std::string::npos) << message;
+}
+
+// Rank 6, the limit itself, parses (so the test above tests the limit, not any deep type).
+TEST(HostileIrTextRank, RankSixIsAccepted) {
+  ir::Graph g = ir::parse_graph("graph @r(%x: tensor<1x2x1x2x1x2xf32>) {\n  %y = relu (%x) : tensor<1x2x1x2x1x2xf32>\n"
+                                "  return %y as \"y\"\n}\n",
+                                "rank6.vkir");
+  EXPECT_EQ(g.outputs()[0].value->type.rank(), 6);
 }
 
 // Every prefix of a valid file is either the whole file or refused with a vkc::Error: the parser

@@ -2,6 +2,7 @@
 // .spv, truncated constants, and a module planned for a target the device does not meet.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -9,6 +10,8 @@
 #include "common/gpu_harness.h"
 #include "hostile/hostile_util.h"
 #include "ir/text_format.h"
+#include "module/content_hash.h"
+#include "module/module_file.h"
 #include "module/target_profiles.h"
 
 namespace vkc::hostile {
@@ -86,6 +89,85 @@ TEST(HostileModule, CorruptSpvIsRefused) {
   EXPECT_NE(error_of([&] { read_module_dir(dir); }).find("not a SPIR-V module"), std::string::npos);
   write_bytes(dir + "/" + m.manifest.dispatches[0].spv, {3, 2, 0x23});
   EXPECT_NE(error_of([&] { read_module_dir(dir); }), "(no error)");
+}
+
+// Issue #24 item 8: a .spv cut short (at a word boundary, so the old size and magic checks pass)
+// reached the driver and came back as VK_ERROR_UNKNOWN. Cut mid-instruction, the instruction walk
+// names the file; cut at an instruction boundary, only the manifest's content hash can tell.
+TEST(HostileModule, TruncatedSpvInADirectoryNamesTheFile) {
+  ModuleImage m = relu_module("lavapipe");
+  const std::string spv = m.manifest.dispatches[0].spv;
+  const std::vector<uint32_t>& words = m.spirv.at(spv);
+  ASSERT_GT(words.size(), 40u);
+  // Word offsets where instructions start, to cut exactly at one and inside one.
+  std::vector<size_t> starts;
+  for (size_t at = 5; at < words.size(); at += words[at] >> 16) starts.push_back(at);
+  size_t mid = 0;
+  for (size_t s : starts)
+    if ((words[s] >> 16) > 1 && s > words.size() / 2) { mid = s + 1; break; }
+  ASSERT_NE(mid, 0u);
+  struct Cut {
+    size_t words;
+    const char* expect;
+  };
+  for (Cut cut : {Cut{mid, "truncated or corrupt SPIR-V: the instruction at word "},
+                  Cut{starts[starts.size() / 2], "does not match the manifest's"}}) {
+    std::string dir = scratch_dir("module-truncated-spv");
+    write_module_dir(dir, m);
+    std::vector<uint8_t> bytes = read_bytes(dir + "/" + spv);
+    bytes.resize(cut.words * 4);
+    write_bytes(dir + "/" + spv, bytes);
+    std::string message = error_of([&] { read_module_dir(dir); });
+    EXPECT_EQ(message.rfind(dir + "/" + spv + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find(cut.expect), std::string::npos) << message;
+    EXPECT_NE(message.find("recompile the module"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+// A wrong SPIR-V version word (a flipped byte in the header) is named too.
+TEST(HostileModule, BadSpirvVersionIsRefused) {
+  std::string dir = scratch_dir("module-spv-version");
+  ModuleImage m = relu_module("lavapipe");
+  m.spirv.begin()->second[1] = 0x00020000u;  // "2.0": recorded in the hash, caught by the header check
+  write_module_dir(dir, m);
+  EXPECT_NE(error_of([&] { read_module_dir(dir); }).find("SPIR-V version word 0x00020000 is not 1.0 to 1.6"),
+            std::string::npos);
+}
+
+// Manifests written before spv_hash existed still load (module/manifest.cpp says why).
+TEST(HostileModule, ManifestWithoutSpvHashStillLoads) {
+  std::string dir = scratch_dir("module-no-hash");
+  ModuleImage m = relu_module("lavapipe");
+  write_module_dir(dir, m);
+  std::string json = read_text(dir + "/manifest.json");
+  ASSERT_NE(json.find("\"spv_hash\""), std::string::npos) << "the writer records the hash";
+  std::string old_json = manifest_to_json(m.manifest);  // the in-memory manifest has no hashes
+  ASSERT_EQ(old_json.find("\"spv_hash\""), std::string::npos);
+  std::ofstream(dir + "/manifest.json", std::ios::trunc) << old_json;
+  EXPECT_EQ(read_module_dir(dir).spirv.at(m.manifest.dispatches[0].spv), m.spirv.at(m.manifest.dispatches[0].spv));
+}
+
+// In a .vkcm the whole-file checksum catches a damaged .spv first (naming the .vkcm); a file whose
+// checksum was recomputed after the .spv changed (a careless repack) is caught by the spv hash.
+TEST(HostileModule, CorruptSpvInAVkcmNamesTheFile) {
+  std::string dir = scratch_dir("module-vkcm-spv");
+  ModuleImage m = relu_module("lavapipe");
+  const std::string spv = m.manifest.dispatches[0].spv;
+  std::vector<uint8_t> bytes = pack_module_file(m);
+  std::vector<uint8_t> spv_bytes(reinterpret_cast<const uint8_t*>(m.spirv.at(spv).data()),
+                                 reinterpret_cast<const uint8_t*>(m.spirv.at(spv).data()) + m.spirv.at(spv).size() * 4);
+  auto at = std::search(bytes.begin(), bytes.end(), spv_bytes.begin(), spv_bytes.end());
+  ASSERT_NE(at, bytes.end());
+  at[spv_bytes.size() - 4] ^= 0x40;  // the last opcode (not its word count): the walk still passes
+  std::string message = error_of([&] { unpack_module_file(bytes, "m.vkcm"); });
+  EXPECT_EQ(message.rfind("m.vkcm: ", 0), 0u) << message;
+  EXPECT_NE(message.find("checksum"), std::string::npos) << message;
+  uint64_t sum = content_hash(bytes.data() + 32, bytes.size() - 32);
+  for (int i = 0; i < 8; ++i) bytes[24 + size_t(i)] = uint8_t(sum >> (8 * i));
+  message = error_of([&] { unpack_module_file(bytes, "m.vkcm"); });
+  EXPECT_EQ(message.rfind("m.vkcm:" + spv + ": content hash ", 0), 0u) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
 // Found by fuzz_manifest: json::parse throws out_of_range (not parse_error) for a number no C++

@@ -71,7 +71,8 @@ TEST(HostileNpy, HeaderLengthBeyondTheFile) {
 }
 
 TEST(HostileNpy, UnsupportedLayoutsAndTypes) {
-  EXPECT_NE(parse_error(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }", {0, 0, 0, 0})).find("fortran"),
+  // Fortran order is read into C order (tests/support/npy_test.cpp), but not past its data.
+  EXPECT_NE(parse_error(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", {0, 0, 0, 0})).find("truncated"),
             std::string::npos);
   EXPECT_NE(parse_error(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", {0, 0, 0, 0})), "(no error)");
   EXPECT_NE(parse_error(npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", {0, 0, 0, 0, 0, 0, 0, 0})),

@@ -108,5 +108,56 @@ TEST(OnnxExternalData, RefusesPathsOutsideTheModelDirectory) {
   EXPECT_NE(import_error(path).find("has 3 bytes, needs offset 0 + length 16"), std::string::npos);
 }
 
+// Issue #24 item 5: a second node writing a name used to replace the first in the name table, and
+// the first node was dropped as dead. Both writers are named, so the user can find them; unnamed
+// nodes by their position. A node may not overwrite a graph input either.
+TEST(OnnxHostile, EveryValueNameHasOneWriter) {
+  struct Node {
+    const char* op;
+    const char* input;
+    const char* output;
+    const char* name;
+  };
+  struct Case {
+    std::vector<Node> nodes;
+    std::string expected;  // after "<path>: "
+  };
+  const std::vector<Case> cases = {
+      {{{"Relu", "x", "y", "first"}, {"Neg", "x", "y", "second"}},
+       "node 'second' (Neg) writes 'y', which node 'first' (Relu) also writes"},
+      {{{"Relu", "x", "y", ""}, {"Relu", "y", "y", ""}}, "node #1 (Relu) writes 'y', which node #0 (Relu) also writes"},
+      {{{"Relu", "x", "x", "r"}}, "node 'r' (Relu) writes 'x', which graph input 'x' already defines"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    OnnxModel m(17);
+    m.input("x", {4});
+    for (const Node& n : cases[i].nodes) m.node(n.op, {n.input}, {n.output}, n.name);
+    m.output(cases[i].nodes.back().output);
+    std::string path = m.write(scratch_dir(cat("writers", i)));
+    EXPECT_EQ(import_error(path), path + ": " + cases[i].expected + "; every value name must have one writer");
+  }
+}
+
+// Issue #24 item 10: the one rank limit (ir/rank_limit.h), named at the graph input or the ONNX
+// node whose output passes it, with the file and the rank.
+TEST(OnnxHostile, RankAboveTheLimitIsNamed) {
+  OnnxModel in(17);
+  in.input("x", {1, 2, 1, 2, 1, 2, 3});
+  in.node("Relu", {"x"}, {"y"});
+  in.output("y");
+  std::string path = in.write(scratch_dir("rank7_input"));
+  EXPECT_EQ(import_error(path), path + ": cannot import 1 item: graph input 'x' has rank 7, at most 6 is supported");
+
+  OnnxModel out(17);
+  out.input("x", {24});
+  out.initializer_i64("shape", {1, 2, 1, 2, 1, 2, 3});
+  out.node("Reshape", {"x", "shape"}, {"y"}, "to7d");
+  out.output("y");
+  path = out.write(scratch_dir("rank7_output"));
+  std::string m = import_error(path);
+  EXPECT_EQ(m.rfind(path + ": cannot import 1 item: node 'to7d' (Reshape): ", 0), 0u) << m;
+  EXPECT_NE(m.find("rank 7, at most 6 is supported"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace vkc::test

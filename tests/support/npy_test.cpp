@@ -1,6 +1,7 @@
 // .npy reading and writing: round trips for every dtype and the exact errors for malformed files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -99,9 +100,74 @@ TEST(Npy, RejectsUnsupportedDtypes) {
             "x.npy: structured dtypes are not supported");
 }
 
-TEST(Npy, RejectsFortranOrder) {
-  EXPECT_EQ(parse_error(npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24)),
-            "x.npy: fortran_order arrays are not supported");
+// A .npy file holding `values` (as type T) under `dict`, for the conversions below.
+template <typename T>
+std::vector<uint8_t> npy_of(const std::string& dict, const std::vector<T>& values) {
+  std::vector<uint8_t> out = npy_bytes(dict, 0);
+  const auto* p = reinterpret_cast<const uint8_t*>(values.data());
+  out.insert(out.end(), p, p + values.size() * sizeof(T));
+  return out;
+}
+
+// Issue #24 item 9: `a.T` of a C-order array is saved Fortran-order; it used to be refused. It is
+// read into C order (lossless) and, when asked for, noted.
+TEST(Npy, ReadsFortranOrderIntoCOrder) {
+  // [[0, 1, 2], [3, 4, 5]] stored column by column.
+  std::vector<uint8_t> bytes = npy_of<float>("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
+                                             {0, 3, 1, 4, 2, 5});
+  HostTensor t = parse_npy(bytes, "x.npy");
+  ASSERT_EQ(t.shape(), (Shape{2, 3}));
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(t.get_f64(i), double(i)) << i;
+  std::vector<std::string> notes;
+  HostTensor u = parse_npy_for(bytes, "x.npy", DType::f32, notes);
+  EXPECT_EQ(std::memcmp(u.data(), t.data(), 24), 0);
+  EXPECT_EQ(notes, std::vector<std::string>{"x.npy: Fortran-order array reordered to C order"});
+  // Rank 3, int32: the first index varies fastest in the file.
+  std::vector<int32_t> f(24);
+  for (int64_t i = 0, c = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k, ++c) f[size_t(i + 2 * j + 6 * k)] = int32_t(c);
+  t = parse_npy(npy_of("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 4), }", f), "x.npy");
+  for (int64_t c = 0; c < 24; ++c) EXPECT_EQ(t.get_f64(c), double(c)) << c;
+}
+
+// np.random.rand gives float64: narrowed to the input's float type, with a note.
+TEST(Npy, NarrowsFloat64ToAFloatInput) {
+  std::vector<uint8_t> bytes = npy_of<double>("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
+                                              {0.1, -2.5, 1e-3});
+  std::vector<std::string> notes;
+  HostTensor t = parse_npy_for(bytes, "x.npy", DType::f32, notes);
+  ASSERT_EQ(t.dtype(), DType::f32);
+  EXPECT_EQ(t.get_f64(0), double(0.1f));
+  EXPECT_EQ(t.get_f64(1), -2.5);
+  EXPECT_EQ(notes, std::vector<std::string>{"x.npy: float64 converted to f32"});
+  notes.clear();
+  t = parse_npy_for(bytes, "x.npy", DType::f16, notes);
+  EXPECT_EQ(t.dtype(), DType::f16);
+  EXPECT_EQ(t.get_f64(1), -2.5);
+  // Without a dtype to convert to (read_npy), float64 stays refused.
+  EXPECT_EQ(parse_error(bytes), "x.npy: unsupported dtype '<f8' (supported: <f4, <f2, <i8, <i4, |i1, |u1, |b1)");
+}
+
+// Where narrowing would lose what a user must know about, the exact astype is named instead.
+TEST(Npy, RefusesFloat64ConversionsThatLoseInformation) {
+  std::vector<std::string> notes;
+  auto error_for = [&](const std::vector<double>& values, DType want) {
+    std::vector<uint8_t> bytes = npy_of<double>(
+        cat("{'descr': '<f8', 'fortran_order': False, 'shape': (", values.size(), ",), }"), values);
+    return error_of([&] { parse_npy_for(bytes, "x.npy", want, notes); });
+  };
+  EXPECT_EQ(error_for({1, 2}, DType::i32),
+            "x.npy: float64 data for a i32 input: the conversion would silently drop fractions; save "
+            "a.astype(np.int32) if that is what you mean");
+  EXPECT_EQ(error_for({1, 70000}, DType::f16),
+            "x.npy: float64 value 70000 (element 1) does not fit f16 (largest 65504); scale it, or save "
+            "a.astype(np.float16) if inf is what you mean");
+  EXPECT_NE(error_for({1e300}, DType::f32).find("does not fit f32"), std::string::npos);
+  // inf and nan are carried over as they are: nothing is lost.
+  std::vector<uint8_t> bytes = npy_of<double>("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+                                              {-INFINITY});
+  EXPECT_EQ(parse_npy_for(bytes, "x.npy", DType::f16, notes).get_f64(0), -INFINITY);
 }
 
 TEST(Npy, RejectsWrongDataSizes) {
