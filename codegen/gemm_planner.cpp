@@ -89,6 +89,7 @@ uint64_t output_elements(const GemmProblem& p) { return uint64_t(p.batches) * ui
 // Fraction of the padded tile work that is useful (1.0: the tiles cover M, N, K exactly).
 double efficiency(const GemmTile& tile, const GemmProblem& p) {
   auto padded = [](int64_t extent, uint32_t step) { return double(ceil_div(uint64_t(extent), step) * step); };
+  if (p.m == 0 || p.n == 0 || p.k == 0) return 1.0;  // an empty problem wastes nothing (and 0 / 0 is NaN)
   return double(p.m) * double(p.n) * double(p.k) /
          (padded(p.m, tile_m(tile)) * padded(p.n, tile_n(tile)) * padded(p.k, tile_k(tile)));
 }
@@ -142,7 +143,7 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
     // Otherwise the most invocations; among equals (4x4 blocks all give M x N / 16), the most
     // workgroups.
     const uint64_t inv = tiles * split * invocations(tile), workgroups = tiles * split;
-    if (inv > most_invocations || (inv == most_invocations && workgroups > most_workgroups)) {
+    if (!most || inv > most_invocations || (inv == most_invocations && workgroups > most_workgroups)) {
       most_invocations = inv;
       most_workgroups = workgroups;
       most = GemmChoice{tile, split};

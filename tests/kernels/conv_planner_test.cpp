@@ -206,6 +206,16 @@ TEST(ConvPlanner, MatrixOnlyTilesStayWithMatmul) {
   EXPECT_GT(matrix_only, 0);
 }
 
+// An empty GEMM (a zero-sized batch or channel count) still gets a tile: nothing is wasted, so
+// the first tile that fits, never a NaN efficiency that matches no rule.
+TEST(ConvPlanner, EmptyGemmStillGetsATile) {
+  for (codegen::GemmProblem p : {codegen::GemmProblem{0, 64, 64}, codegen::GemmProblem{64, 64, 0}}) {
+    std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, find_target("nvidia").limits);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->split, 1u);
+  }
+}
+
 // The late layers (M = 49..784 output positions, K >= 1152) ran 4-7 workgroups on 132 SMs when
 // tiles were chosen for padding alone; now every layer fills at least one wave, and the ones with
 // K >= 512 split K and reach two workgroups per SM.
