@@ -140,7 +140,6 @@ std::string shape_tuple_str(const Shape& shape) {
   return s + ")";
 }
 
-
 // The numpy name of a dtype, for the `astype` a user should run.
 const char* numpy_type(DType t) {
   switch (t) {
