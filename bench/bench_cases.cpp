@@ -106,6 +106,23 @@ BenchCase sort_case(Shape x) {
   return c;
 }
 
+// Global average pooling (squeeze-excite blocks, classifier heads): pure bandwidth, so its target
+// is a fraction of the copy bandwidth (issue 21).
+// `strategy` forces the pooling kernel ("direct": the one used before the workgroup strategy).
+BenchCase global_avg_pool_case(Shape x, const std::string& strategy = "") {
+  BenchCase c;
+  c.name = "global_avg_pool_" + shape_str(x) + (strategy.empty() ? "" : "_" + strategy);
+  if (!strategy.empty()) c.forced = {{"avg_pool", strategy}};
+  c.group = "pool";
+  c.build = [=](ir::Graph& g) {
+    g.add_output(g.add_op(OpKind::AvgPool, {g.add_input("x", {DType::f32, x})}, {{"global", true}}, "gap")->result(),
+                 "y");
+  };
+  c.flops = double(product(x));
+  c.torch = {{"op", "global_avg_pool"}};
+  return c;
+}
+
 }  // namespace
 
 std::vector<BenchCase> make_cases(bool small) {
@@ -155,6 +172,10 @@ std::vector<BenchCase> make_cases(bool small) {
   cases.push_back(topk_case(s({4096, 32768}, {4, 2048}), n(1024, 64)));
   cases.push_back(sort_case({n(1 << 24, 5000)}));
   cases.push_back(sort_case(s({4096, 4096}, {8, 512})));
+  // efficientnet_b0 at batch 32: its first squeeze-excite block (112x112) and its last (7x7).
+  cases.push_back(global_avg_pool_case(s({32, 32, 112, 112}, {2, 4, 16, 16})));
+  cases.push_back(global_avg_pool_case(s({32, 32, 112, 112}, {2, 4, 16, 16}), "direct"));
+  cases.push_back(global_avg_pool_case(s({32, 1152, 7, 7}, {2, 8, 7, 7})));
   return cases;
 }
 

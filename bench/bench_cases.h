@@ -15,7 +15,7 @@ namespace vkc::bench {
 
 struct BenchCase {
   std::string name;
-  std::string group;  // "conv", "im2col", "matmul", "topk", "sort": which target applies
+  std::string group;  // "conv", "im2col", "matmul", "topk", "sort", "pool": which target applies
   std::function<void(ir::Graph&)> build;
   double flops = 0;  // useful floating-point operations (2 per multiply-add)
   // Fewest bytes through device memory: each input read once, each output written once. Filled

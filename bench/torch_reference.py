@@ -38,6 +38,7 @@ TARGETS = {
     "conv3d": [("ratio", 1.5)],
     "im2col": [("copy", 0.7)],
     "matmul": [("ratio", 0.8)],
+    "global_avg_pool": [("copy", 0.7)],
     "topk": [("ratio", 1.5)],
     "sort_16777216": [("ratio", 0.7)],
 }
@@ -75,6 +76,8 @@ def op_function(spec):
         return lambda t: {"y": F.unfold(t["x"], kernel, padding=padding)}
     if op == "matmul":
         return lambda t: {"y": t["a"] @ t["b"]}
+    if op == "global_avg_pool":
+        return lambda t: {"y": F.adaptive_avg_pool2d(t["x"], 1)}
     if op == "topk":
         k = spec["k"]
 
@@ -148,7 +151,7 @@ def check_case(case, spec, inputs, ref, vkc):
     (TF32 off); im2col exactly; topk/sort: values exactly, and the indices must point at those
     values (so ties may pick either index)."""
     op = spec["op"]
-    if op in ("conv", "conv_transpose", "matmul"):
+    if op in ("conv", "conv_transpose", "matmul", "global_avg_pool"):
         if not torch.isfinite(vkc["y"]).all():
             return "MISMATCH (non-finite)", None
         err = rel_l2(vkc["y"], ref["y"])

@@ -1,6 +1,7 @@
 #version 450
-// Max / average pooling: one invocation per output element, looping over its window. Window
-// extents, strides, pads and layout strides are literals, so the loops fully specialize.
+// Max / average pooling: one invocation per output element looping over its window ("direct"),
+// or one workgroup per output element striding over it ("workgroup"; codegen/kernels/pool.cpp).
+// Window extents, strides, pads and layout strides are literals, so the loops fully specialize.
 ${EXTENSIONS}
 layout(local_size_x = ${WG_SIZE}, local_size_y = 1, local_size_z = 1) in;
 

@@ -95,22 +95,26 @@ TEST(PoolFusion, PadThenMaxPoolKeepsThePadValue) {
   for (const DispatchDesc& d : run.module.manifest.dispatches) EXPECT_EQ(d.ops.size(), 2u) << d.name;
 }
 
+// 7x7 runs the "direct" pooling kernel, 10x10 the "workgroup" one (codegen/kernels/pool.cpp).
 TEST(PoolFusion, GlobalAvgPoolAddWithElementwisePrologue) {
-  ir::Graph g;
-  ir::Value* x = g.add_input("x", {DType::f32, {2, 16, 7, 7}});
-  ir::Value* z = g.add_input("z", {DType::f32, {2, 16, 7, 7}});
-  ir::Value* b = g.add_input("b", {DType::f32, {1, 16, 1, 1}});
-  ir::Value* h = g.add_op(OpKind::Mul, {x, z}, {}, "gate")->result();
-  h = g.add_op(OpKind::HardSwish, {h}, {}, "hswish")->result();
-  ir::Value* p = g.add_op(OpKind::AvgPool, {h}, {{"global", true}}, "gap")->result();
-  g.add_output(g.add_op(OpKind::Add, {p, b}, {}, "add")->result(), "y");
-  for (const char* target : {"", "vulkan-min"}) {  // x, z, b, y: exactly vulkan-min's 4 bindings
-    GpuRunOptions o;
-    o.target = target;
-    GpuRun run = run_on_gpu(g, random_inputs(g, 14), o);
-    EXPECT_TRUE(outputs_match(run, o)) << target;
-    ASSERT_EQ(run.module.manifest.dispatches.size(), 1u) << target << "\n" << all_notes(run.module);
-    EXPECT_EQ(run.module.manifest.dispatches[0].ops.size(), 4u);
+  for (int64_t extent : {7, 10}) {
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", {DType::f32, {2, 16, extent, extent}});
+    ir::Value* z = g.add_input("z", {DType::f32, {2, 16, extent, extent}});
+    ir::Value* b = g.add_input("b", {DType::f32, {1, 16, 1, 1}});
+    ir::Value* h = g.add_op(OpKind::Mul, {x, z}, {}, "gate")->result();
+    h = g.add_op(OpKind::HardSwish, {h}, {}, "hswish")->result();
+    ir::Value* p = g.add_op(OpKind::AvgPool, {h}, {{"global", true}}, "gap")->result();
+    g.add_output(g.add_op(OpKind::Add, {p, b}, {}, "add")->result(), "y");
+    for (const char* target : {"", "vulkan-min"}) {  // x, z, b, y: exactly vulkan-min's 4 bindings
+      GpuRunOptions o;
+      o.target = target;
+      GpuRun run = run_on_gpu(g, random_inputs(g, 14), o);
+      EXPECT_TRUE(outputs_match(run, o)) << target;
+      ASSERT_EQ(run.module.manifest.dispatches.size(), 1u) << target << "\n" << all_notes(run.module);
+      EXPECT_EQ(run.module.manifest.dispatches[0].ops.size(), 4u);
+      EXPECT_EQ(run.module.manifest.dispatches[0].strategy, extent == 7 ? "direct" : "workgroup");
+    }
   }
 }
 
