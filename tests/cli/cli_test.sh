@@ -79,9 +79,13 @@ if [ -n "$mod" ]; then
   expect_error "--tolerance without --check" "$run" "$mod" --random-inputs 1 --tolerance 1e-3
   expect_error "--input-shape with a compiled module" "$run" "$mod" --random-inputs 1 --input-shape x=1,2
   expect_error "--recompile with a model file" "$run" "$first" --random-inputs 1 --recompile
+  expect_error "--device-io without --benchmark" "$run" "$mod" --random-inputs 1 --device-io
   # The refusals above must not have hidden the good spellings: both still run.
   "$run" "$mod" --random-inputs 4294967295 --check --tolerance 1e-3 --benchmark 2 >"$work/ok.run" 2>&1 &&
     grep -q "benchmark: 2 runs" "$work/ok.run" && pass || fail "vk-run with valid flags: $(tail -1 "$work/ok.run")"
+  "$run" "$mod" --random-inputs 1 --benchmark 2 --device-io >"$work/io.run" 2>&1 &&
+    grep -q "benchmark (device-resident inputs and outputs): 2 runs" "$work/io.run" && pass ||
+    fail "vk-run --device-io: $(tail -1 "$work/io.run")"
   # An unusable --output-dir (here below a regular file) fails before any GPU work: no device line.
   "$run" "$mod" --random-inputs 1 --output-dir "$work/bad.npy/out" >"$work/od.out" 2>"$work/od.err"; rc=$?
   if [ $rc -eq 1 ] && [ "$(wc -l <"$work/od.err")" -eq 1 ] && grep -q -- "--output-dir" "$work/od.err" &&
