@@ -6,6 +6,10 @@
 #   bash bench/run-gpu.sh bench [ARGS] the benchmark only; ARGS go to vkc_bench (--cases a,b --runs N)
 #   bash bench/run-gpu.sh models       ResNet-18 / MobileNetV2 from torchvision through ONNX, batch 1
 #                                      and 8: vk-run against PyTorch eager (bench/models.py)
+#   bash bench/run-gpu.sh zoo [ARGS]   torchvision models against PyTorch eager and a CUDA-graph
+#                                      replay (bench/model_zoo.py; ARGS pick models, batches,
+#                                      precisions); results in $OUT/zoo, merged across calls
+#                                      with `python3 bench/model_zoo.py --table DIR` here
 #   bash bench/run-gpu.sh ab BASE [N]  before/after on one card: BASE/vkc_bench(.gz) (the old build,
 #                                      carried too) and build/gpu-carry/vkc_bench alternate N times
 #                                      each (default 2), then bench/compare_runs.py prints the table
@@ -22,6 +26,8 @@ if [ -f "$nv" ] && ! ls /usr/share/vulkan/icd.d/*nvidia* /etc/vulkan/icd.d/*nvid
   export VK_DRIVER_FILES=$nv __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 fi
 bin=build/gpu-carry
+# bench/build-carry.sh gzips the binaries (the carry set is limited to 64 MiB).
+for f in $bin/*.gz; do [ -f "$f" ] && gunzip -kf "$f" && chmod +x "${f%.gz}"; done
 out=${OUT:-/tmp/vkcbench-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader 2>/dev/null
@@ -71,6 +77,12 @@ if [ "$mode" = ab ]; then
   done
   cp /tmp/ab_base_1/vkc.json "$out/ab_base_vkc.json"; cp /tmp/ab_new_1/vkc.json "$out/ab_new_vkc.json"
   python3 "$(dirname "$0")/compare_runs.py" "$(IFS=,; echo "${bases[*]}")" "$(IFS=,; echo "${news[*]}")" | tee "$out/ab.md"
+fi
+
+if [ "$mode" = zoo ]; then
+  echo "== model zoo (commit $(cat $bin/COMMIT 2>/dev/null))"
+  PYTHONUNBUFFERED=1 python3 bench/model_zoo.py $bin "$out/zoo" --commit "$(cut -c1-7 $bin/COMMIT 2>/dev/null)" "$@" 2>&1 |
+    grep -v -i "warning\|warn(" | tee "$out/zoo.log"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = models ]; then

@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""Whole torchvision models on the GPU machine: vkc against PyTorch eager and a CUDA-graph replay
+(issue 21), every number from the same process run on one card.
+
+Per model, batch and precision (fp32 with TF32 off, or the model converted to fp16):
+  - the model (random weights, seeded) is exported to ONNX (opset 17, TorchScript exporter);
+  - PyTorch eager and a CUDA-graph replay of it, input already on the GPU, synchronized after each
+    run ("resident" columns), and eager from a host array to a host array ("host" column);
+  - vk-run on the ONNX file: `--benchmark N --device-io` gives both the resident time (inputs and
+    outputs in device memory, submit + wait) and the host-to-host time (upload + run + download);
+  - vkc's output against PyTorch's: max abs error / max abs output (targets 1e-4 fp32, 2e-3 fp16).
+Each case appends one JSON line to OUT/results.jsonl, so the list can be split over several device
+calls (each command is limited to 10 minutes): `--models` and `--batches` pick the part.
+
+With `--profile-worst K`, the K cases of this call with the highest vkc / CUDA graph ratio get
+vkc's per-dispatch profile grouped by kernel beside the PyTorch profiler's kernels (OUT/profiles.md).
+
+usage (GPU machine, repository root; binaries as bench/run-gpu.sh unpacks them):
+    python3 bench/model_zoo.py BIN_DIR OUT [--models a,b] [--batches 1,32] [--precisions fp32,fp16]
+                               [--runs N] [--profile-worst K]
+    python3 bench/model_zoo.py --table OUT     # results.jsonl -> OUT/table.md (and prints it)
+"""
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+# name -> (input shape without the batch, batches, how to build it). Segmentation models return a
+# dict; their "out" is compared.
+IMAGE = (3, 224, 224)
+MODELS = {
+    "resnet50": (IMAGE, (1, 32, 128)),
+    "resnext50_32x4d": (IMAGE, (1, 32)),
+    "mobilenet_v3_large": (IMAGE, (1, 32, 128)),
+    "efficientnet_b0": (IMAGE, (1, 32)),
+    "regnet_y_400mf": (IMAGE, (1, 32)),
+    "shufflenet_v2_x1_0": (IMAGE, (1, 32)),
+    "squeezenet1_1": (IMAGE, (1, 32)),
+    "densenet121": (IMAGE, (1, 32)),
+    "inception_v3": ((3, 299, 299), (1, 32)),
+    "mnasnet1_0": (IMAGE, (1, 32)),
+    "googlenet": (IMAGE, (1, 32)),
+    "fcn_resnet50": ((3, 320, 320), (1, 32)),
+    "deeplabv3_mobilenet_v3_large": ((3, 320, 320), (1, 32)),
+    "lraspp_mobilenet_v3_large": ((3, 320, 320), (1, 32)),
+    "r3d_18": ((3, 16, 112, 112), (1, 32)),
+    "r2plus1d_18": ((3, 16, 112, 112), (1, 32)),
+}
+TOLERANCE = {"fp32": 1e-4, "fp16": 2e-3}
+
+
+def build(name):
+    import torch
+    import torchvision.models as tm
+    import torchvision.models.segmentation as ts
+    import torchvision.models.video as tv
+
+    class Out(torch.nn.Module):  # segmentation models: the "out" entry of their dict
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return self.m(x)["out"]
+
+    if name in ("fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"):
+        kw = {} if name.startswith("lraspp") else {"aux_loss": False}
+        return Out(getattr(ts, name)(weights=None, weights_backbone=None, **kw))
+    if name in ("r3d_18", "r2plus1d_18"):
+        return getattr(tv, name)(weights=None)
+    if name == "inception_v3":
+        return tm.inception_v3(weights=None, aux_logits=False, init_weights=True)
+    if name == "googlenet":
+        return tm.googlenet(weights=None, aux_logits=False, init_weights=True)
+    return getattr(tm, name)(weights=None)
+
+
+def host_ms(fn, runs, warmup=5):
+    """Median host-clock ms of fn() (which synchronizes)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def torch_times(model, x, runs):
+    import torch
+    sync = torch.cuda.synchronize
+    with torch.no_grad():
+        def eager():
+            model(x)
+            sync()
+        eager_ms = host_ms(eager, runs)
+        x_host = x.cpu()
+
+        def eager_host():
+            model(x_host.cuda()).cpu()
+        eager_host_ms = host_ms(eager_host, runs)
+        # The CUDA graph: captured after warm-up on a side stream, as PyTorch's docs do it.
+        static_x = x.clone()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(3):
+                model(static_x)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_y = model(static_x)
+
+        def replay():
+            graph.replay()
+            sync()
+        graph_ms = host_ms(replay, runs)
+        reference = model(x).float().cpu().numpy()
+    del graph, static_y
+    return eager_ms, eager_host_ms, graph_ms, reference
+
+
+def run_vkc(bin_dir, onnx_path, npy, out_dir, runs, profile=False):
+    cmd = [os.path.join(bin_dir, "vk-run"), onnx_path, "--input", f"input={npy}", "--output-dir", out_dir,
+           "--benchmark", str(runs)]
+    cmd += ["--profile"] if profile else ["--device-io"]
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError((p.stderr or p.stdout).strip().splitlines()[-1] if (p.stderr or p.stdout) else "vk-run failed")
+    return p.stdout, wall
+
+
+def median_of(text, label):
+    m = re.search(re.escape(label) + r": \d+ runs, median ([0-9.]+) ms", text)
+    return float(m.group(1)) if m else None
+
+
+def torch_profile(model, x, top=12):
+    import torch
+    with torch.no_grad():
+        model(x)
+        torch.cuda.synchronize()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            model(x)
+            torch.cuda.synchronize()
+    rows = []
+    for e in prof.key_averages():
+        t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+        if t:
+            rows.append((t / 1e3, e.count, e.key))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows) or 1.0
+    return [(ms, n, key[:90], ms / total) for ms, n, key in rows[:top]]
+
+
+def vkc_profile_by_kernel(text):
+    groups = {}
+    for m in re.finditer(r"^\s+d\d+_(\S+)\s+([0-9.]+) ms", text, re.M):
+        k = groups.setdefault(m.group(1), [0, 0.0])
+        k[0] += 1
+        k[1] += float(m.group(2))
+    total = sum(v[1] for v in groups.values()) or 1.0
+    return sorted(((v[1], v[0], k, v[1] / total) for k, v in groups.items()), reverse=True)
+
+
+def run_cases(args):
+    import torch
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    os.makedirs(args.out, exist_ok=True)
+    work = os.path.join(args.out, "work")
+    os.makedirs(work, exist_ok=True)
+    models = args.models.split(",") if args.models else list(MODELS)
+    batches = [int(b) for b in args.batches.split(",")] if args.batches else None
+    done = []
+    for name in models:
+        shape, model_batches = MODELS[name]
+        for batch in (b for b in model_batches if batches is None or b in batches):
+            for prec in args.precisions.split(","):
+                row = {"model": name, "batch": batch, "precision": prec,
+                       "input": "x".join(str(d) for d in (batch,) + shape),
+                       "device": torch.cuda.get_device_name(), "commit": args.commit}
+                try:
+                    torch.manual_seed(0)
+                    model = build(name).eval().cuda()
+                    x = torch.randn((batch,) + shape, generator=torch.Generator().manual_seed(1)).cuda()
+                    if prec == "fp16":
+                        model, x = model.half(), x.half()
+                    stem = f"{name}_b{batch}_{prec}"
+                    onnx_path = os.path.join(work, stem + ".onnx")
+                    t0 = time.perf_counter()
+                    with torch.no_grad():
+                        torch.onnx.export(model, x, onnx_path, opset_version=17, input_names=["input"],
+                                          output_names=["output"], dynamo=False)
+                    row["export_s"] = round(time.perf_counter() - t0, 1)
+                    eager, eager_host, graph, ref = torch_times(model, x, args.runs)
+                    row.update(eager_ms=eager, eager_host_ms=eager_host, graph_ms=graph)
+                    npy = os.path.join(work, stem + "_input.npy")
+                    np.save(npy, x.cpu().numpy())
+                    outdir = os.path.join(work, stem + "_out")
+                    text, wall = run_vkc(args.bin, onnx_path, npy, outdir, args.runs)
+                    row["vkc_process_s"] = round(wall, 2)
+                    row["vkc_host_ms"] = median_of(text, "benchmark")
+                    row["vkc_resident_ms"] = median_of(text, "benchmark (device-resident inputs and outputs)")
+                    m = re.search(r"ran (\d+) dispatches", text)
+                    row["dispatches"] = int(m.group(1)) if m else None
+                    got = np.load(os.path.join(outdir, "output.npy")).astype(np.float64)
+                    want = ref.astype(np.float64)
+                    row["error"] = float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)) \
+                        if got.shape == want.shape else f"shape {got.shape} != {want.shape}"
+                    row["ok"] = isinstance(row["error"], float) and row["error"] <= TOLERANCE[prec]
+                    row["vkc_over_graph"] = row["vkc_resident_ms"] / graph
+                except Exception as e:  # one failing model must not cost the others' numbers
+                    row["failure"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"[:300]
+                print(json.dumps(row), flush=True)
+                with open(os.path.join(args.out, "results.jsonl"), "a") as f:
+                    f.write(json.dumps(row) + "\n")
+                done.append(row)
+                torch.cuda.empty_cache()
+    if args.profile_worst:
+        worst = sorted((r for r in done if "vkc_over_graph" in r), key=lambda r: -r["vkc_over_graph"])
+        with open(os.path.join(args.out, "profiles.md"), "a") as f:
+            for r in worst[:args.profile_worst]:
+                stem = f"{r['model']}_b{r['batch']}_{r['precision']}"
+                text, _ = run_vkc(args.bin, os.path.join(work, stem + ".onnx"), os.path.join(work, stem + "_input.npy"),
+                                  os.path.join(work, stem + "_prof"), 5, profile=True)
+                torch.manual_seed(0)
+                model = build(r["model"]).eval().cuda()
+                x = torch.randn((r["batch"],) + MODELS[r["model"]][0], generator=torch.Generator().manual_seed(1)).cuda()
+                if r["precision"] == "fp16":
+                    model, x = model.half(), x.half()
+                f.write(f"\n### {stem}: vkc {r['vkc_resident_ms']:.3f} ms resident, CUDA graph {r['graph_ms']:.3f} ms "
+                        f"({r['vkc_over_graph']:.2f}x)\n\n| vkc kernel | dispatches | ms | share |\n|---|---:|---:|---:|\n")
+                for ms, n, k, share in vkc_profile_by_kernel(text)[:10]:
+                    f.write(f"| {k} | {n} | {ms:.3f} | {share:.0%} |\n")
+                f.write("\n| PyTorch kernel | calls | ms | share |\n|---|---:|---:|---:|\n")
+                for ms, n, k, share in torch_profile(model, x):
+                    f.write(f"| {k} | {n} | {ms:.3f} | {share:.0%} |\n")
+        print(open(os.path.join(args.out, "profiles.md")).read())
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def table(out):
+    rows = [json.loads(line) for line in open(os.path.join(out, "results.jsonl")) if line.strip()]
+    lines = ["| model | input | prec | dispatches | vkc resident ms | CUDA graph ms | eager ms | vkc / graph "
+             "| vkc host ms | eager host ms | vkc / eager (host) | error |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        if "failure" in r:
+            lines.append(f"| {r['model']} | {r['input']} | {r['precision']} | | | | | | | | | FAILED: {r['failure']} |")
+            continue
+        err = r["error"] if isinstance(r["error"], str) else f"{r['error']:.1e}{'' if r['ok'] else ' (over)'}"
+        lines.append(f"| {r['model']} | {r['input']} | {r['precision']} | {r['dispatches']} | {r['vkc_resident_ms']:.3f} "
+                     f"| {r['graph_ms']:.3f} | {r['eager_ms']:.3f} | {r['vkc_over_graph']:.2f} | {r['vkc_host_ms']:.3f} "
+                     f"| {r['eager_host_ms']:.3f} | {r['vkc_host_ms'] / r['eager_host_ms']:.2f} | {err} |")
+    ok = [r for r in rows if "failure" not in r]
+    lines.append("")
+    for prec in ("fp32", "fp16"):
+        for batch in sorted({r["batch"] for r in ok}):
+            sel = [r for r in ok if r["precision"] == prec and r["batch"] == batch]
+            if sel:
+                lines.append(f"- {prec} batch {batch}: {len(sel)} models, geomean vkc / CUDA graph "
+                             f"{geomean([r['vkc_over_graph'] for r in sel]):.2f} (worst "
+                             f"{max(sel, key=lambda r: r['vkc_over_graph'])['model']} "
+                             f"{max(r['vkc_over_graph'] for r in sel):.2f}), vkc / eager host-to-host "
+                             f"{geomean([r['vkc_host_ms'] / r['eager_host_ms'] for r in sel]):.2f}")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bin", nargs="?")
+    ap.add_argument("out")
+    ap.add_argument("--models")
+    ap.add_argument("--batches")
+    ap.add_argument("--precisions", default="fp32")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--profile-worst", type=int, default=0)
+    ap.add_argument("--commit", default="unknown")
+    ap.add_argument("--table", action="store_true")
+    args = ap.parse_args()
+    if args.table:
+        table(args.out)
+        return
+    if not args.bin:
+        sys.exit("usage: model_zoo.py BIN_DIR OUT [...] (see --help)")
+    unknown = [m for m in (args.models or "").split(",") if m and m not in MODELS]
+    if unknown:
+        sys.exit(f"unknown model(s) {unknown}; known: {', '.join(MODELS)}")
+    run_cases(args)
+    table(args.out)
+
+
+if __name__ == "__main__":
+    main()
