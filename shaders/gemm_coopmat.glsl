@@ -31,6 +31,7 @@
 #define STAGE_T float16_t
 #endif
 
+${B_SCOPE_DECLARATION}
 const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, WM = ${WM}u, WN = ${WN}u, SG = ${SG}u;
 const uint THREADS = WM * WN * SG;
 const uint FM = TM / WM / 16u, FN = TN / WN / 16u;  // fragments per subgroup along M and N
@@ -102,7 +103,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
     if (k0 > k_begin) {
       [[unroll]] for (uint kk = 0u; kk < TK; kk += 16u) {
         fcoopmatNV<16, 3, 16, 16> fa[FM];
-        fcoopmatNV<16, 3, 16, 16> fb[FN];
+        fcoopmatNV<16, ${B_SCOPE}, 16, 16> fb[FN];  // its own type for the KHR rewrite
         // Offsets and strides count STAGE_T elements (VEC halves each).
         [[unroll]] for (uint i = 0u; i < FM; ++i) {
           uint m = row0 + i * 16u;

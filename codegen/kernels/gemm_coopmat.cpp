@@ -26,7 +26,7 @@ bool coop_loop_supports(const CoopTile& c) {
   return true;
 }
 
-std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast) {
+std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
   // Constant accumulator indices only (shaders/gemm_coopmat.glsl says why).
   std::string fragments;
@@ -34,7 +34,12 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast) {
     for (uint32_t j = 0; j < c.tn / c.wn / 16; ++j)
       fragments += cat("  coopMatStoreNV(acc[", i, "][", j, "], c_tile, scratch, 16u, false);\n",
                        "  store_fragment(m0 + row0 + ", i * 16, "u, n0 + col0 + ", j * 16, "u, scratch, lane);\n");
+  // For the KHR rewrite B needs a type of its own: its scope through a specialization constant
+  // (codegen/spirv_coopmat_khr.h). The NV kernels keep the plain literal.
+  std::string b_scope_declaration = for_khr ? "layout(constant_id = 0) const uint B_SCOPE = 3u;" : "";
   return instantiate_shader("gemm_coopmat.glsl", {{"STORE_FRAGMENTS", fragments},
+                                                  {"B_SCOPE_DECLARATION", b_scope_declaration},
+                                                  {"B_SCOPE", for_khr ? "B_SCOPE" : "3"},
                                                   {"TM", std::to_string(c.tm)},
                                                   {"TN", std::to_string(c.tn)},
                                                   {"TK", std::to_string(c.tk)},

@@ -26,8 +26,10 @@ std::string coopmat_misfit(const TargetLimits& t);
 // tiles of 16 x 16); the planner (codegen/gemm_planner.h) keeps only such tiles.
 bool coop_loop_supports(const CoopTile& tile);
 
-// The GLSL for a kernel's ${GEMM_CORE}; store_m_fast: results leave walking M fastest.
-std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast);
+// The GLSL for a kernel's ${GEMM_CORE}; store_m_fast: results leave walking M fastest. for_khr:
+// the form codegen/spirv_coopmat_khr.h rewrites (B's matrices of their own type); not yet chosen
+// by any kernel: the runtime does not enable VK_KHR_cooperative_matrix yet (issue 22).
+std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr = false);
 
 
 }  // namespace vkc::codegen::kernels
