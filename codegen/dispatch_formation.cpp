@@ -12,7 +12,7 @@
 //        recomputing the math per read costs more than storing it once (codegen/fusion_budget.h);
 //      - epilogue: elementwise consumers of the result, up to a final quantize, fuse into conv,
 //        matmul, pooling, reductions and softmax with float results (not argmax/argmin, whose
-//        result is an index).
+//        result is an index); also diamonds that rejoin into one value (SiLU: x * sigmoid(x)).
 //    Fusion never changes a kernel's tiling or workgroup memory: prologues run where the operand
 //    was read (the matmul's workgroup tiles hold the prologue's f32 results, as they held the
 //    operand's) and epilogues on registers before the store. What fusion can exceed is the target's
@@ -131,6 +131,54 @@ struct PrologueSearch {
   }
 };
 
+// The most ops a diamond in an epilogue may hold: SiLU is 2, hardswish spelled out about 5.
+constexpr size_t kMaxDiamondOps = 8;
+
+// Elementwise users of `v` (which has several) that rejoin into one value, in an order where
+// each op follows its operands: [sigmoid, mul] for mul(v, sigmoid(v)). Every value they compute
+// but the last is used only among them, and the last is their only value used elsewhere, so the
+// group still stores one result. Empty when the users do not close that way.
+std::vector<ir::Op*> closing_region(const ir::Graph& graph, ir::Value* v, const std::set<const ir::Op*>& claimed,
+                                    int64_t total, const std::map<const ir::Op*, size_t>& position) {
+  if (graph.is_output(v)) return {};
+  std::vector<ir::Op*> region;
+  std::set<const ir::Value*> inside{v};
+  std::set<const ir::Op*> in_region;
+  while (region.size() < kMaxDiamondOps) {
+    // The earliest user of an inside value whose operands are all inside or from outside.
+    ir::Op* next = nullptr;
+    size_t open = 0;
+    for (const ir::Value* x : inside) {
+      bool x_open = graph.is_output(x);
+      for (ir::Op* u : graph.users(x)) {
+        if (in_region.count(u)) continue;
+        x_open = true;
+        bool ready = !claimed.count(u) && epilogue_fusible(*u) && u->kind != ir::OpKind::Quantize &&
+                     u->result()->type.numel() == total;
+        for (const ir::Value* o : u->operands) {
+          // An operand computed from a value of the region would come after it: not ready yet.
+          if (!inside.count(o) && o->producer != nullptr && position.at(o->producer) > position.at(v->producer))
+            ready = false;
+        }
+        if (ready && (next == nullptr || position.at(u) < position.at(next))) next = u;
+      }
+      if (x_open) ++open;
+    }
+    if (open == 1 && !region.empty()) {
+      // Closed when the one open value is the last op's result.
+      const ir::Value* last = region.back()->result();
+      bool last_is_open = graph.is_output(last);
+      for (ir::Op* u : graph.users(last)) last_is_open = last_is_open || !in_region.count(u);
+      if (last_is_open) return region;
+    }
+    if (next == nullptr) return {};
+    region.push_back(next);
+    in_region.insert(next);
+    inside.insert(next->result());
+  }
+  return {};
+}
+
 // The anchor's group with as much prologue and epilogue as `target` allows.
 DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set<const ir::Op*>& claimed,
                           const std::map<const ir::Op*, size_t>& position, const TargetLimits& target) {
@@ -146,7 +194,20 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
     if (!chain.empty()) chains.push_back(chain);
   }
   int64_t total = anchor->result()->type.numel();
-  for (ir::Value* r = anchor->result(); takes_epilogue(anchor) && single_internal_use(graph, r);) {
+  // Epilogue lengths after which exactly one value leaves the group (the budget below may cut the
+  // epilogue only there: a cut inside a diamond would leave two values to store).
+  std::vector<size_t> closed{0};
+  for (ir::Value* r = anchor->result(); takes_epilogue(anchor);) {
+    if (!single_internal_use(graph, r)) {
+      // Several users, all elementwise and rejoining into one value (SiLU: x * sigmoid(x)): the
+      // whole diamond joins, computed once per element from registers.
+      std::vector<ir::Op*> region = closing_region(graph, r, claimed, total, position);
+      if (region.empty()) break;
+      g.epilogue.insert(g.epilogue.end(), region.begin(), region.end());
+      closed.push_back(g.epilogue.size());
+      r = region.back()->result();
+      continue;
+    }
     ir::Op* u = graph.users(r)[0];
     if (claimed.count(u) || !epilogue_fusible(*u)) break;
     if (u->result()->type.numel() != total) {
@@ -154,10 +215,13 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
       break;
     }
     g.epilogue.push_back(u);
+    closed.push_back(g.epilogue.size());
     r = u->result();
     if (u->kind == ir::OpKind::Quantize) break;  // an integer result ends the float chain
   }
   trim_views(g.epilogue);
+  while (closed.back() > g.epilogue.size()) closed.pop_back();  // lengths that ended in trimmed views
+  if (closed.back() != g.epilogue.size()) closed.push_back(g.epilogue.size());
   for (const auto& c : chains) g.prologue.insert(g.prologue.end(), c.begin(), c.end());
   refresh_ops(g, position);
 
@@ -181,7 +245,8 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
       c.prologue.clear();
       for (size_t i = 0; i < chains.size(); ++i)
         if (mask & (1u << i)) c.prologue.insert(c.prologue.end(), chains[i].begin(), chains[i].end());
-      for (size_t k = full_epilogue.size() + 1; k-- > 0;) {
+      for (size_t ci = closed.size(); ci-- > 0;) {
+        const size_t k = closed[ci];
         c.epilogue.assign(full_epilogue.begin(), full_epilogue.begin() + long(k));
         trim_views(c.epilogue);
         refresh_ops(c, position);
