@@ -188,8 +188,12 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
   FusionAnchor family = family_of(anchor);
   for (int i = 0; i < prologue_operands(family); ++i) {
     std::vector<ir::Op*> chain;
-    PrologueSearch search{graph, anchor, claimed, family != FusionAnchor::Conv,
-                          family == FusionAnchor::Conv ? 1 : operand_reads_per_element(*anchor, i, target), g.notes};
+    // Conv takes elementwise math on its input only (the filter is a constant in models), and
+    // only where its kernel reads each input element a few times (1x1 GEMM convs: the squeeze-
+    // excite scale of the previous block).
+    const bool math = family != FusionAnchor::Conv || i == 0;
+    PrologueSearch search{graph, anchor, claimed, math, math ? operand_reads_per_element(*anchor, i, target) : 1,
+                          g.notes};
     search.collect(anchor->operand(i), chain);
     if (!chain.empty()) chains.push_back(chain);
   }

@@ -1,7 +1,9 @@
 #include "codegen/fusion_budget.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "codegen/conv_planner.h"
 #include "codegen/kernels/contraction_plan.h"
 #include "codegen/op_codegen.h"
 #include "ir/conv_geometry.h"
@@ -31,6 +33,33 @@ int64_t contraction_reads(const ir::Op& op, int operand, const TargetLimits& tar
   return batches * K * N * per_col / std::max<int64_t>(1, bv->type.numel());
 }
 
+// Reads of each element of a forward conv's input by the kernel its planner picks: once per
+// filter tap that covers it (about taps / stride product), times once per output channel of its
+// group for the one-output kernels (direct, depthwise), once per tile column of the filter for
+// the GEMM kernels, once for im2col (whose GEMM reads the columns, not the input). The filter
+// and conv_transpose take no elementwise math: returned as over the limit.
+int64_t conv_reads(const ir::Op& op, int operand, const TargetLimits& target) {
+  if (operand != 0 || op.kind != ir::OpKind::Conv) return kMaxPrologueRecompute + 1;
+  const ir::ConvGeometry g = ir::conv_geometry(op);
+  ConvPlan plan = plan_conv(g, target, uint32_t(dtype_size(op.operand(0)->type.dtype)), "", op.describe());
+  double overlap = 1;
+  for (size_t i = 0; i < g.kernel.size(); ++i)
+    overlap *= std::max(1.0, double(g.kernel[i]) / double(std::max<int64_t>(1, g.strides[i])));
+  int64_t per_tap = 1;
+  switch (plan.strategy) {
+    case ConvStrategy::direct:
+    case ConvStrategy::depthwise:
+    case ConvStrategy::depthwise_tiled: per_tap = g.out_channels_per_group(); break;
+    case ConvStrategy::implicit_gemm:
+    case ConvStrategy::implicit_gemm_coopmat:
+    case ConvStrategy::split_k:
+      per_tap = ceil_div(g.out_channels_per_group(), int64_t(std::max<uint32_t>(1, tile_n(plan.tile))));
+      break;
+    case ConvStrategy::im2col: per_tap = 1; break;
+  }
+  return int64_t(std::ceil(overlap * double(per_tap)));
+}
+
 }  // namespace
 
 int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const TargetLimits& target) {
@@ -48,6 +77,7 @@ int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const Targe
     }
     case OperandReads::SoftmaxPasses: reads = 3; break;  // row max, sum of exponentials, the store
     case OperandReads::Contraction: reads = contraction_reads(anchor, operand, target); break;
+    case OperandReads::ConvInput: reads = conv_reads(anchor, operand, target); break;
   }
   return std::max<int64_t>(1, reads);
 }

@@ -17,8 +17,8 @@ namespace vkc::codegen {
 
 inline constexpr int64_t kMaxPrologueRecompute = 16;
 
-// About how many times the default kernel for `anchor` (pool, reduction, softmax, matmul, gemm)
-// reads each element of its operand `operand` on `target`; at least 1.
+// About how many times the default kernel for `anchor` (pool, reduction, softmax, matmul, gemm,
+// conv) reads each element of its operand `operand` on `target`; at least 1.
 int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const TargetLimits& target);
 
 }  // namespace vkc::codegen

@@ -63,7 +63,8 @@ constexpr OpCodegen math(GlslExpr e) {
 constexpr ir::OpTable<OpCodegen> build() {
   ir::OpTable<OpCodegen> t;
   t.set(K::Constant, {});
-  t.set({K::Conv, K::ConvTranspose}, {.emitter = kernels::emit_conv, .anchor = FusionAnchor::Conv});
+  t.set({K::Conv, K::ConvTranspose},
+        {.emitter = kernels::emit_conv, .anchor = FusionAnchor::Conv, .reads = OperandReads::ConvInput});
   t.set(K::Im2Col, {.emitter = kernels::emit_im2col});
   t.set({K::MatMul, K::BatchMatMul, K::Gemm},
         {.emitter = kernels::emit_contraction,

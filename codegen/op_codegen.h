@@ -25,7 +25,7 @@ enum class Prologue { None, View, Reverse, Transpose, Pad, FloatCast, Dequantize
 enum class Epilogue { None, Always, FloatResult };
 
 // How often an anchor kernel reads each element of its operands (codegen/fusion_budget.h).
-enum class OperandReads { Once, PoolWindow, SoftmaxPasses, Contraction };
+enum class OperandReads { Once, PoolWindow, SoftmaxPasses, Contraction, ConvInput };
 
 // The GLSL value of an elementwise op from its operand expressions, computed in the compute type
 // of `t` (the op's result type).

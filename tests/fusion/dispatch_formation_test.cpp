@@ -3,23 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "codegen/dispatch_group.h"
+#include "fusion/fusion_test_support.h"
 #include "ir/text_format.h"
 #include "module/target_profiles.h"
 
 namespace vkc::test {
 namespace {
-
-// "[a+b] [c]": each group's ops by node name, in execution order.
-std::string groups_of(const std::string& text, const std::string& target = "lavapipe") {
-  ir::Graph g = ir::parse_graph(text);
-  std::string s;
-  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, find_target(target).limits)) {
-    std::string ops;
-    for (const ir::Op* op : d.ops) ops += (ops.empty() ? "" : "+") + op->name;
-    s += (s.empty() ? "[" : " [") + ops + "]";
-  }
-  return s;
-}
 
 std::string notes_of(const std::string& text, const std::string& target = "lavapipe") {
   ir::Graph g = ir::parse_graph(text);

@@ -5,27 +5,13 @@
 // pooling, and the binding budget cutting only where one value leaves.
 #include <gtest/gtest.h>
 
-#include "codegen/dispatch_group.h"
 #include "fusion/fusion_test_support.h"
-#include "ir/text_format.h"
 #include "kernels/conv_test_support.h"
-#include "module/target_profiles.h"
 
 namespace vkc::test {
 namespace {
 
 using ir::OpKind;
-
-std::string groups_of(const std::string& text, const std::string& target = "lavapipe") {
-  ir::Graph g = ir::parse_graph(text);
-  std::string s;
-  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, find_target(target).limits)) {
-    std::string ops;
-    for (const ir::Op* op : d.ops) ops += (ops.empty() ? "" : "+") + op->name;
-    s += (s.empty() ? "[" : " [") + ops + "]";
-  }
-  return s;
-}
 
 TEST(EpilogueDiamondFormation, SiluAfterConvIsOneGroup) {
   const char* ir = R"(graph @g(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/compiler.h"
+#include "codegen/dispatch_group.h"
 #include "common/gpu_harness.h"
 #include "common/test_util.h"
 #include "ir/graph.h"
@@ -32,6 +33,19 @@ inline ::testing::AssertionResult within_limits(const ModuleImage& m) {
                                            << " bindings";
   }
   return ::testing::AssertionSuccess();
+}
+
+// "[a+b] [c]": each dispatch group's ops by node name, in execution order, for IR text formed
+// for a named profile (no GPU).
+inline std::string groups_of(const std::string& text, const std::string& target = "lavapipe") {
+  ir::Graph g = ir::parse_graph(text);
+  std::string s;
+  for (const codegen::DispatchGroup& d : codegen::form_dispatch_groups(g, find_target(target).limits)) {
+    std::string ops;
+    for (const ir::Op* op : d.ops) ops += (ops.empty() ? "" : "+") + op->name;
+    s += (s.empty() ? "[" : " [") + ops + "]";
+  }
+  return s;
 }
 
 inline std::string all_notes(const ModuleImage& m) {
