@@ -160,17 +160,17 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
   }
   Manifest m;
   const std::string root = what;
-  // The version first: a module of another format may differ in any other field. A manifest that
-  // is not an object gets the structural error below.
-  if (j.is_object()) {
-    std::string written_by;
-    if (auto v = j.find("vkc_version"); v != j.end() && v->is_string()) written_by = v->get<std::string>();
-    if (!j.contains("format_version")) throw FormatVersionError(format_version_refusal(std::nullopt, written_by, what, module));
-    m.format_version = field<int>(j, "format_version", root);
-    if (m.format_version != kModuleFormatVersion)
-      throw FormatVersionError(format_version_refusal(m.format_version, written_by, what, module));
-  }
-  m.format_version = field<int>(j, "format_version", root);
+  // The version first: a module of another format may differ in any other field. Its writer's
+  // vkc_version is only quoted (cut short: the message stays one readable line).
+  auto written_by = [&] {
+    auto v = j.is_object() ? j.find("vkc_version") : j.end();
+    return v != j.end() && v->is_string() ? v->get<std::string>().substr(0, 40) : std::string();
+  };
+  if (j.is_object() && !j.contains("format_version"))
+    throw FormatVersionError(format_version_refusal(std::nullopt, written_by(), what, module));
+  m.format_version = field<int>(j, "format_version", root);  // also refuses a non-object
+  if (m.format_version != kModuleFormatVersion)
+    throw FormatVersionError(format_version_refusal(m.format_version, written_by(), what, module));
   m.vkc_version = field<std::string>(j, "vkc_version", root, false);
   try {
     from_json(field<json>(j, "target", root), m.target);
