@@ -5,9 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/impl.h"
 #include "module/cache_dir.h"
 #include "module/content_hash.h"
 #include "module/module_file.h"
+#include "runtime/pipeline_cache.h"
 #include "support/version.h"
 
 namespace vkc {
@@ -36,9 +38,10 @@ std::string module_cache_path(const std::string& dir, const std::string& graph_t
                              "\ncontainer ", kModuleFileVersion, "\ntarget ", target_name, " ",
                              nlohmann::json(target).dump(), "\n");
   if (target_name == "host") {
-    const DeviceInfo& d = device.info();
-    key_text += cat("device ", d.vendor_id, ":", d.device_id, " ", d.name, " driver ", d.driver, " api ",
-                    d.api_version, "\n");
+    // The limits above are what the compiler reads; the device and driver identity (the same key
+    // the pipeline cache uses) keeps a driver update from reusing the entry all the same.
+    key_text += cat("device ", hash_hex(rt::device_cache_key(device.impl()->context->impl())), " ",
+                    device.info().name, "\n");
   }
   uint64_t key = content_hash(key_text.data(), key_text.size());
   key = content_hash(graph_text.data(), graph_text.size(), key);

@@ -4,7 +4,8 @@
 //
 // The key hashes everything the compiled module depends on: the graph as loaded (its printed IR,
 // which covers the model file's content, ONNX external data and pinned input shapes), the resolved
-// target limits (for target "host", the live device's, plus the device's identity and driver),
+// target limits (for target "host", the live device's, plus the device and driver identity of
+// runtime/pipeline_cache.h: vendor, device, driver version, pipelineCacheUUID),
 // the module format version, vkc's version and the identity of the binary holding the compiler
 // (its size and modification time: a rebuilt vkc of the same version does not reuse entries).
 // Each entry is a .vkcm that carries its source graph; a hit must hold exactly the same source

@@ -49,6 +49,14 @@ std::string payload_problem(const std::vector<uint8_t>& file, const VkPhysicalDe
 
 }  // namespace
 
+uint64_t device_cache_key(const Context::Impl& ctx) {
+  const VkPhysicalDeviceProperties& p = ctx.caps.properties;
+  uint64_t key = content_hash(&p.vendorID, 4);
+  key = content_hash(&p.deviceID, 4, key);
+  key = content_hash(&p.driverVersion, 4, key);
+  return content_hash(p.pipelineCacheUUID, VK_UUID_SIZE, key);
+}
+
 uint64_t module_pipeline_key(const ModuleImage& module) {
   // The driver keys its own entries by SPIR-V; vkc's version is in the key as well so that an
   // upgrade starts from fresh files, as every vkc cache does (module/cache_dir.h).
@@ -69,10 +77,7 @@ uint64_t module_pipeline_key(const ModuleImage& module) {
 PipelineCache::PipelineCache(Context::Impl& ctx, const std::string& dir, uint64_t module_key)
     : ctx_(ctx), dir_(dir) {
   const VkPhysicalDeviceProperties& p = ctx.caps.properties;
-  uint64_t device_key = content_hash(&p.vendorID, 4);
-  device_key = content_hash(&p.deviceID, 4, device_key);
-  device_key = content_hash(&p.driverVersion, 4, device_key);
-  device_key = content_hash(p.pipelineCacheUUID, VK_UUID_SIZE, device_key);
+  const uint64_t device_key = device_cache_key(ctx);
 
   if (!dir_.empty()) {
     path_ = dir_ + "/" + hash_hex(device_key) + "-" + hash_hex(module_key) + ".vkpc";

@@ -20,6 +20,10 @@
 
 namespace vkc::rt {
 
+// The device and driver identity every driver-dependent cache entry is keyed by: vendor id,
+// device id, driver version and pipelineCacheUUID (the module cache uses it too).
+uint64_t device_cache_key(const Context::Impl& ctx);
+
 // What the pipelines of `module` depend on besides the device.
 uint64_t module_pipeline_key(const ModuleImage& module);
 
