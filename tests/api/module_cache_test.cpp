@@ -1,12 +1,15 @@
 // The compiled-module cache (CompileOptions::module_cache_dir): a hit instead of a compile, a miss
 // for another model, option or target, damaged entries compiled again and rewritten; and
 // Module::load_or_recompile for modules of another format version.
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "api/api_helpers.h"
 #include "ir/text_format.h"
+#include "module/content_hash.h"
 #include "module/manifest.h"
+#include "support/file_io.h"
 
 namespace vkc::api_test {
 namespace {
@@ -108,6 +111,20 @@ TEST_F(ModuleCacheApi, LoadOrRecompileTakesModulesOfAnotherFormat) {
   Module m = Module::load_or_recompile(dir + "/m", device());
   EXPECT_EQ(m.origin(), ModuleOrigin::Recompiled);
   EXPECT_NO_THROW(Session(device(), m).run({{{"x", iota_f32({64})}}}));
+  // The same for a .vkcm: its source graph is read from the container without the manifest.
+  Module::compile(small_graph(), device()).save(dir + "/newer.vkcm");
+  std::vector<uint8_t> bytes = read_file(dir + "/newer.vkcm");
+  std::string flat(bytes.begin(), bytes.end());
+  const size_t in_file = flat.find(ours + ",");
+  ASSERT_NE(in_file, std::string::npos);
+  bytes[in_file + ours.size() - 1] = uint8_t('0' + (kModuleFormatVersion + 1) % 10);
+  const uint64_t sum = content_hash(bytes.data() + 32, bytes.size() - 32);  // the container's checksum
+  std::memcpy(bytes.data() + 24, &sum, 8);
+  write_file(dir + "/newer.vkcm", bytes.data(), bytes.size());
+  EXPECT_THROW(Module::load(dir + "/newer.vkcm"), Error);
+  Module from_file = Module::load_or_recompile(dir + "/newer.vkcm", device());
+  EXPECT_EQ(from_file.origin(), ModuleOrigin::Recompiled);
+  EXPECT_NO_THROW(Session(device(), from_file).run({{{"x", iota_f32({64})}}}));
   // A module of this format is just loaded.
   Module::compile(small_graph(), device()).save(dir + "/ok.vkcm");
   EXPECT_EQ(Module::load_or_recompile(dir + "/ok.vkcm", device()).origin(), ModuleOrigin::Loaded);
