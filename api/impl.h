@@ -23,10 +23,11 @@ struct Module::Impl {
   ModuleImage image;
   std::string source_vkir;  // empty: the module carries no source graph
   std::vector<TensorInfo> inputs, outputs;
+  ModuleOrigin origin = ModuleOrigin::Loaded;
 };
 
 // Builds a Module around a compiled image (fills the tensor lists).
-Module make_module(ModuleImage image, std::string source_vkir);
+Module make_module(ModuleImage image, std::string source_vkir, ModuleOrigin origin);
 
 struct DeviceTensor::Impl {
   std::shared_ptr<Device::Impl> device;  // declared first: destroyed after the tensor

@@ -1,8 +1,10 @@
 // vkc::Module: loading (directory or .vkcm), in-process compilation, saving, and the source graph.
 #include <filesystem>
+#include <optional>
 
 #include "api/compile_in_process.h"
 #include "api/impl.h"
+#include "api/module_cache.h"
 #include "codegen/compiler.h"
 #include "ir/interpreter.h"
 #include "ir/text_format.h"
@@ -13,7 +15,7 @@ namespace vkc {
 
 namespace {
 
-constexpr const char* kSourceFile = "source.vkir";
+constexpr const char* kSourceFile = kSourceGraphFile;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -38,8 +40,9 @@ codegen::CompileOptions compile_options(const Device& device, const CompileOptio
 
 }  // namespace
 
-Module make_module(ModuleImage image, std::string source_vkir) {
+Module make_module(ModuleImage image, std::string source_vkir, ModuleOrigin origin) {
   auto impl = std::make_shared<Module::Impl>();
+  impl->origin = origin;
   impl->image = std::move(image);
   impl->source_vkir = std::move(source_vkir);
   for (const std::string& n : impl->image.manifest.inputs) impl->inputs.push_back(info_of(impl->image.manifest, n));
@@ -57,22 +60,55 @@ Module Module::load(const std::string& path) {
     ModuleImage image = read_module_dir(path);
     std::string source;
     if (fs::exists(path + "/" + kSourceFile, ec)) source = read_text_file(path + "/" + kSourceFile);
-    return make_module(std::move(image), std::move(source));
+    return make_module(std::move(image), std::move(source), ModuleOrigin::Loaded);
   }
   check(ends_with(path, ".vkcm") || is_module_file(path), path,
         ": not a module (expected a module directory or a .vkcm file; Module::compile takes .vkir/.onnx)");
   ModuleExtras extras;
   ModuleImage image = read_module_file(path, &extras);
-  return make_module(std::move(image), extras.count(kSourceFile) ? extras[kSourceFile] : "");
+  return make_module(std::move(image), extras.count(kSourceFile) ? extras[kSourceFile] : "", ModuleOrigin::Loaded);
+}
+
+Module Module::load_or_recompile(const std::string& path, const Device& device) {
+  try {
+    return load(path);
+  } catch (const FormatVersionError& refusal) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    std::optional<std::string> source;
+    try {
+      if (fs::is_directory(path, ec)) {
+        if (fs::exists(path + "/" + kSourceFile, ec)) source = read_text_file(path + "/" + kSourceFile);
+      } else {
+        source = read_module_file_section(path, kSourceFile);
+      }
+    } catch (const Error&) {
+      throw refusal;  // a container of another version: its sections cannot be read either
+    }
+    check(source.has_value(), refusal.what(), " (it carries no source graph, so only vk-compile can)");
+    ir::Graph graph = ir::parse_graph(*source, path + ":" + kSourceFile);
+    return make_module(codegen::compile_graph(graph, compile_options(device, CompileOptions{})),
+                       ir::print_graph(graph), ModuleOrigin::Recompiled);
+  }
 }
 
 Module Module::compile(const std::string& model_path, const Device& device, const CompileOptions& options) {
   ir::Graph graph = load_graph(model_path, {options.input_shapes});
-  return compile(graph, device, options);
+  if (!options.module_cache_dir || options.module_cache_dir->empty()) return compile(graph, device, options);
+  // The cache (api/module_cache.h) is keyed by the printed graph, which Module needs anyway.
+  std::string text = ir::print_graph(graph);
+  codegen::CompileOptions co = compile_options(device, options);
+  std::string entry = module_cache_path(*options.module_cache_dir, text, co.target, options.target, device);
+  if (std::optional<ModuleImage> cached = module_cache_load(entry, text))
+    return make_module(std::move(*cached), std::move(text), ModuleOrigin::Cached);
+  ModuleImage image = codegen::compile_graph(graph, co);
+  module_cache_store(entry, image, text);
+  return make_module(std::move(image), std::move(text), ModuleOrigin::Compiled);
 }
 
 Module Module::compile(const ir::Graph& graph, const Device& device, const CompileOptions& options) {
-  return make_module(codegen::compile_graph(graph, compile_options(device, options)), ir::print_graph(graph));
+  return make_module(codegen::compile_graph(graph, compile_options(device, options)), ir::print_graph(graph),
+                     ModuleOrigin::Compiled);
 }
 
 void Module::save(const std::string& path) const {
@@ -96,6 +132,7 @@ const TensorInfo& Module::input(const std::string& name) const {
                   join(impl_->image.manifest.inputs), ")"));
 }
 
+ModuleOrigin Module::origin() const { return impl_->origin; }
 std::string Module::target() const { return impl_->image.manifest.target.name; }
 size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.size(); }
 // As written by save(): with each .spv's content hash, so a compiled module and the same module

@@ -1,6 +1,6 @@
 // vkc::Session, vkc::Execution and vkc::DeviceTensor over rt::Program / rt::DeviceTensor.
-#include "runtime/pipeline_cache.h"
 #include "api/impl.h"
+#include "module/cache_dir.h"
 
 namespace vkc {
 
@@ -99,7 +99,7 @@ void Session::Impl::finish() {
 Session::Session(const Device& device, const Module& module, const SessionOptions& options)
     : impl_(std::make_shared<Impl>(Impl{device, module_for(device, module, options), nullptr, nullptr, false, {}})) {
   rt::ProgramOptions po;
-  po.pipeline_cache_dir = options.pipeline_cache_dir ? *options.pipeline_cache_dir : rt::default_pipeline_cache_dir();
+  po.pipeline_cache_dir = options.pipeline_cache_dir ? *options.pipeline_cache_dir : cache_dir(kPipelineCacheKind);
   impl_->program = std::make_unique<rt::Program>(*device.impl()->context, impl_->module.impl()->image, po);
 }
 

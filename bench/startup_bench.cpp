@@ -1,7 +1,7 @@
 // vkc-startup-bench: start-up and per-execution overhead through the public API.
 //
 //   cold start   a fresh process loads a .vkcm and creates its pipelines with an empty pipeline
-//                cache ($XDG_CACHE_HOME/vkc), then runs once
+//                cache ($VKC_CACHE_DIR/pipelines), then runs once
 //   warm start   the same with the cache the cold run left behind
 //   compile      in-process compile of the same model twice (the second hits the SPIR-V cache)
 //   overhead     host wall time per run() of a 50-dispatch chain (50 unfusable adds) vs the sum of
@@ -153,7 +153,7 @@ int bench(int argc, char** argv) {
   chain50.save(path);
 
   // Process starts: the first with an empty cache directory, then warm ones.
-  setenv("XDG_CACHE_HOME", (work + "/cache").c_str(), 1);
+  setenv("VKC_CACHE_DIR", (work + "/cache").c_str(), 1);  // the root of every vkc cache
   Start cold = start_child(self, path);
   Start warm1 = start_child(self, path);
   Start warm2 = start_child(self, path);

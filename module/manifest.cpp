@@ -11,6 +11,7 @@
 #include "module/json_exact.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "support/version.h"
 
 namespace vkc {
 
@@ -47,9 +48,25 @@ const TensorDesc& Manifest::storage_of(const std::string& name) const {
   return *t;
 }
 
+std::string format_version_refusal(std::optional<int> version, const std::string& written_by,
+                                   const std::string& what, const std::string& module) {
+  const std::string path = module.empty() ? "MODULE" : module;
+  std::string by = written_by.empty() ? "" : cat("vkc ", written_by, " wrote it, ");
+  std::string which = !version ? cat("has no format_version (not a vkc module, or written by a vkc older than ",
+                                     "format versions; this vkc reads format ", kModuleFormatVersion, ")")
+                      : *version > kModuleFormatVersion
+                          ? cat("written by a newer vkc (format ", *version, ", this vkc reads ",
+                                kModuleFormatVersion, "; ", by, "this is vkc ", vkc_version(), ")")
+                          : cat("written by an older vkc (format ", *version, ", this vkc reads ",
+                                kModuleFormatVersion, "; ", by, "this is vkc ", vkc_version(), ")");
+  return cat(what, ": ", which, ": recompile it from its model with vk-compile MODEL -o ", path,
+             ", or from the source graph it carries with vk-run ", path, " --recompile");
+}
+
 std::string manifest_to_json(const Manifest& m) {
   json j;
   j["format_version"] = m.format_version;
+  j["vkc_version"] = vkc_version();
   j["target"] = m.target;
   j["source"] = m.source;
   j["arena_bytes"] = m.arena_bytes;
@@ -131,7 +148,7 @@ void check_local_file(const std::string& name, const std::string& path) {
 
 }  // namespace
 
-Manifest manifest_from_json(const std::string& text, const std::string& what) {
+Manifest manifest_from_json(const std::string& text, const std::string& what, const std::string& module) {
   json j;
   try {
     j = json::parse(text);
@@ -143,9 +160,18 @@ Manifest manifest_from_json(const std::string& text, const std::string& what) {
   }
   Manifest m;
   const std::string root = what;
-  m.format_version = field<int>(j, "format_version", root);
-  check(m.format_version == kModuleFormatVersion, what, ": format_version ", m.format_version,
-        " is not supported (this vkc reads version ", kModuleFormatVersion, ")");
+  // The version first: a module of another format may differ in any other field. Its writer's
+  // vkc_version is only quoted (cut short: the message stays one readable line).
+  auto written_by = [&] {
+    auto v = j.is_object() ? j.find("vkc_version") : j.end();
+    return v != j.end() && v->is_string() ? v->get<std::string>().substr(0, 40) : std::string();
+  };
+  if (j.is_object() && !j.contains("format_version"))
+    throw FormatVersionError(format_version_refusal(std::nullopt, written_by(), what, module));
+  m.format_version = field<int>(j, "format_version", root);  // also refuses a non-object
+  if (m.format_version != kModuleFormatVersion)
+    throw FormatVersionError(format_version_refusal(m.format_version, written_by(), what, module));
+  m.vkc_version = field<std::string>(j, "vkc_version", root, false);
   try {
     from_json(field<json>(j, "target", root), m.target);
   } catch (const Error& e) {
@@ -316,7 +342,7 @@ void write_module_dir(const std::string& dir, const ModuleImage& module) {
 ModuleImage read_module_dir(const std::string& dir) {
   ModuleImage image;
   std::vector<uint8_t> text = read_file(dir + "/manifest.json");
-  image.manifest = manifest_from_json(std::string(text.begin(), text.end()), dir + "/manifest.json");
+  image.manifest = manifest_from_json(std::string(text.begin(), text.end()), dir + "/manifest.json", dir);
   const Manifest& m = image.manifest;
   image.constants = read_file(dir + "/" + m.constants_file);
   check(image.constants.size() == m.constants_bytes, dir, "/", m.constants_file, ": ",

@@ -9,10 +9,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "module/target_limits.h"
+#include "support/error.h"
 #include "support/tensor.h"
 
 namespace vkc {
@@ -70,6 +72,9 @@ struct DispatchDesc {
 
 struct Manifest {
   int format_version = kModuleFormatVersion;
+  // vkc's version that wrote the module (support/version.h), informational: compatibility is
+  // format_version's. Empty in manifests written before it was recorded.
+  std::string vkc_version;
   TargetLimits target;
   std::string source;                // what it was compiled from (file name), informational
   std::vector<TensorDesc> tensors;
@@ -86,11 +91,28 @@ struct Manifest {
   const TensorDesc& storage_of(const std::string& name) const;
 };
 
+// A module written in another format_version than this vkc reads. The message says whether the
+// writer was older or newer and how to recompile; Module::load_or_recompile (vk-run --recompile)
+// catches this type to recompile from the source graph the module carries.
+class FormatVersionError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The one-line refusal of a manifest whose format_version is `version` (absent: nullopt), written
+// by vkc `written_by` ("" when unknown); `what` names the file, `module` the module's path in the
+// commands it suggests ("" for a placeholder).
+std::string format_version_refusal(std::optional<int> version, const std::string& written_by,
+                                   const std::string& what, const std::string& module = "");
+
 // JSON text <-> Manifest. Parsing validates structure and cross-references (bindings name known
 // tensors, views resolve without cycles, storage ranges lie inside the arena/constants, .spv names
-// stay inside the module directory) and throws vkc::Error with the JSON path on failure.
+// stay inside the module directory) and throws vkc::Error with the JSON path on failure; a
+// format_version other than kModuleFormatVersion (or none) throws FormatVersionError first.
+// manifest_to_json writes this vkc's version as vkc_version.
 std::string manifest_to_json(const Manifest& m);
-Manifest manifest_from_json(const std::string& text, const std::string& what = "manifest.json");
+Manifest manifest_from_json(const std::string& text, const std::string& what = "manifest.json",
+                            const std::string& module = "");
 
 // A module in memory: the manifest, each dispatch's SPIR-V words and the constants bytes.
 struct ModuleImage {

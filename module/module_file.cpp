@@ -8,6 +8,7 @@
 #include "module/content_hash.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "support/version.h"
 
 namespace vkc {
 
@@ -86,20 +87,31 @@ std::vector<uint8_t> pack_module_file(const ModuleImage& module, const ModuleExt
   return out;
 }
 
-ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::string& what, ModuleExtras* extras) {
+namespace {
+
+// The container's sections by name, in file order, after checking magic, version, size, index
+// bounds and checksum.
+struct Container {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> sections;  // name -> (offset, size)
+  std::vector<std::string> order;
+};
+
+Container read_container(const std::vector<uint8_t>& bytes, const std::string& what) {
   check(bytes.size() >= kHeaderBytes && std::memcmp(bytes.data(), kModuleFileMagic, 8) == 0, what,
         ": not a vkc module file (bad magic; expected a .vkcm written by vk-compile)");
   const uint32_t version = get_u32(bytes, 8);
-  check(version == kModuleFileVersion, what, ": module file version ", version,
-        " is not supported (this vkc reads version ", kModuleFileVersion, ")");
+  if (version != kModuleFileVersion)
+    throw FormatVersionError(cat(what, ": module file version ", version, " is not supported: written by ",
+                                 version > kModuleFileVersion ? "a newer" : "an older", " vkc (this vkc ",
+                                 vkc_version(), " reads version ", kModuleFileVersion,
+                                 "): recompile it from its model with vk-compile MODEL -o ", what));
   const uint32_t count = get_u32(bytes, 12);
   const uint64_t declared = get_u64(bytes, 16);
   check(declared == bytes.size(), what, ": truncated or padded module file (", bytes.size(),
         " bytes, the header says ", declared, ")");
   check(count >= 1 && count <= kMaxSections, what, ": implausible section count ", count);
 
-  std::map<std::string, std::pair<uint64_t, uint64_t>> sections;  // name -> (offset, size)
-  std::vector<std::string> order;
+  Container c;
   uint64_t at = kHeaderBytes;
   for (uint32_t i = 0; i < count; ++i) {
     check(at + kEntryFixedBytes <= bytes.size(), what, ": index entry ", i, " lies outside the file");
@@ -111,14 +123,23 @@ ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::str
     at += kEntryFixedBytes + align8(name_len);
     check(offset <= bytes.size() && size <= bytes.size() - offset, what, ": section '", name, "' (bytes [",
           offset, ", +", size, ")) lies outside the file of ", bytes.size(), " bytes");
-    check(sections.emplace(name, std::make_pair(offset, size)).second, what, ": section '", name,
+    check(c.sections.emplace(name, std::make_pair(offset, size)).second, what, ": section '", name,
           "' appears twice");
-    order.push_back(name);
+    c.order.push_back(name);
   }
   check(get_u64(bytes, 24) == content_hash(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes), what,
         ": checksum mismatch (the file is corrupted)");
-  check(order.front() == kManifestSection, what, ": the first section must be manifest.json, found '",
-        order.front(), "'");
+  check(c.order.front() == kManifestSection, what, ": the first section must be manifest.json, found '",
+        c.order.front(), "'");
+  return c;
+}
+
+}  // namespace
+
+ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::string& what, ModuleExtras* extras) {
+  const Container container = read_container(bytes, what);
+  const auto& sections = container.sections;
+  const auto& order = container.order;
 
   auto section = [&](const std::string& name) {
     auto it = sections.find(name);
@@ -128,7 +149,7 @@ ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::str
   };
   std::vector<uint8_t> manifest = section(kManifestSection);
   ModuleImage image;
-  image.manifest = manifest_from_json(std::string(manifest.begin(), manifest.end()), what + ":manifest.json");
+  image.manifest = manifest_from_json(std::string(manifest.begin(), manifest.end()), what + ":manifest.json", what);
   const Manifest& m = image.manifest;
   image.constants = section(m.constants_file);
   check(image.constants.size() == m.constants_bytes, what, ":", m.constants_file, ": ", image.constants.size(),
@@ -156,6 +177,15 @@ void write_module_file(const std::string& path, const ModuleImage& module, const
 
 ModuleImage read_module_file(const std::string& path, ModuleExtras* extras) {
   return unpack_module_file(read_file(path), path, extras);
+}
+
+std::optional<std::string> read_module_file_section(const std::string& path, const std::string& name) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  const Container container = read_container(bytes, path);
+  auto it = container.sections.find(name);
+  if (it == container.sections.end()) return std::nullopt;
+  const char* p = reinterpret_cast<const char*>(bytes.data() + it->second.first);
+  return std::string(p, p + it->second.second);
 }
 
 bool is_module_file(const std::string& path) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ namespace vkc {
 
 inline constexpr uint32_t kModuleFileVersion = 1;
 inline constexpr char kModuleFileMagic[8] = {'V', 'K', 'C', 'M', '\r', '\n', '\x1a', '\n'};
+
+// The source graph (printed IR) that vk-compile, Module::save and the module cache put beside a
+// module: what recompiling and the reference interpreter start from.
+inline constexpr const char* kSourceGraphFile = "source.vkir";
 
 // Files carried besides the module proper, by name (e.g. "source.vkir").
 using ModuleExtras = std::map<std::string, std::string>;
@@ -37,6 +42,10 @@ ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::str
 
 void write_module_file(const std::string& path, const ModuleImage& module, const ModuleExtras& extras = {});
 ModuleImage read_module_file(const std::string& path, ModuleExtras* extras = nullptr);
+
+// One section of a .vkcm by name (nullopt when absent), checking only the container, not the
+// manifest: how the source graph of a module written in another format version is recovered.
+std::optional<std::string> read_module_file_section(const std::string& path, const std::string& name);
 
 // True when `path` is a regular file that starts with the .vkcm magic.
 bool is_module_file(const std::string& path);

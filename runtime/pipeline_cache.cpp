@@ -1,14 +1,13 @@
 #include "runtime/pipeline_cache.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 
+#include "module/cache_dir.h"
 #include "module/content_hash.h"
 #include "support/error.h"
+#include "support/version.h"
 
 namespace vkc::rt {
 
@@ -50,16 +49,19 @@ std::string payload_problem(const std::vector<uint8_t>& file, const VkPhysicalDe
 
 }  // namespace
 
-std::string default_pipeline_cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return std::string(xdg) + "/vkc";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.cache/vkc";
-  return "";
+uint64_t device_cache_key(const Context::Impl& ctx) {
+  const VkPhysicalDeviceProperties& p = ctx.caps.properties;
+  uint64_t key = content_hash(&p.vendorID, 4);
+  key = content_hash(&p.deviceID, 4, key);
+  key = content_hash(&p.driverVersion, 4, key);
+  return content_hash(p.pipelineCacheUUID, VK_UUID_SIZE, key);
 }
 
 uint64_t module_pipeline_key(const ModuleImage& module) {
-  uint64_t h = kContentHashSeed;
+  // The driver keys its own entries by SPIR-V; vkc's version is in the key as well so that an
+  // upgrade starts from fresh files, as every vkc cache does (module/cache_dir.h).
+  const std::string version = vkc_version();
+  uint64_t h = content_hash(version.data(), version.size() + 1);
   for (const DispatchDesc& d : module.manifest.dispatches) {
     auto it = module.spirv.find(d.spv);
     if (it != module.spirv.end()) h = content_hash(it->second.data(), it->second.size() * 4, h);
@@ -75,10 +77,7 @@ uint64_t module_pipeline_key(const ModuleImage& module) {
 PipelineCache::PipelineCache(Context::Impl& ctx, const std::string& dir, uint64_t module_key)
     : ctx_(ctx), dir_(dir) {
   const VkPhysicalDeviceProperties& p = ctx.caps.properties;
-  uint64_t device_key = content_hash(&p.vendorID, 4);
-  device_key = content_hash(&p.deviceID, 4, device_key);
-  device_key = content_hash(&p.driverVersion, 4, device_key);
-  device_key = content_hash(p.pipelineCacheUUID, VK_UUID_SIZE, device_key);
+  const uint64_t device_key = device_cache_key(ctx);
 
   if (!dir_.empty()) {
     path_ = dir_ + "/" + hash_hex(device_key) + "-" + hash_hex(module_key) + ".vkpc";
@@ -119,23 +118,7 @@ void PipelineCache::save() {
   file.insert(file.end(), data.begin(), data.end());
 
   // Write then rename, so that a concurrent reader sees the old file or the new one, never half.
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  const std::string tmp = path_ + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    out.write(reinterpret_cast<const char*>(file.data()), std::streamsize(file.size()));
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return;
-    }
-  }
-  fs::rename(tmp, path_, ec);
-  if (ec) fs::remove(tmp, ec);
-  else loaded_data_ = std::move(data);
+  if (write_cache_file(path_, file.data(), file.size())) loaded_data_ = std::move(data);
 }
 
 }  // namespace vkc::rt

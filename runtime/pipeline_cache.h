@@ -2,8 +2,9 @@
 // same device and driver skips the driver's shader compilation (the bulk of start-up time on GPU
 // drivers).
 //
-// One file per (device, module): <dir>/<device key>-<module key>.vkpc. The device key hashes the
-// vendor id, device id, driver version and pipelineCacheUUID; the module key hashes every
+// One file per (device, module): <dir>/<device key>-<module key>.vkpc, <dir> being
+// <cache root>/pipelines by default (module/cache_dir.h). The device key hashes the vendor id,
+// device id, driver version and pipelineCacheUUID; the module key hashes vkc's version and every
 // dispatch's SPIR-V, entry point and specialization constants. The file is our header (magic,
 // payload hash, payload size) followed by the driver's cache data. A file that is corrupted,
 // truncated, or written by another device or driver is ignored, never handed to the driver.
@@ -19,8 +20,9 @@
 
 namespace vkc::rt {
 
-// $XDG_CACHE_HOME/vkc, else $HOME/.cache/vkc; "" when neither variable is set.
-std::string default_pipeline_cache_dir();
+// The device and driver identity every driver-dependent cache entry is keyed by: vendor id,
+// device id, driver version and pipelineCacheUUID (the module cache uses it too).
+uint64_t device_cache_key(const Context::Impl& ctx);
 
 // What the pipelines of `module` depend on besides the device.
 uint64_t module_pipeline_key(const ModuleImage& module);

@@ -22,12 +22,15 @@ const char* kUsage =
     "usage: vk-run MODULE_DIR|MODEL.vkcm|MODEL.vkir|MODEL.onnx [--input NAME=FILE.npy ...]\n"
     "              [--random-inputs SEED] [--input-shape NAME=D0,D1,...]\n"
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
-    "              [--benchmark N] [--profile] [--recompile] [--no-pipeline-cache] [--robust]\n"
+    "              [--benchmark N] [--profile] [--recompile] [--no-cache] [--robust]\n"
     "              [--device-io] [--list-devices]\n"
     "  --device-io          with --benchmark: also time runs whose inputs and outputs stay in\n"
     "                       device memory (uploaded once; no copies in the timed runs)\n"
-    "  --recompile          recompile a module whose target exceeds the device (needs source.vkir)\n"
-    "  --no-pipeline-cache  do not read or write the pipeline cache ($XDG_CACHE_HOME/vkc)\n"
+    "  --recompile          recompile a module whose target exceeds the device, or that another\n"
+    "                       vkc version wrote, from the source graph it carries (source.vkir)\n"
+    "  --no-cache           neither read nor write vkc's caches of compiled modules and pipelines\n"
+    "                       ($VKC_CACHE_DIR, else $XDG_CACHE_HOME/vkc, else ~/.cache/vkc)\n"
+    "  --no-pipeline-cache  only the pipeline cache off\n"
     "  --robust             bounds-checked buffer access (Vulkan robustness; also VKC_ROBUST=1)\n";
 
 bool is_compiled_module(const std::string& path) {
@@ -120,9 +123,11 @@ int run_main(int argc, char** argv) {
   bool device_io = args.flag("--device-io");
   vkc::SessionOptions session_options;
   session_options.recompile_if_unmet = args.flag("--recompile");
-  if (args.flag("--no-pipeline-cache")) session_options.pipeline_cache_dir = "";
+  const bool no_cache = args.flag("--no-cache");
+  if (args.flag("--no-pipeline-cache") || no_cache) session_options.pipeline_cache_dir = "";
   vkc::CompileOptions compile_options;
   compile_options.input_shapes = vkc::cli::parse_input_shapes(args.values("--input-shape"));
+  if (!no_cache) compile_options.module_cache_dir = vkc::cache_dir("modules");
   std::vector<std::string> pos = args.positionals();
   args.finish();
   vkc::check(pos.size() == 1, "usage: expected one module directory, .vkcm file or model file (see --help)");
@@ -144,9 +149,25 @@ int run_main(int argc, char** argv) {
     vkc::check(input_names.insert(name).second, "usage: --input ", name, " given more than once");
   }
 
+  // A module that cannot be read (damaged, another format version) is refused before any GPU work.
+  std::optional<vkc::Module> loaded;
+  if (compiled && !session_options.recompile_if_unmet) loaded.emplace(vkc::Module::load(pos[0]));
   vkc::Device device(device_options);
   std::cout << "device: " << device.info().name << " (" << device.info().type << ", " << device.info().driver << ")\n";
-  vkc::Module module = compiled ? vkc::Module::load(pos[0]) : vkc::Module::compile(pos[0], device, compile_options);
+  vkc::Module module = loaded    ? *loaded
+                       : compiled ? vkc::Module::load_or_recompile(pos[0], device)
+                                  : vkc::Module::compile(pos[0], device, compile_options);
+  switch (module.origin()) {
+    case vkc::ModuleOrigin::Loaded: break;
+    case vkc::ModuleOrigin::Compiled:
+      std::cout << "module: compiled"
+                << (compile_options.module_cache_dir.value_or("").empty() ? "" : " (kept in the module cache)") << "\n";
+      break;
+    case vkc::ModuleOrigin::Cached: std::cout << "module: loaded from the module cache\n"; break;
+    case vkc::ModuleOrigin::Recompiled:
+      std::cout << "module: recompiled from its source graph (written by another vkc format version)\n";
+      break;
+  }
 
   std::map<std::string, vkc::HostTensor> inputs;
   for (const std::string& a : input_args) {

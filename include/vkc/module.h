@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,24 @@ struct CompileOptions {
   std::string target = "host";
   // Pins dynamic ONNX input dims by input name.
   std::map<std::string, Shape> input_shapes;
+  // Compiling from a file only: a directory of compiled modules (usually cache_dir("modules")).
+  // A module compiled earlier from the same graph with the same options, for the same device, by
+  // the same vkc build is loaded from there instead of compiled; a new one is stored. Unset or
+  // "": no cache. (A new option here must go into the cache key: api/module_cache.cpp.)
+  std::optional<std::string> module_cache_dir;
+};
+
+// The directory of one kind of vkc's on-disk caches ("pipelines", "modules"):
+// $VKC_CACHE_DIR/KIND, else $XDG_CACHE_HOME/vkc/KIND, else ~/.cache/vkc/KIND; "" when none of
+// those variables is set. docs/api.md describes the caches. (Defined with module/cache_dir.h.)
+std::string cache_dir(const std::string& kind);
+
+// How a Module came to be (vk-run says which).
+enum class ModuleOrigin {
+  Loaded,      // Module::load
+  Compiled,    // Module::compile
+  Cached,      // Module::compile, found in CompileOptions::module_cache_dir
+  Recompiled,  // Module::load_or_recompile, from the source graph of a module of another format
 };
 
 // An immutable handle: copies share the compiled content.
@@ -36,6 +55,9 @@ class Module {
   // A module directory (manifest.json, *.spv, constants) or a .vkcm file. Unknown format versions
   // and malformed files are refused with a one-line vkc::Error naming the file and the problem.
   static Module load(const std::string& path);
+  // As load(), but a module written by a vkc of another format version that carries its source
+  // graph is recompiled for `device` from it (vk-run --recompile) instead of refused.
+  static Module load_or_recompile(const std::string& path, const Device& device);
   // Compiles a .vkir or .onnx file for `device` (or options.target).
   static Module compile(const std::string& model_path, const Device& device, const CompileOptions& options = {});
   static Module compile(const ir::Graph& graph, const Device& device, const CompileOptions& options = {});
@@ -50,6 +72,7 @@ class Module {
   std::string target() const;     // the profile it was planned for ("host" for a live device)
   size_t dispatch_count() const;
   std::string manifest_json() const;
+  ModuleOrigin origin() const;
 
   // Limits in which `device` falls short of the module's target, e.g.
   // "maxComputeSharedMemorySize 32768 < 49152"; empty when the module can run there.

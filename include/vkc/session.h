@@ -75,8 +75,9 @@ struct DispatchTiming {
 };
 
 struct SessionOptions {
-  // Where compiled pipelines are cached between processes. Unset: $XDG_CACHE_HOME/vkc, else
-  // ~/.cache/vkc. Empty string: no disk cache.
+  // Where compiled pipelines are cached between processes. Unset: the "pipelines" directory of
+  // vkc's cache (vkc::cache_dir("pipelines"): $VKC_CACHE_DIR, else $XDG_CACHE_HOME/vkc, else
+  // ~/.cache/vkc). Empty string: no disk cache.
   std::optional<std::string> pipeline_cache_dir;
   // When the module's target asks more than the device has and the module carries its source
   // graph, recompile it for the device instead of refusing.

@@ -64,13 +64,19 @@ TEST_F(PipelineCacheApi, CorruptedFilesAreIgnored) {
 
 TEST_F(PipelineCacheApi, DefaultDirectoryFollowsXdgCacheHome) {
   std::string home = scratch_dir("xdg");
+  // VKC_CACHE_DIR comes first; unset here so that XDG_CACHE_HOME decides.
+  const char* old_vkc = std::getenv("VKC_CACHE_DIR");
+  std::string saved_vkc = old_vkc ? old_vkc : "";
+  unsetenv("VKC_CACHE_DIR");
   const char* old = std::getenv("XDG_CACHE_HOME");
   std::string saved = old ? old : "";
   setenv("XDG_CACHE_HOME", home.c_str(), 1);
   { Session s(device(), Module::compile(small_graph(32), device())); }
   if (old) setenv("XDG_CACHE_HOME", saved.c_str(), 1);
   else unsetenv("XDG_CACHE_HOME");
-  EXPECT_EQ(cache_files(home + "/vkc").size(), 1u);
+  if (old_vkc) setenv("VKC_CACHE_DIR", saved_vkc.c_str(), 1);
+  // The pipelines kind of vkc's one cache directory (module/cache_dir.h).
+  EXPECT_EQ(cache_files(home + "/vkc/pipelines").size(), 1u);
 }
 
 TEST_F(PipelineCacheApi, SecondCompileReusesSpirv) {

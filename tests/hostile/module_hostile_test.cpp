@@ -210,7 +210,7 @@ TEST(HostileModule, ManifestIntegersMustBeExactAndInRange) {
     const char* path;  // what the error must name
   };
   for (Field f : {Field{"\"binding\": ", ".binding"}, Field{"\"workgroup_memory_bytes\": ", ".workgroup_memory_bytes"},
-                  Field{"\"arena_bytes\": ", ".arena_bytes"}, Field{"\"format_version\": ", "format_version"}}) {
+                  Field{"\"arena_bytes\": ", ".arena_bytes"}, Field{"\"format_version\": ", "format"}}) {
     size_t at = json.find(f.key);
     ASSERT_NE(at, std::string::npos) << f.key;
     at += std::string(f.key).size();

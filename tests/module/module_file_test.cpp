@@ -68,8 +68,14 @@ TEST(ModuleFile, BadMagic) {
 
 TEST(ModuleFile, WrongVersion) {
   std::vector<uint8_t> b = pack_module_file(tiny_module());
-  b[8] = 99;
-  EXPECT_NE(error_of(b).find("module file version 99 is not supported"), std::string::npos) << error_of(b);
+  b[8] = uint8_t(kModuleFileVersion + 1);
+  EXPECT_NE(error_of(b).find(cat("module file version ", kModuleFileVersion + 1,
+                                 " is not supported: written by a newer vkc")),
+            std::string::npos)
+      << error_of(b);
+  b[8] = 0;
+  EXPECT_NE(error_of(b).find("module file version 0 is not supported: written by an older vkc"), std::string::npos)
+      << error_of(b);
 }
 
 TEST(ModuleFile, Truncated) {
@@ -101,11 +107,12 @@ TEST(ModuleFile, CorruptedPayloadAndManifest) {
   ModuleImage m = tiny_module();
   std::vector<uint8_t> c = pack_module_file(m);
   std::string text = manifest_to_json(m.manifest);
-  size_t at = std::string(c.begin(), c.end()).find("\"format_version\": 1");
+  const std::string ours = cat("\"format_version\": ", kModuleFormatVersion, ",");
+  size_t at = std::string(c.begin(), c.end()).find(ours);
   ASSERT_NE(at, std::string::npos);
-  c[at + 18] = '7';
+  c[at + ours.size() - 2] = '7';  // the last digit: another version with the same length
   rehash(c);
-  EXPECT_NE(error_of(c).find("format_version 7 is not supported"), std::string::npos) << error_of(c);
+  EXPECT_NE(error_of(c).find("m.vkcm:manifest.json: written by a"), std::string::npos) << error_of(c);
 }
 
 TEST(ModuleFile, MissingSpirvSection) {

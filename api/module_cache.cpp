@@ -1,0 +1,70 @@
+#include "api/module_cache.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "api/impl.h"
+#include "module/cache_dir.h"
+#include "module/content_hash.h"
+#include "module/module_file.h"
+#include "runtime/pipeline_cache.h"
+#include "support/version.h"
+
+namespace vkc {
+
+namespace {
+
+// The file that holds this code (the executable, or a shared libvkc), by size and modification
+// time: vkc's version does not change with every rebuild, the binary does.
+std::string build_identity() {
+  Dl_info info{};
+  std::string file = "/proc/self/exe";
+  if (dladdr(reinterpret_cast<const void*>(&build_identity), &info) != 0 && info.dli_fname && *info.dli_fname)
+    file = info.dli_fname;
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 && ::stat("/proc/self/exe", &st) != 0) return "unknown";
+  return cat(uint64_t(st.st_size), ":", int64_t(st.st_mtim.tv_sec), ".", int64_t(st.st_mtim.tv_nsec));
+}
+
+}  // namespace
+
+std::string module_cache_path(const std::string& dir, const std::string& graph_text,
+                                    const TargetLimits& target, const std::string& target_name,
+                                    const Device& device) {
+  static const std::string build = build_identity();
+  std::string key_text = cat("vkc ", vkc_version(), "\nbuild ", build, "\nformat ", kModuleFormatVersion,
+                             "\ncontainer ", kModuleFileVersion, "\ntarget ", target_name, " ",
+                             nlohmann::json(target).dump(), "\n");
+  if (target_name == "host") {
+    // The limits above are what the compiler reads; the device and driver identity (the same key
+    // the pipeline cache uses) keeps a driver update from reusing the entry all the same.
+    key_text += cat("device ", hash_hex(rt::device_cache_key(device.impl()->context->impl())), " ",
+                    device.info().name, "\n");
+  }
+  uint64_t key = content_hash(key_text.data(), key_text.size());
+  key = content_hash(graph_text.data(), graph_text.size(), key);
+  return dir + "/" + hash_hex(key) + ".vkcm";
+}
+
+std::optional<ModuleImage> module_cache_load(const std::string& path, const std::string& graph_text) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  try {
+    ModuleExtras extras;
+    ModuleImage image = read_module_file(path, &extras);
+    auto source = extras.find(kSourceGraphFile);
+    if (source == extras.end() || source->second != graph_text) return std::nullopt;
+    return image;
+  } catch (const Error&) {
+    return std::nullopt;  // damaged or foreign: compiled again and rewritten
+  }
+}
+
+void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& graph_text) {
+  const std::vector<uint8_t> bytes = pack_module_file(image, {{kSourceGraphFile, graph_text}});
+  write_cache_file(path, bytes.data(), bytes.size());
+}
+
+}  // namespace vkc
