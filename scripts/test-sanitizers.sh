@@ -23,8 +23,10 @@ export VKC_DEVICE="${VKC_DEVICE:-llvmpipe}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # vkc's caches (compiled modules, pipelines) for this run only: not the user's ~/.cache/vkc, and
 # emptied first, since nothing evicts entries and every rebuild keys new ones.
-export VKC_CACHE_DIR="${VKC_CACHE_DIR:-$PWD/test-cache}"
-rm -rf "$VKC_CACHE_DIR"
+if [ -z "${VKC_CACHE_DIR:-}" ]; then
+  export VKC_CACHE_DIR="$PWD/test-cache"
+  rm -rf "$VKC_CACHE_DIR"
+fi
 # allocator_may_return_null: the out-of-memory test asks lavapipe for 1 PiB, which must come back
 # as VK_ERROR_OUT_OF_DEVICE_MEMORY rather than an ASan abort inside the driver.
 asan="allocator_may_return_null=1:strict_string_checks=1"

@@ -12,8 +12,10 @@ export VKC_DEVICE="${VKC_DEVICE:-llvmpipe}"
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp}"
 # vkc's caches (compiled modules, pipelines) for this run only: not the user's ~/.cache/vkc, and
 # emptied first, since nothing evicts entries and every rebuild keys new ones.
-export VKC_CACHE_DIR="${VKC_CACHE_DIR:-$PWD/test-cache}"
-rm -rf "$VKC_CACHE_DIR"
+if [ -z "${VKC_CACHE_DIR:-}" ]; then
+  export VKC_CACHE_DIR="$PWD/test-cache"
+  rm -rf "$VKC_CACHE_DIR"
+fi
 ctest --output-on-failure -j"$(nproc)" --timeout 900
 # CI (CI=true) also runs the AddressSanitizer + UndefinedBehaviorSanitizer build of the unit and
 # differential suites and a short libFuzzer run of every fuzz target (docs/reliability.md).
