@@ -10,6 +10,9 @@
 #                                      replay (bench/model_zoo.py; ARGS pick models, batches,
 #                                      precisions); results in $OUT/zoo, merged across calls
 #                                      with `python3 bench/model_zoo.py --table DIR` here
+#   bash bench/run-gpu.sh caches       process start of vk-run on resnet50 (exported here): cold,
+#                                      with the module cache, with the pipeline cache, each with
+#                                      the NVIDIA driver's own shader cache off and on (issue 24)
 #   bash bench/run-gpu.sh ab BASE [N]  before/after on one card: BASE/vkc_bench(.gz) (the old build,
 #                                      carried too) and build/gpu-carry/vkc_bench alternate N times
 #                                      each (default 2), then bench/compare_runs.py prints the table
@@ -77,6 +80,34 @@ if [ "$mode" = ab ]; then
   done
   cp /tmp/ab_base_1/vkc.json "$out/ab_base_vkc.json"; cp /tmp/ab_new_1/vkc.json "$out/ab_new_vkc.json"
   python3 "$(dirname "$0")/compare_runs.py" "$(IFS=,; echo "${bases[*]}")" "$(IFS=,; echo "${news[*]}")" | tee "$out/ab.md"
+fi
+
+if [ "$mode" = caches ]; then
+  echo "== caches: vk-run resnet50 (batch 1) process wall time, 3 runs each"
+  python3 - <<'PY' 2>&1 | grep -v -i warn
+import torch, torchvision
+m = torchvision.models.resnet50(weights=None).eval()
+torch.onnx.export(m, torch.randn(1, 3, 224, 224), "/tmp/r50.onnx", opset_version=17, dynamo=False)
+PY
+  wall() {  # label, then the command: prints the median of 3 process wall times
+    local label=$1; shift
+    local ts=()
+    for i in 1 2 3; do
+      local t0=$(date +%s%N); "$@" >/tmp/caches.out 2>&1 || tail -2 /tmp/caches.out; local t1=$(date +%s%N)
+      ts+=("$(( (t1 - t0) / 1000000 ))")
+    done
+    printf '%-62s median %s ms (runs: %s)\n' "$label" "$(printf '%s\n' "${ts[@]}" | sort -n | sed -n 2p)" "${ts[*]}"
+  }
+  run="$bin/vk-run /tmp/r50.onnx --random-inputs 1"
+  for driver_cache in 0 1; do
+    export __GL_SHADER_DISK_CACHE=$driver_cache __GL_SHADER_DISK_CACHE_PATH=/tmp/nvcache
+    rm -rf /tmp/nvcache; mkdir -p /tmp/nvcache
+    wall "driver cache $driver_cache: no vkc caches (--no-cache)" $run --no-cache
+    export VKC_CACHE_DIR=/tmp/vkc-cache; rm -rf $VKC_CACHE_DIR; $run >/dev/null 2>&1
+    wall "driver cache $driver_cache: module cache, no pipeline cache" $run --no-pipeline-cache
+    wall "driver cache $driver_cache: module and pipeline caches warm" $run
+    unset VKC_CACHE_DIR
+  done
 fi
 
 if [ "$mode" = zoo ]; then
