@@ -12,6 +12,7 @@
 #include "codegen/storage_plan.h"
 #include "ir/passes.h"
 #include "ir/verifier.h"
+#include "module/tensor_lookup.h"
 #include "support/error.h"
 #include "support/int_math.h"
 
@@ -169,11 +170,12 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   m.tensors = storage.tensors;
   for (const ScratchTensor& s : scratch_all)
     m.tensors.push_back({s.name, s.dtype, s.shape, TensorRole::Intermediate, 0, ""});
+  const TensorLookup tensors(m);  // m.tensors keeps its elements until the erase_if at the end
   // Live ranges over dispatch indices: from the first dispatch touching a storage to the last.
   std::map<std::string, std::pair<int, int>> range;
   for (size_t di = 0; di < m.dispatches.size(); ++di)
     for (const BindingDesc& b : m.dispatches[di].bindings) {
-      const std::string& root = m.storage_of(b.tensor).name;
+      const std::string& root = tensors.storage_of(b.tensor).name;
       auto [it, fresh] = range.try_emplace(root, int(di), int(di));
       if (!fresh) it->second.second = int(di);
     }
@@ -210,7 +212,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   needed.insert(m.outputs.begin(), m.outputs.end());
   for (const DispatchDesc& d : m.dispatches)
     for (const BindingDesc& b : d.bindings)
-      for (const TensorDesc* t = &m.tensor(b.tensor);; t = &m.tensor(t->view_of)) {
+      for (const TensorDesc* t = &tensors.tensor(b.tensor);; t = &tensors.tensor(t->view_of)) {
         needed.insert(t->name);
         if (t->view_of.empty()) break;
       }

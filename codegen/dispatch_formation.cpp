@@ -26,6 +26,7 @@
 #include "codegen/fusion.h"
 #include "codegen/fusion_budget.h"
 #include "codegen/op_codegen.h"
+#include "ir/use_index.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -73,8 +74,8 @@ bool takes_epilogue(const ir::Op* anchor) {
   return false;
 }
 
-bool single_internal_use(const ir::Graph& g, const ir::Value* v) {
-  return g.users(v).size() == 1 && !g.is_output(v);
+bool single_internal_use(const ir::UseIndex& uses, const ir::Value* v) {
+  return uses.users(v).size() == 1 && !uses.is_output(v);
 }
 
 std::string join_ops(const std::vector<ir::Op*>& ops) {
@@ -100,7 +101,7 @@ void refresh_ops(DispatchGroup& g, const std::map<const ir::Op*, size_t>& positi
 }
 
 struct PrologueSearch {
-  const ir::Graph& graph;
+  const ir::UseIndex& uses;
   const ir::Op* anchor;
   const std::set<const ir::Op*>& claimed;
   bool math_allowed;  // elementwise math may join (not into conv)
@@ -109,11 +110,16 @@ struct PrologueSearch {
 
   // Appends the producers of `v` that fuse into the prologue to `chain`, sources first. A
   // producer whose result has other users stays materialized: fusing it would compute it twice.
-  void collect(ir::Value* v, std::vector<ir::Op*>& chain) {
+  // `depth` counts the producers between `v` and the anchor; kMaxFusedOps bounds it.
+  void collect(ir::Value* v, std::vector<ir::Op*>& chain, int64_t depth = 0) {
     ir::Op* p = v->producer;
-    if (p == nullptr || claimed.count(p) || !single_internal_use(graph, v)) return;
+    if (p == nullptr || claimed.count(p) || !single_internal_use(uses, v)) return;
+    if ((prologue_fusible(*p) || (math_allowed && elementwise_prologue_fusible(*p))) && depth >= kMaxFusedOps) {
+      add_note(notes, cat(p->describe(), " not fused: the prologue already holds ", kMaxFusedOps, " ops"));
+      return;
+    }
     if (prologue_fusible(*p)) {
-      collect(p->operand(0), chain);  // index maps, cast and dequantize: the data operand
+      collect(p->operand(0), chain, depth + 1);  // index maps, cast and dequantize: the data operand
     } else if (math_allowed && elementwise_prologue_fusible(*p)) {
       if (reads > kMaxPrologueRecompute) {
         add_note(notes, cat(p->describe(), " not fused: ", anchor->describe(), " reads each element of its operand ",
@@ -123,7 +129,7 @@ struct PrologueSearch {
       // Same-shaped operands fuse too; a broadcast operand's producer would run once per element
       // of the larger result, so it stays a dispatch of its own.
       for (ir::Value* x : p->operands)
-        if (x->type.numel() == v->type.numel()) collect(x, chain);
+        if (x->type.numel() == v->type.numel()) collect(x, chain, depth + 1);
     } else {
       return;
     }
@@ -138,9 +144,9 @@ constexpr size_t kMaxDiamondOps = 8;
 // each op follows its operands: [sigmoid, mul] for mul(v, sigmoid(v)). Every value they compute
 // but the last is used only among them, and the last is their only value used elsewhere, so the
 // group still stores one result. Empty when the users do not close that way.
-std::vector<ir::Op*> closing_region(const ir::Graph& graph, ir::Value* v, const std::set<const ir::Op*>& claimed,
+std::vector<ir::Op*> closing_region(const ir::UseIndex& uses, ir::Value* v, const std::set<const ir::Op*>& claimed,
                                     int64_t total, const std::map<const ir::Op*, size_t>& position) {
-  if (graph.is_output(v)) return {};
+  if (uses.is_output(v)) return {};
   std::vector<ir::Op*> region;
   std::set<const ir::Value*> inside{v};
   std::set<const ir::Op*> in_region;
@@ -149,8 +155,8 @@ std::vector<ir::Op*> closing_region(const ir::Graph& graph, ir::Value* v, const 
     ir::Op* next = nullptr;
     size_t open = 0;
     for (const ir::Value* x : inside) {
-      bool x_open = graph.is_output(x);
-      for (ir::Op* u : graph.users(x)) {
+      bool x_open = uses.is_output(x);
+      for (ir::Op* u : uses.users(x)) {
         if (in_region.count(u)) continue;
         x_open = true;
         bool ready = !claimed.count(u) && epilogue_fusible(*u) && u->kind != ir::OpKind::Quantize &&
@@ -167,8 +173,8 @@ std::vector<ir::Op*> closing_region(const ir::Graph& graph, ir::Value* v, const 
     if (open == 1 && !region.empty()) {
       // Closed when the one open value is the last op's result.
       const ir::Value* last = region.back()->result();
-      bool last_is_open = graph.is_output(last);
-      for (ir::Op* u : graph.users(last)) last_is_open = last_is_open || !in_region.count(u);
+      bool last_is_open = uses.is_output(last);
+      for (ir::Op* u : uses.users(last)) last_is_open = last_is_open || !in_region.count(u);
       if (last_is_open) return region;
     }
     if (next == nullptr) return {};
@@ -180,7 +186,7 @@ std::vector<ir::Op*> closing_region(const ir::Graph& graph, ir::Value* v, const 
 }
 
 // The anchor's group with as much prologue and epilogue as `target` allows.
-DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set<const ir::Op*>& claimed,
+DispatchGroup fuse_around(const ir::UseIndex& uses, ir::Op* anchor, const std::set<const ir::Op*>& claimed,
                           const std::map<const ir::Op*, size_t>& position, const TargetLimits& target) {
   DispatchGroup g;
   g.anchor = anchor;
@@ -192,7 +198,7 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
     // only where its kernel reads each input element a few times (1x1 GEMM convs: the squeeze-
     // excite scale of the previous block).
     const bool math = family != FusionAnchor::Conv || i == 0;
-    PrologueSearch search{graph, anchor, claimed, math, math ? operand_reads_per_element(*anchor, i, target) : 1,
+    PrologueSearch search{uses, anchor, claimed, math, math ? operand_reads_per_element(*anchor, i, target) : 1,
                           g.notes};
     search.collect(anchor->operand(i), chain);
     if (!chain.empty()) chains.push_back(chain);
@@ -202,18 +208,22 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
   // epilogue only there: a cut inside a diamond would leave two values to store).
   std::vector<size_t> closed{0};
   for (ir::Value* r = anchor->result(); takes_epilogue(anchor);) {
-    if (!single_internal_use(graph, r)) {
+    if (!single_internal_use(uses, r)) {
       // Several users, all elementwise and rejoining into one value (SiLU: x * sigmoid(x)): the
       // whole diamond joins, computed once per element from registers.
-      std::vector<ir::Op*> region = closing_region(graph, r, claimed, total, position);
-      if (region.empty()) break;
+      std::vector<ir::Op*> region = closing_region(uses, r, claimed, total, position);
+      if (region.empty() || int64_t(g.epilogue.size() + region.size()) > kMaxFusedOps) break;
       g.epilogue.insert(g.epilogue.end(), region.begin(), region.end());
       closed.push_back(g.epilogue.size());
       r = region.back()->result();
       continue;
     }
-    ir::Op* u = graph.users(r)[0];
+    ir::Op* u = uses.users(r)[0];
     if (claimed.count(u) || !epilogue_fusible(*u)) break;
+    if (int64_t(g.epilogue.size()) >= kMaxFusedOps) {
+      add_note(g.notes, cat(u->describe(), " not fused: the epilogue already holds ", kMaxFusedOps, " ops"));
+      break;
+    }
     if (u->result()->type.numel() != total) {
       add_note(g.notes, cat(u->describe(), " not fused: it broadcasts the result to more elements"));
       break;
@@ -290,25 +300,27 @@ DispatchGroup fuse_around(const ir::Graph& graph, ir::Op* anchor, const std::set
   return g;
 }
 
-void fill_inputs_outputs(const ir::Graph& graph, DispatchGroup& g) {
+void fill_inputs_outputs(const ir::UseIndex& uses, DispatchGroup& g) {
   std::set<const ir::Value*> inside;
   for (ir::Op* op : g.ops)
     for (ir::Value* r : op->results) inside.insert(r);
+  const std::set<const ir::Op*> members(g.ops.begin(), g.ops.end());
+  std::set<const ir::Value*> seen;  // inputs in first-use order, each once
   for (ir::Op* op : g.ops)
     for (ir::Value* v : op->operands)
-      if (!inside.count(v) && std::find(g.inputs.begin(), g.inputs.end(), v) == g.inputs.end())
-        g.inputs.push_back(v);
+      if (!inside.count(v) && seen.insert(v).second) g.inputs.push_back(v);
   for (ir::Op* op : g.ops)
     for (ir::Value* r : op->results) {
-      bool used_outside = graph.is_output(r);
-      for (ir::Op* u : graph.users(r))
-        if (std::find(g.ops.begin(), g.ops.end(), u) == g.ops.end()) used_outside = true;
+      bool used_outside = uses.is_output(r);
+      for (ir::Op* u : uses.users(r))
+        if (!members.count(u)) used_outside = true;
       if (used_outside) g.outputs.push_back(r);
     }
 }
 
 std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* target) {
   std::vector<ir::Op*> ops = graph.ops();
+  const ir::UseIndex uses(graph);
   std::map<const ir::Op*, size_t> position;
   for (size_t i = 0; i < ops.size(); ++i) position[ops[i]] = i;
 
@@ -317,7 +329,7 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
   if (target != nullptr)
     for (ir::Op* op : ops) {
       if (!is_anchor(op) || claimed.count(op)) continue;
-      DispatchGroup g = fuse_around(graph, op, claimed, position, *target);
+      DispatchGroup g = fuse_around(uses, op, claimed, position, *target);
       claimed.insert(g.ops.begin(), g.ops.end());
       groups.push_back(std::move(g));
     }
@@ -325,15 +337,17 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
   // Walk backwards so each elementwise op (or view) can join the group of its single user.
   std::map<const ir::Op*, int> group_of;
   std::map<int, int64_t> group_numel;  // elementwise groups: elements of the group's result
+  std::map<int, int64_t> group_size;   // elementwise groups: ops other than views
+  std::set<int> full;                  // groups that refused an op for holding kMaxFusedOps
   int next_group = 0;
   for (size_t i = ops.size(); i-- > 0;) {
     ir::Op* op = ops[i];
     if (op->kind == ir::OpKind::Constant || claimed.count(op)) continue;
     bool view = is_view_op(op->kind);
     int group = -1;
-    if ((view || fusible_elementwise(op)) && op->results.size() == 1 && single_internal_use(graph, op->result())) {
+    if ((view || fusible_elementwise(op)) && op->results.size() == 1 && single_internal_use(uses, op->result())) {
       ir::Value* r = op->result();
-      ir::Op* user = graph.users(r)[0];
+      ir::Op* user = uses.users(r)[0];
       auto it = group_of.find(user);
       if (it != group_of.end() && group_numel.count(it->second)) {
         int64_t total = group_numel.at(it->second);
@@ -341,6 +355,10 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
         // across a view, element indices carry over only when the counts are equal.
         bool ok = is_view_op(user->kind) || view ? r->type.numel() == total
                                                  : r->type.numel() <= user->result()->type.numel();
+        if (ok && !view && group_size[it->second] >= kMaxFusedOps) {
+          full.insert(it->second);
+          ok = false;
+        }
         if (ok) group = it->second;
       }
     }
@@ -350,6 +368,7 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
       if (fusible_elementwise(op)) group_numel[group] = op->result()->type.numel();
     }
     group_of[op] = group;
+    if (!view) ++group_size[group];
   }
   std::map<int, DispatchGroup> by_id;
   for (ir::Op* op : ops)
@@ -364,9 +383,10 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
     }
     if (fused > 1) g.notes = cat("fused ", fused, " elementwise ops");
     if (views > 0) g.notes += cat(" through ", views, " reshape view", views > 1 ? "s" : "");
+    if (full.count(id)) add_note(g.notes, cat("the ops before it start another kernel: at most ", kMaxFusedOps, " fuse into one"));
     groups.push_back(std::move(g));
   }
-  for (DispatchGroup& g : groups) fill_inputs_outputs(graph, g);
+  for (DispatchGroup& g : groups) fill_inputs_outputs(uses, g);
   // Execution order: by the position of each group's last op. Every external input of a group is
   // produced before the op that reads it, hence before the group's last op.
   std::sort(groups.begin(), groups.end(), [&](const DispatchGroup& a, const DispatchGroup& b) {

@@ -1,7 +1,7 @@
 #include "codegen/storage_plan.h"
 
 #include <algorithm>
-#include <functional>
+#include <map>
 #include <set>
 
 #include "support/error.h"
@@ -29,8 +29,12 @@ class Namer {
     std::string base;
     for (char c : wanted) base += is_identifier_char(c) ? c : '_';
     if (base.empty()) base = "t";
+    // Suffixes tried for this base before were taken, and names are never released, so the search
+    // resumes where it stopped: many values wanting one name cost linear time, not quadratic.
     std::string name = base;
-    for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
+    int& i = next_suffix_[base];
+    if (i > 0) name = base + "_" + std::to_string(i);
+    while (used_.count(name)) name = base + "_" + std::to_string(++i);
     used_.insert(name);
     return name;
   }
@@ -40,6 +44,50 @@ class Namer {
 
  private:
   std::set<std::string> used_;
+  std::map<std::string, int> next_suffix_;  // base -> the suffix the last claim of it ended on
+};
+
+// Placed arena tensors by live range (dispatch indices), answering "which share a dispatch with
+// [first, last]" without scanning every placed tensor (that scan made arena placement quadratic in
+// the number of dispatches, issue 24 item 11). The answer is those live at `first` (a segment tree
+// over dispatch indices holds each range in O(log n) nodes; a point query walks one root-to-leaf
+// path) and those starting inside (first, last] (ordered by start): no tensor is in both.
+class LiveIndex {
+ public:
+  explicit LiveIndex(int span) : span_(std::max(span, 1)), nodes_(4 * size_t(span_)) {}
+
+  void add(int first, int last, size_t id) {
+    insert(1, 0, span_ - 1, first, last, id);
+    starts_.emplace(first, id);
+  }
+
+  template <typename F>
+  void for_each_overlapping(int first, int last, F&& visit) const {
+    for (int node = 1, lo = 0, hi = span_ - 1;;) {
+      for (size_t id : nodes_[size_t(node)]) visit(id);
+      if (lo == hi) break;
+      int mid = lo + (hi - lo) / 2;
+      if (first <= mid) node = 2 * node, hi = mid;
+      else node = 2 * node + 1, lo = mid + 1;
+    }
+    for (auto it = starts_.upper_bound(first); it != starts_.end() && it->first <= last; ++it) visit(it->second);
+  }
+
+ private:
+  void insert(int node, int lo, int hi, int first, int last, size_t id) {
+    if (last < lo || hi < first) return;
+    if (first <= lo && hi <= last) {
+      nodes_[size_t(node)].push_back(id);
+      return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    insert(2 * node, lo, mid, first, last, id);
+    insert(2 * node + 1, mid + 1, hi, first, last, id);
+  }
+
+  int span_;
+  std::vector<std::vector<size_t>> nodes_;  // segment tree, root 1: ranges covering each node's span
+  std::multimap<int, size_t> starts_;       // first dispatch -> placed id
 };
 
 }  // namespace
@@ -55,17 +103,18 @@ StoragePlan plan_storage(const ir::Graph& graph) {
     names.reserve(out.name, "graph output");
   }
 
-  // Union-find over view ops: the class source is the one value not produced by a view.
-  std::map<const ir::Value*, const ir::Value*> parent;
-  std::function<const ir::Value*(const ir::Value*)> source = [&](const ir::Value* v) {
-    auto it = parent.find(v);
-    return it == parent.end() ? v : source(it->second);
+  // Classes over view ops: the class source is the one value not produced by a view. A view's
+  // operand is defined before it, so one pass in definition order resolves every value.
+  std::map<const ir::Value*, const ir::Value*> source_of;
+  auto source = [&](const ir::Value* v) {
+    auto it = source_of.find(v);
+    return it == source_of.end() ? v : it->second;
   };
   std::vector<const ir::Value*> live;  // every value, in definition order
   for (const ir::Value* in : graph.inputs()) live.push_back(in);
   for (const ir::Op* op : graph.ops()) {
     for (const ir::Value* r : op->results) live.push_back(r);
-    if (is_view_op(op->kind)) parent[op->result()] = op->operand(0);
+    if (is_view_op(op->kind)) source_of[op->result()] = source(op->operand(0));
   }
 
   // Classes in definition order of their source value, so the manifest is the same on every run
@@ -144,15 +193,17 @@ uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t ali
                    [](const LiveRange* a, const LiveRange* b) { return a->bytes > b->bytes; });
   struct Placed {
     uint64_t begin, end;
-    int first, last;
   };
   std::vector<Placed> placed;
+  int span = 0;
+  for (const LiveRange& r : ranges) span = std::max(span, r.last + 1);
+  LiveIndex live(span);
   uint64_t total = 0;
   auto align = [&](uint64_t x) { return round_up(x, alignment); };
   for (const LiveRange* r : order) {
+    // The placed tensors whose live range intersects this one (the order does not matter: sorted).
     std::vector<std::pair<uint64_t, uint64_t>> busy;
-    for (const Placed& p : placed)
-      if (!(p.last < r->first || r->last < p.first)) busy.push_back({p.begin, p.end});
+    live.for_each_overlapping(r->first, r->last, [&](size_t id) { busy.push_back({placed[id].begin, placed[id].end}); });
     std::sort(busy.begin(), busy.end());
     uint64_t size = std::max<uint64_t>(r->bytes, 4);
     uint64_t offset = 0;
@@ -160,7 +211,8 @@ uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t ali
       if (offset + size <= b) break;
       offset = std::max(offset, align(e));
     }
-    placed.push_back({offset, offset + size, r->first, r->last});
+    live.add(r->first, r->last, placed.size());
+    placed.push_back({offset, offset + size});
     offsets[r->tensor] = offset;
     total = std::max(total, offset + size);
   }

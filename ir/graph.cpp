@@ -208,22 +208,34 @@ void Graph::erase_op(Op* op) {
 }
 
 int Graph::remove_dead_ops() {
-  int removed = 0;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (size_t i = ops_.size(); i-- > 0;) {
-      Op* op = ops_[i].get();
-      bool used = std::any_of(op->results.begin(), op->results.end(),
-                              [&](Value* r) { return has_uses(r); });
-      if (!used) {
-        ops_.erase(ops_.begin() + std::ptrdiff_t(i));
-        ++removed;
-        changed = true;
-      }
-    }
+  // Use counts (operands and graph outputs) once, then a worklist: an op whose results all have
+  // no uses goes, and its operands lose one use each, which may free their producers in turn.
+  // Linear in the graph; removes the same ops as rescanning until nothing changes would.
+  std::unordered_map<const Value*, size_t> uses;
+  for (const auto& op : ops_)
+    for (const Value* operand : op->operands) ++uses[operand];
+  for (const GraphOutput& o : outputs_) ++uses[o.value];
+  auto dead = [&](const Op* op) {
+    return std::none_of(op->results.begin(), op->results.end(), [&](const Value* r) { return uses[r] > 0; });
+  };
+  std::unordered_map<const Op*, bool> removed;
+  std::vector<const Op*> work;
+  for (const auto& op : ops_)
+    if (dead(op.get())) work.push_back(op.get());
+  int count = 0;
+  while (!work.empty()) {
+    const Op* op = work.back();
+    work.pop_back();
+    if (removed[op]) continue;
+    removed[op] = true;
+    ++count;
+    for (const Value* operand : op->operands)
+      if (--uses[operand] == 0 && operand->producer != nullptr && !removed[operand->producer] &&
+          dead(operand->producer))
+        work.push_back(operand->producer);
   }
-  return removed;
+  if (count > 0) std::erase_if(ops_, [&](const std::unique_ptr<Op>& op) { return removed[op.get()]; });
+  return count;
 }
 
 void Graph::move_before(Op* op, Op* position) {

@@ -11,8 +11,10 @@ namespace vkc::ir {
 void PassManager::run(Graph& graph) const {
   std::ostream& out = options_.print_stream ? *options_.print_stream : std::cerr;
   for (const Pass& pass : passes_) {
-    pass.run(graph);
-    if (options_.verify_each) {
+    // A pass that reports no change left the graph as it was verified (by the caller or after
+    // the pass before), so verifying it again would only add a full walk per pass.
+    const bool changed = pass.run(graph);
+    if (options_.verify_each && changed) {
       try {
         verify_graph(graph);
       } catch (const Error& e) {

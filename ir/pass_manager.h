@@ -1,5 +1,5 @@
-// Named graph passes. After each pass the verifier runs (when enabled: always in tests and debug
-// builds) and a failure names the pass that broke the IR.
+// Named graph passes. After each pass that changed the graph the verifier runs (when enabled:
+// always in tests and debug builds) and a failure names the pass that broke the IR.
 #pragma once
 
 #include <functional>

@@ -94,16 +94,18 @@ void verify_graph(const Graph& graph) {
   std::string where = graph.source.empty() ? cat("graph '", graph.name, "'") : graph.source;
   std::unordered_set<const Value*> defined;
   std::unordered_map<int, const Value*> by_id;
-  auto define = [&](const Value* v, const std::string& what) {
+  // `what` describes v for the error only: built when needed, since the graph is verified after
+  // every pass and describing every op each time was most of the verifier's cost.
+  auto define = [&](const Value* v, auto&& what) {
     auto [it, inserted] = by_id.emplace(v->id, v);
     if (!inserted)
-      throw Error(cat(where, ": value id ", v->id, " of ", what, " is already used by ",
+      throw Error(cat(where, ": value id ", v->id, " of ", what(), " is already used by ",
                       value_label(it->second)));
     defined.insert(v);
   };
   for (const Value* in : graph.inputs()) {
     if (in == nullptr) throw Error(cat(where, ": graph input is null"));
-    define(in, cat("input ", value_label(in)));
+    define(in, [&] { return cat("input ", value_label(in)); });
   }
   for (const Op* op : graph.ops()) {
     for (int i = 0; i < op->num_operands(); ++i) {
@@ -116,7 +118,7 @@ void verify_graph(const Graph& graph) {
     verify_op(*op);
     for (const Value* r : op->results) {
       if (r->producer != op) fail(*op, "result ", value_label(r), " does not name this op as producer");
-      define(r, cat("result ", value_label(r), " of ", op->describe()));
+      define(r, [&] { return cat("result ", value_label(r), " of ", op->describe()); });
     }
   }
   for (const GraphOutput& out : graph.outputs()) {

@@ -9,6 +9,7 @@
 
 #include "module/content_hash.h"
 #include "module/json_exact.h"
+#include "module/tensor_lookup.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/version.h"
@@ -40,12 +41,7 @@ const TensorDesc& Manifest::tensor(const std::string& name) const {
 }
 
 const TensorDesc& Manifest::storage_of(const std::string& name) const {
-  const TensorDesc* t = &tensor(name);
-  for (size_t hops = 0; !t->view_of.empty(); ++hops) {
-    check(hops <= tensors.size(), "manifest: view cycle through tensor '", name, "'");
-    t = &tensor(t->view_of);
-  }
-  return *t;
+  return follow_views(*this, name, tensors.size());  // module/tensor_lookup.h
 }
 
 std::string format_version_refusal(std::optional<int> version, const std::string& written_by,
@@ -222,15 +218,16 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
     }
     m.tensors.push_back(std::move(t));
   }
+  const TensorLookup lookup(m);  // m.tensors is final from here
   for (const TensorDesc& t : m.tensors) {
     if (t.view_of.empty()) continue;
-    const TensorDesc& s = m.storage_of(t.name);  // throws on unknown names and cycles
+    const TensorDesc& s = lookup.storage_of(t.name);  // throws on unknown names and cycles
     check(s.size_bytes() >= t.size_bytes(), root, ": view '", t.name, "' is larger than '", s.name, "'");
   }
   for (const std::string& n : m.inputs)
-    check(m.find_tensor(n) && m.tensor(n).role == TensorRole::Input, root, ".inputs: '", n,
+    check(lookup.find(n) && lookup.find(n)->role == TensorRole::Input, root, ".inputs: '", n,
           "' is not an input tensor");
-  for (const std::string& n : m.outputs) check(m.find_tensor(n), root, ".outputs: unknown tensor '", n, "'");
+  for (const std::string& n : m.outputs) check(lookup.find(n), root, ".outputs: unknown tensor '", n, "'");
 
   json dispatches = field<json>(j, "dispatches", root);
   check(dispatches.is_array(), root, ".dispatches: expected an array");
@@ -257,7 +254,7 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
       bd.binding = field<uint32_t>(jb[b], "binding", pb);
       bd.tensor = field<std::string>(jb[b], "tensor", pb);
       bd.writes = field<bool>(jb[b], "writes", pb, false);
-      check(m.find_tensor(bd.tensor) != nullptr, pb, ".tensor: unknown tensor '", bd.tensor, "'");
+      check(lookup.find(bd.tensor) != nullptr, pb, ".tensor: unknown tensor '", bd.tensor, "'");
       d.bindings.push_back(bd);
     }
     d.push_constants = field<std::vector<uint32_t>>(jd, "push_constants", p, false);

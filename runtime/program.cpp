@@ -285,13 +285,14 @@ void Program::Impl::create_descriptor_sets() {
   vk_check(ctx.vk.vkAllocateDescriptorSets(ctx.device, &alloc, descriptor_sets.data()), "vkAllocateDescriptorSets");
 
   const uint64_t align = ctx.limits.min_storage_buffer_offset_alignment;
+  const TensorLookup tensors(manifest);  // every binding resolves a name: index them once
   for (size_t i = 0; i < manifest.dispatches.size(); ++i) {
     const DispatchDesc& d = manifest.dispatches[i];
     std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
     std::vector<VkWriteDescriptorSet> writes(d.bindings.size());
     for (size_t b = 0; b < d.bindings.size(); ++b) {
       const BindingDesc& bd = d.bindings[b];
-      StorageRange r = resolve_storage(manifest, bd.tensor);
+      StorageRange r = resolve_storage(tensors, bd.tensor);
       if (r.size == 0) {
         infos[b] = {dummy->handle(), 0, 4};
       } else {

@@ -4,7 +4,11 @@
 
 namespace vkc::rt {
 
-StorageRange resolve_storage(const Manifest& m, const std::string& tensor) {
+namespace {
+
+// Manifest (one name: a scan) or TensorLookup (many names: indexed); both have tensor/storage_of.
+template <typename Lookup>
+StorageRange resolve(const Lookup& m, const std::string& tensor) {
   const TensorDesc& t = m.tensor(tensor);
   const TensorDesc& s = m.storage_of(tensor);
   StorageRange r;
@@ -25,6 +29,16 @@ StorageRange resolve_storage(const Manifest& m, const std::string& tensor) {
   // Constants and arena tensors share one buffer: their owner is that buffer, not the tensor.
   if (r.kind == StorageKind::Constants || r.kind == StorageKind::Arena) r.owner.clear();
   return r;
+}
+
+}  // namespace
+
+StorageRange resolve_storage(const TensorLookup& tensors, const std::string& tensor) {
+  return resolve(tensors, tensor);
+}
+
+StorageRange resolve_storage(const Manifest& manifest, const std::string& tensor) {
+  return resolve(manifest, tensor);
 }
 
 }  // namespace vkc::rt

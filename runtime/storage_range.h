@@ -6,6 +6,7 @@
 #include <string>
 
 #include "module/manifest.h"
+#include "module/tensor_lookup.h"
 
 namespace vkc::rt {
 
@@ -25,6 +26,8 @@ struct StorageRange {
 };
 
 // Resolves views to their storage tensor. Views share the storage's first bytes (reshapes).
+StorageRange resolve_storage(const TensorLookup& tensors, const std::string& tensor);
+// The same for one name; loops over bindings build one TensorLookup and use the overload above.
 StorageRange resolve_storage(const Manifest& manifest, const std::string& tensor);
 
 }  // namespace vkc::rt

@@ -38,12 +38,17 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
   std::string buffers, coords, body;
 
   // Frames, from the result backwards (see the file comment).
+  // Every op but the last has its one user inside the group (that is why it fused), found here
+  // once rather than by scanning the graph per op.
+  std::map<const ir::Value*, const ir::Op*> user_in_group;
+  for (const ir::Op* op : group.ops)
+    for (const ir::Value* v : op->operands) user_in_group.try_emplace(v, op);
   std::map<const ir::Op*, Shape> frame;
   for (size_t i = group.ops.size(); i-- > 0;) {
     const ir::Op* op = group.ops[i];
     const ir::Value* r = op->result();
     if (i + 1 == group.ops.size() || r->type.numel() == total) frame[op] = r->type.shape;
-    else frame[op] = frame.at(ctx.graph.users(r).at(0));
+    else frame[op] = frame.at(user_in_group.at(r));
   }
   std::map<Shape, std::string> frame_prefix;  // coordinates decoded once per distinct frame
   auto coordinates = [&](const Shape& f) {
