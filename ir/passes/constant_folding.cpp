@@ -4,6 +4,7 @@
 
 #include "ir/interpreter.h"
 #include "ir/passes.h"
+#include "ir/use_index.h"
 
 namespace vkc::ir {
 namespace {
@@ -38,6 +39,11 @@ int64_t element_limit(const Op& op, int64_t max_elements) {
 
 bool fold_constants(Graph& g, int64_t max_elements) {
   bool changed = false;
+  // The users of every result, indexed once rather than scanned per fold (quadratic in long
+  // foldable chains, issue 24 item 11). It stays exact through the loop: a folded result's users
+  // are ops that were there from the start (new constants have no operands), nothing is removed
+  // before the end, and only the folded result's own uses are redirected.
+  const UseIndex uses(g);
   for (Op* op : g.ops()) {
     if (op->kind == OpKind::Constant || !all_operands_constant(*op)) continue;
     bool small = true;
@@ -48,12 +54,16 @@ bool fold_constants(Graph& g, int64_t max_elements) {
     std::vector<HostTensor> values = evaluate_op(*op, operands);
     for (size_t i = 0; i < op->results.size(); ++i) {
       Value* r = op->results[i];
-      if (!g.has_uses(r)) continue;
+      if (!uses.has_uses(r)) continue;
       AttrMap attrs{{"value", std::make_shared<const HostTensor>(std::move(values[i]))}};
       Op* c = g.insert_op(op, OpKind::Constant, {}, std::move(attrs), op->name, op->loc);
       c->result()->name = r->name;
       r->name.clear();  // names stay unique: the constant now carries it
-      g.replace_all_uses(r, c->result());
+      for (Op* user : uses.users(r))  // Graph::replace_all_uses, restricted to where r is used
+        for (Value*& operand : user->operands)
+          if (operand == r) operand = c->result();
+      for (GraphOutput& out : g.outputs())
+        if (out.value == r) out.value = c->result();
     }
     changed = true;
   }
