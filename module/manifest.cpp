@@ -94,6 +94,11 @@ std::string manifest_to_json(const Manifest& m) {
                           {"notes", d.notes}});
     // Only when known: in-memory modules get their hashes when written (manifest_with_spirv_hashes).
     if (!d.spv_hash.empty()) dispatches.back()["spv_hash"] = d.spv_hash;
+    if (!d.spirv.version.empty())
+      dispatches.back()["requires"] = {{"subgroup_sizes", d.subgroup_sizes},
+                                       {"spirv_version", d.spirv.version},
+                                       {"capabilities", d.spirv.capabilities},
+                                       {"extensions", d.spirv.extensions}};
   }
   j["dispatches"] = dispatches;
   return j.dump(1) + "\n";
@@ -250,6 +255,19 @@ Manifest manifest_from_json(const std::string& text, const std::string& what) {
     d.notes = field<std::string>(jd, "notes", p, false);
     for (int a = 0; a < 3; ++a) {
       check(d.workgroup_size[a] >= 1, p, ".workgroup_size[", a, "] must be at least 1");
+    }
+    if (jd.contains("requires")) {
+      const json& jr = field<json>(jd, "requires", p);
+      const std::string pr = p + ".requires";
+      d.subgroup_sizes = field<std::array<uint32_t, 2>>(jr, "subgroup_sizes", pr);
+      check(d.subgroup_sizes[0] <= d.subgroup_sizes[1], pr, ".subgroup_sizes: ", d.subgroup_sizes[0], " is above ",
+            d.subgroup_sizes[1]);
+      d.spirv.version = field<std::string>(jr, "spirv_version", pr);
+      check(d.spirv.version.size() == 3 && d.spirv.version[0] == '1' && d.spirv.version[1] == '.' &&
+                d.spirv.version[2] >= '0' && d.spirv.version[2] <= '6',
+            pr, ".spirv_version: expected 1.0 to 1.6, found '", d.spirv.version, "'");
+      d.spirv.capabilities = field<std::vector<std::string>>(jr, "capabilities", pr);
+      d.spirv.extensions = field<std::vector<std::string>>(jr, "extensions", pr);
     }
     m.dispatches.push_back(std::move(d));
   }

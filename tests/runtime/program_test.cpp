@@ -209,18 +209,28 @@ TEST_F(RuntimeProgram, InputMismatchesNameTheInput) {
             "input 'a': expected shape 1000, found 10x100");
 }
 
-TEST_F(RuntimeProgram, RefusesModuleForABiggerTarget) {
+// A module is judged by what its dispatches use: planned for a bigger target, it runs where its
+// dispatches fit, and is refused (naming the dispatch, both numbers and --recompile) where not.
+TEST_F(RuntimeProgram, JudgesAModuleByWhatItUses) {
   TargetLimits big = ctx().limits();
   big.max_compute_shared_memory_size = ctx().limits().max_compute_shared_memory_size + 16384;
   big.max_push_constants_size = ctx().limits().max_push_constants_size * 2;
+  big.subgroup_size = big.min_subgroup_size = big.max_subgroup_size = 4 * std::max(1u, ctx().limits().max_subgroup_size);
   ModuleImage m = test::add_module(big, 64);
   m.manifest.target.name = "big";
+  {
+    Program p(ctx(), m);
+    HostTensor a(DType::f32, {64}), b(DType::f32, {64});
+    EXPECT_EQ(p.execute({{"a", a}, {"b", b}}).size(), 1u);
+  }
   const TargetLimits& d = ctx().limits();
+  m.manifest.dispatches[0].workgroup_memory_bytes = d.max_compute_shared_memory_size + 16;
   EXPECT_EQ(error_of([&] { Program p(ctx(), m); }),
-            "module compiled for target 'big' cannot run on " + ctx().device_info().name +
-                ": maxComputeSharedMemorySize " + std::to_string(d.max_compute_shared_memory_size) + " < " +
-                std::to_string(big.max_compute_shared_memory_size) + ", maxPushConstantsSize " +
-                std::to_string(d.max_push_constants_size) + " < " + std::to_string(big.max_push_constants_size));
+            "module compiled for target 'big' does not fit device '" + ctx().device_info().name + "': dispatch '" +
+                m.manifest.dispatches[0].name + "' uses " + std::to_string(d.max_compute_shared_memory_size + 16) +
+                " bytes of workgroup memory, the device allows " + std::to_string(d.max_compute_shared_memory_size) +
+                " (maxComputeSharedMemorySize); recompile it for this device (vk-run --recompile)");
+  EXPECT_TRUE(ctx().validation_messages().empty());
 }
 
 TEST_F(RuntimeProgram, MisalignedOffsetIsRefused) {
