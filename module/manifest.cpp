@@ -149,8 +149,9 @@ Manifest manifest_from_json(const std::string& text, const std::string& what) {
   Manifest m;
   const std::string root = what;
   m.format_version = field<int>(j, "format_version", root);
-  check(m.format_version == kModuleFormatVersion, what, ": format_version ", m.format_version,
-        " is not supported (this vkc reads version ", kModuleFormatVersion, ")");
+  check(m.format_version >= kOldestModuleFormatVersion && m.format_version <= kModuleFormatVersion, what,
+        ": format_version ", m.format_version, " is not supported (this vkc reads versions ",
+        kOldestModuleFormatVersion, " to ", kModuleFormatVersion, ")");
   try {
     from_json(field<json>(j, "target", root), m.target);
   } catch (const Error& e) {

@@ -18,7 +18,10 @@
 
 namespace vkc {
 
-inline constexpr int kModuleFormatVersion = 1;
+// 2: dispatches record what they need of a device ("requires"). Version 1 manifests still load:
+// their usage is read from their .spv files (docs/module-format.md, "Versioning").
+inline constexpr int kModuleFormatVersion = 2;
+inline constexpr int kOldestModuleFormatVersion = 1;
 
 enum class TensorRole { Input, Output, Constant, Intermediate };
 const char* tensor_role_name(TensorRole r);

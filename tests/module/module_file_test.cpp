@@ -101,7 +101,7 @@ TEST(ModuleFile, CorruptedPayloadAndManifest) {
   ModuleImage m = tiny_module();
   std::vector<uint8_t> c = pack_module_file(m);
   std::string text = manifest_to_json(m.manifest);
-  size_t at = std::string(c.begin(), c.end()).find("\"format_version\": 1");
+  size_t at = std::string(c.begin(), c.end()).find(cat("\"format_version\": ", kModuleFormatVersion));
   ASSERT_NE(at, std::string::npos);
   c[at + 18] = '7';
   rehash(c);
