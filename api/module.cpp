@@ -8,6 +8,7 @@
 #include "codegen/compiler.h"
 #include "ir/interpreter.h"
 #include "ir/text_format.h"
+#include "module/device_fit.h"
 #include "module/module_file.h"
 #include "support/file_io.h"
 
@@ -140,13 +141,8 @@ size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.
 std::string Module::manifest_json() const { return manifest_to_json(manifest_with_spirv_hashes(impl_->image)); }
 
 std::vector<std::string> Module::unmet_limits(const Device& device) const {
-  const TargetLimits& target = impl_->image.manifest.target;
-  const TargetLimits& have = device.impl()->context->limits();
-  std::vector<std::string> unmet = target.unmet_by(have);
-  // Same rule as rt::Program: SPIR-V for a newer Vulkan environment is invalid on an older one.
-  if (target.vulkan_version > have.vulkan_version)
-    unmet.push_back(cat("Vulkan ", have.vulkan_version, " < ", target.vulkan_version));
-  return unmet;
+  // Same check as rt::Program: what the dispatches use, not the profile they were planned for.
+  return unmet_usage(impl_->image, device.impl()->context->limits());
 }
 
 bool Module::has_source() const { return !impl_->source_vkir.empty(); }

@@ -17,13 +17,13 @@ Module module_for(const Device& device, const Module& module, const SessionOptio
   std::vector<std::string> unmet = module.unmet_limits(device);
   if (unmet.empty()) return module;
   if (options.recompile_if_unmet && module.has_source()) return module.recompile_for(device);
-  std::string limits;
-  for (const std::string& u : unmet) limits += (limits.empty() ? "" : ", ") + u;
-  throw Error(cat("module compiled for target '", module.target(), "' cannot run on ", device.info().name, ": ",
-                  limits,
-                  module.has_source() ? " (it carries its source graph: recompile it for this device with "
-                                        "SessionOptions::recompile_if_unmet, vk-run --recompile)"
-                                      : ""));
+  // One line: the first use that does not fit, and the way out.
+  throw Error(cat("module compiled for target '", module.target(), "' does not fit device '", device.info().name,
+                  "': ", unmet.front(), unmet.size() > 1 ? cat(" (and ", unmet.size() - 1, " more)") : std::string(),
+                  module.has_source() ? "; recompile it for this device with vk-run --recompile "
+                                        "(SessionOptions::recompile_if_unmet)"
+                                      : "; it carries no source graph: compile its model for this device "
+                                        "(vk-compile --target host)"));
 }
 
 }  // namespace

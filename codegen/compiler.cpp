@@ -156,7 +156,9 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
       d.bytes = k.bytes;
       d.notes = group.notes.empty() ? k.notes : (k.notes.empty() ? group.notes : group.notes + "; " + k.notes);
       check_against_limits(d, options.target);
+      d.subgroup_sizes = k.subgroup_sizes;
       image.spirv[d.spv] = build_spirv(k, d.name, options);
+      d.spirv = read_spirv_usage(image.spirv[d.spv]);  // what the device must offer, from the binary
       m.dispatches.push_back(std::move(d));
     }
     int last_dispatch = int(m.dispatches.size()) - 1;

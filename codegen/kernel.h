@@ -38,6 +38,8 @@ struct EmittedKernel {
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> workgroup_count{1, 1, 1};
   uint32_t workgroup_memory_bytes = 0;
+  // Subgroup sizes the kernel relies on (DispatchDesc::subgroup_sizes); {0, 0}: any.
+  std::array<uint32_t, 2> subgroup_sizes{0, 0};
   std::map<std::string, int64_t> tiles;
   double flops = 0;
   double bytes = 0;

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "codegen/compiler.h"
+#include "module/device_fit.h"
+#include "module/memory_footprint.h"
 
 namespace vkc::codegen {
 
@@ -65,6 +67,11 @@ std::string format_report(const Manifest& m) {
   out << m.dispatches.size() << " dispatches; arena peak " << human_bytes(double(m.arena_bytes))
       << " (intermediates total " << human_bytes(double(sum)) << "), constants "
       << human_bytes(double(m.constants_bytes)) << "\n";
+  // As rt::Program allocates them; loading the module checks the same figures against the device.
+  const MemoryFootprint f = memory_footprint(module_allocations(m));
+  out << "device memory at load: " << human_bytes(double(f.total)) << " (" << f.total << " bytes); largest allocation: "
+      << f.largest.what << ", " << human_bytes(double(f.largest.bytes)) << " (" << f.largest.bytes << " bytes)\n";
+  out << requirements_summary(m) << "\n";
   return out.str();
 }
 

@@ -48,13 +48,13 @@ std::string format_version_refusal(std::optional<int> version, const std::string
                                    const std::string& what, const std::string& module) {
   const std::string path = module.empty() ? "MODULE" : module;
   std::string by = written_by.empty() ? "" : cat("vkc ", written_by, " wrote it, ");
+  const std::string reads = kOldestModuleFormatVersion == kModuleFormatVersion
+                                ? cat(kModuleFormatVersion)
+                                : cat(kOldestModuleFormatVersion, " to ", kModuleFormatVersion);
   std::string which = !version ? cat("has no format_version (not a vkc module, or written by a vkc older than ",
-                                     "format versions; this vkc reads format ", kModuleFormatVersion, ")")
-                      : *version > kModuleFormatVersion
-                          ? cat("written by a newer vkc (format ", *version, ", this vkc reads ",
-                                kModuleFormatVersion, "; ", by, "this is vkc ", vkc_version(), ")")
-                          : cat("written by an older vkc (format ", *version, ", this vkc reads ",
-                                kModuleFormatVersion, "; ", by, "this is vkc ", vkc_version(), ")");
+                                     "format versions; this vkc reads format ", reads, ")")
+                      : cat("written by ", *version > kModuleFormatVersion ? "a newer" : "an older", " vkc (format ",
+                            *version, ", this vkc reads ", reads, "; ", by, "this is vkc ", vkc_version(), ")");
   return cat(what, ": ", which, ": recompile it from its model with vk-compile MODEL -o ", path,
              ", or from the source graph it carries with vk-run ", path, " --recompile");
 }
@@ -107,6 +107,11 @@ std::string manifest_to_json(const Manifest& m) {
                           {"notes", d.notes}});
     // Only when known: in-memory modules get their hashes when written (manifest_with_spirv_hashes).
     if (!d.spv_hash.empty()) dispatches.back()["spv_hash"] = d.spv_hash;
+    if (!d.spirv.version.empty())
+      dispatches.back()["requires"] = {{"subgroup_sizes", d.subgroup_sizes},
+                                       {"spirv_version", d.spirv.version},
+                                       {"capabilities", d.spirv.capabilities},
+                                       {"extensions", d.spirv.extensions}};
   }
   j["dispatches"] = dispatches;
   return j.dump(1) + "\n";
@@ -165,7 +170,8 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
   if (j.is_object() && !j.contains("format_version"))
     throw FormatVersionError(format_version_refusal(std::nullopt, written_by(), what, module));
   m.format_version = field<int>(j, "format_version", root);  // also refuses a non-object
-  if (m.format_version != kModuleFormatVersion)
+  // Format 1 (before dispatches recorded `requires`) still loads: its usage is read from its .spv.
+  if (m.format_version < kOldestModuleFormatVersion || m.format_version > kModuleFormatVersion)
     throw FormatVersionError(format_version_refusal(m.format_version, written_by(), what, module));
   m.vkc_version = field<std::string>(j, "vkc_version", root, false);
   try {
@@ -273,6 +279,19 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
     d.notes = field<std::string>(jd, "notes", p, false);
     for (int a = 0; a < 3; ++a) {
       check(d.workgroup_size[a] >= 1, p, ".workgroup_size[", a, "] must be at least 1");
+    }
+    if (jd.contains("requires")) {
+      const json& jr = field<json>(jd, "requires", p);
+      const std::string pr = p + ".requires";
+      d.subgroup_sizes = field<std::array<uint32_t, 2>>(jr, "subgroup_sizes", pr);
+      check(d.subgroup_sizes[0] <= d.subgroup_sizes[1], pr, ".subgroup_sizes: ", d.subgroup_sizes[0], " is above ",
+            d.subgroup_sizes[1]);
+      d.spirv.version = field<std::string>(jr, "spirv_version", pr);
+      check(d.spirv.version.size() == 3 && d.spirv.version[0] == '1' && d.spirv.version[1] == '.' &&
+                d.spirv.version[2] >= '0' && d.spirv.version[2] <= '6',
+            pr, ".spirv_version: expected 1.0 to 1.6, found '", d.spirv.version, "'");
+      d.spirv.capabilities = field<std::vector<std::string>>(jr, "capabilities", pr);
+      d.spirv.extensions = field<std::vector<std::string>>(jr, "extensions", pr);
     }
     m.dispatches.push_back(std::move(d));
   }

@@ -13,13 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "module/spirv_usage.h"
 #include "module/target_limits.h"
 #include "support/error.h"
 #include "support/tensor.h"
 
 namespace vkc {
 
-inline constexpr int kModuleFormatVersion = 1;
+// 2: dispatches record what they need of a device ("requires"). Version 1 manifests still load:
+// their usage is read from their .spv files (docs/module-format.md, "Versioning").
+inline constexpr int kModuleFormatVersion = 2;
+inline constexpr int kOldestModuleFormatVersion = 1;
 
 enum class TensorRole { Input, Output, Constant, Intermediate };
 const char* tensor_role_name(TensorRole r);
@@ -64,6 +68,15 @@ struct DispatchDesc {
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::array<uint32_t, 3> workgroup_count{1, 1, 1};
   uint32_t workgroup_memory_bytes = 0;   // from the plan, checked against the SPIR-V
+  // What else the dispatch needs of a device, recorded since format version 2 ("requires" in the
+  // manifest; module/device_fit.h checks it). The binding ranges and push-constant bytes need no
+  // field: they follow from `bindings` and `push_constants`.
+  // The device's subgroup sizes must lie in [subgroup_sizes[0], subgroup_sizes[1]]; {0, 0}: any.
+  // Set by kernels that rely on a subgroup size (tensor-core GEMM, subgroup-ranked sorts).
+  std::array<uint32_t, 2> subgroup_sizes{0, 0};
+  // Read from the .spv when compiling; an empty version means not recorded (format version 1), and
+  // the device check then reads it from the .spv at load.
+  SpirvUsage spirv;
   std::map<std::string, int64_t> tiles;  // planner parameters, for reports
   double flops = 0;
   double bytes = 0;                      // minimum bytes moved through device memory

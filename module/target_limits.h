@@ -1,8 +1,8 @@
 // The limits and features a kernel plan must respect.
 //
 // One structure serves both sides: codegen plans against a named profile (targets/*.json) or the
-// live device, and the runtime fills the same structure from vkGetPhysicalDevice* to check that a
-// module's recorded target fits the device it is about to run on.
+// live device, and the runtime fills the same structure from vkGetPhysicalDevice* to check that
+// what a module's dispatches use fits the device it is about to run on (module/device_fit.h).
 #pragma once
 
 #include <array>
@@ -60,8 +60,9 @@ struct TargetLimits {
   bool cooperative_matrix_nv = false;
   bool cooperative_matrix_khr = false;  // VK_KHR_cooperative_matrix
 
-  // Names of limits in which `device` falls short of this target (empty: the device can run code
-  // planned for this target), e.g. "maxComputeSharedMemorySize 32768 < 49152".
+  // Names of limits in which `device` falls short of this profile, e.g.
+  // "maxComputeSharedMemorySize 32768 < 49152": a comparison of profiles (every profile must meet
+  // vulkan-min). A module is not judged by it but by what its dispatches use (module/device_fit.h).
   std::vector<std::string> unmet_by(const TargetLimits& device) const;
 };
 

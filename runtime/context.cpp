@@ -1,4 +1,5 @@
 // rt::Context: instance, chosen physical device, logical device with one compute queue.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +74,21 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
   c.info = infos[chosen];
   c.queue_family = pick_queue_family(c.physical, &c.timestamp_valid_bits, c.info.name);
   vkGetPhysicalDeviceMemoryProperties(c.physical, &c.memory);
+  {
+    // Storage buffers live in device-local memory where there is any (runtime/memory.cpp).
+    uint64_t local = 0, largest = 0;
+    for (uint32_t h = 0; h < c.memory.memoryHeapCount; ++h) {
+      if (c.memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) local += c.memory.memoryHeaps[h].size;
+      largest = std::max<uint64_t>(largest, c.memory.memoryHeaps[h].size);
+    }
+    c.device_heap_bytes = local ? local : largest;
+    VkPhysicalDeviceMaintenance3Properties m3 =
+        vk_struct<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
+    VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props.pNext = &m3;
+    vkGetPhysicalDeviceProperties2(c.physical, &props);
+    c.max_allocation_bytes = m3.maxMemoryAllocationSize;
+  }
 
   // Enable what the device has among the features generated kernels may use.
   const DeviceCapabilities& d = c.caps;

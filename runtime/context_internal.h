@@ -85,6 +85,12 @@ struct Context::Impl {
   DeviceInfo info;
   TargetLimits limits;
   VkPhysicalDeviceMemoryProperties memory{};
+  // Device memory, for the preflight that refuses a module or an execution before allocating:
+  // the device-local heaps together, the largest single allocation (maxMemoryAllocationSize) and
+  // the bytes this context's storage buffers hold now (runtime/memory.cpp counts them).
+  uint64_t device_heap_bytes = 0;
+  uint64_t max_allocation_bytes = 0;
+  uint64_t storage_bytes_in_use = 0;
   uint32_t queue_family = 0;
   uint32_t timestamp_valid_bits = 0;
   Robustness robustness = Robustness::None;

@@ -79,6 +79,10 @@ Buffer::Buffer(Context::Impl& ctx, uint64_t size, BufferUse use, const std::stri
     vk_check(ctx.vk.vkAllocateMemory(ctx.device, &alloc, nullptr, &memory_), "vkAllocateMemory",
              cat("asked ", req.size, " bytes for ", what));
     vk_check(ctx.vk.vkBindBufferMemory(ctx.device, buffer_, memory_, 0), "vkBindBufferMemory", what);
+    if (use == BufferUse::Storage) {
+      counted_ = req.size;
+      ctx.storage_bytes_in_use += counted_;
+    }
     VkMemoryPropertyFlags flags = ctx.memory.memoryTypes[type].propertyFlags;
     bool map = (flags & kHostCoherent) == kHostCoherent &&
                !(use == BufferUse::Storage && (ctx.force_staging || ctx.info.type == "discrete"));
@@ -88,6 +92,7 @@ Buffer::Buffer(Context::Impl& ctx, uint64_t size, BufferUse use, const std::stri
       mapped_ = static_cast<uint8_t*>(p);
     }
   } catch (...) {
+    ctx.storage_bytes_in_use -= counted_;
     if (memory_) ctx.vk.vkFreeMemory(ctx.device, memory_, nullptr);
     ctx.vk.vkDestroyBuffer(ctx.device, buffer_, nullptr);
     throw;
@@ -98,6 +103,7 @@ Buffer::~Buffer() {
   // Freeing mapped memory unmaps it implicitly.
   ctx_.vk.vkDestroyBuffer(ctx_.device, buffer_, nullptr);
   ctx_.vk.vkFreeMemory(ctx_.device, memory_, nullptr);
+  ctx_.storage_bytes_in_use -= counted_;
 }
 
 }  // namespace vkc::rt

@@ -30,6 +30,7 @@ class Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   uint8_t* mapped_ = nullptr;
+  uint64_t counted_ = 0;  // bytes added to ctx.storage_bytes_in_use (storage buffers only)
 };
 
 }  // namespace vkc::rt

@@ -11,6 +11,8 @@
 #include "runtime/pipeline.h"
 #include "runtime/pipeline_cache.h"
 #include "runtime/storage_range.h"
+#include "module/device_fit.h"
+#include "module/memory_footprint.h"
 #include "support/error.h"
 
 namespace vkc::rt {
@@ -25,11 +27,10 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string type_str(const TensorDesc& t) { return cat(dtype_name(t.dtype), " ", shape_str(t.shape)); }
 
-// Buffer sizes and descriptor ranges are whole 32-bit words (at least one): storage buffers must
-// not be empty, and kernels on targets without 8-bit storage read and write 8-bit tensors as packed
-// words, including the last partial word. The compiler places every tensor at a 256-byte-aligned
-// offset, so the padding never reaches another tensor.
-uint64_t whole_words(uint64_t n) { return n < 4 ? 4 : (n + 3) / 4 * 4; }
+// Buffer sizes and descriptor ranges are whole 32-bit words (module/memory_footprint.h). The
+// compiler places every tensor at a 256-byte-aligned offset, so the padding never reaches another
+// tensor.
+uint64_t whole_words(uint64_t n) { return storage_buffer_bytes(n); }
 
 }  // namespace
 
@@ -99,34 +100,20 @@ struct Program::Impl {
 
 Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOptions& options)
     : context(context), ctx(context.impl()), manifest(module.manifest) {
-  const TargetLimits& device = ctx.limits;
-  std::vector<std::string> unmet = manifest.target.unmet_by(device);
-  // "1.1" < "1.2" < "1.3" compare correctly as strings; SPIR-V for a newer environment is invalid.
-  if (manifest.target.vulkan_version > device.vulkan_version)
-    unmet.push_back(cat("Vulkan ", device.vulkan_version, " < ", manifest.target.vulkan_version));
-  check(unmet.empty(), "module compiled for target '", manifest.target.name, "' cannot run on ",
-        ctx.info.name, ": ", join(unmet));
+  // Judged by what the dispatches use, not by the profile the module was compiled for, and before
+  // any GPU work. One line: the first use that does not fit (vkc::Module::unmet_limits lists all).
+  std::vector<std::string> unmet = unmet_usage(module, ctx.limits);
+  check(unmet.empty(), "module compiled for target '", manifest.target.name, "' does not fit device '",
+        ctx.info.name, "': ", unmet.empty() ? "" : unmet.front(),
+        "; recompile it for this device (vk-run --recompile)");
   check(module.constants.size() == manifest.constants_bytes, "module constants are ",
         module.constants.size(), " bytes, the manifest says ", manifest.constants_bytes);
+  // Memory preflight, before any allocation: a driver may accept an allocation larger than the
+  // memory it can back (lavapipe) and leave the process to the system's out-of-memory killer.
+  std::string misfit = device_memory_misfit(module_allocations(manifest), ctx.storage_bytes_in_use,
+                                            ctx.device_heap_bytes, ctx.max_allocation_bytes);
+  check(misfit.empty(), "module does not fit the memory of device '", ctx.info.name, "': ", misfit);
 
-  for (const DispatchDesc& d : manifest.dispatches) {
-    uint64_t invocations = 1;
-    for (int a = 0; a < 3; ++a) {
-      check(d.workgroup_count[a] <= device.max_compute_work_group_count[a], "dispatch '", d.name,
-            "': workgroup_count[", a, "] ", d.workgroup_count[a], " exceeds maxComputeWorkGroupCount[", a,
-            "] ", device.max_compute_work_group_count[a]);
-      check(d.workgroup_size[a] <= device.max_compute_work_group_size[a], "dispatch '", d.name,
-            "': workgroup_size[", a, "] ", d.workgroup_size[a], " exceeds maxComputeWorkGroupSize[", a,
-            "] ", device.max_compute_work_group_size[a]);
-      invocations *= d.workgroup_size[a];
-    }
-    check(invocations <= device.max_compute_work_group_invocations, "dispatch '", d.name, "': ",
-          invocations, " invocations per workgroup exceed maxComputeWorkGroupInvocations ",
-          device.max_compute_work_group_invocations);
-    check(d.workgroup_memory_bytes <= device.max_compute_shared_memory_size, "dispatch '", d.name,
-          "': ", d.workgroup_memory_bytes, " bytes of workgroup memory exceed maxComputeSharedMemorySize ",
-          device.max_compute_shared_memory_size);
-  }
   // Pipelines go through a cache persisted per device and module, so later processes skip the
   // driver's compilation; it is dropped once the pipelines exist.
   std::unique_ptr<PipelineCache> cache;
@@ -507,11 +494,23 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   std::set<std::string> device_fed;
   for (const auto& [name, t] : device_inputs) device_fed.insert(name);
   DeviceTensors outputs;
-  for (const std::string& name : device_outputs) {
+  // Only this program holds a returned output: nobody can see it change, so it is reused.
+  auto reusable = [&](const std::string& name) {
     auto kept = p.returned_outputs.find(name);
-    // Only this program holds it: nobody can see it change.
-    if (kept != p.returned_outputs.end() && kept->second.use_count() == 1) {
-      outputs[name] = kept->second;
+    return kept != p.returned_outputs.end() && kept->second.use_count() == 1;
+  };
+  // The outputs this execution allocates, checked together against the device's memory first.
+  std::vector<DeviceAllocation> fresh;
+  for (const std::string& name : device_outputs)
+    if (!reusable(name))
+      fresh.push_back({cat("device output '", name, "'"), storage_buffer_bytes(p.manifest.tensor(name).size_bytes())});
+  std::string misfit = device_memory_misfit(fresh, p.ctx.storage_bytes_in_use, p.ctx.device_heap_bytes,
+                                            p.ctx.max_allocation_bytes);
+  check(misfit.empty(), "execution does not fit the memory of device '", p.ctx.info.name, "': ", misfit,
+        " (release device outputs of earlier executions that are no longer needed)");
+  for (const std::string& name : device_outputs) {
+    if (reusable(name)) {
+      outputs[name] = p.returned_outputs.at(name);
       continue;
     }
     const TensorDesc& t = p.manifest.tensor(name);

@@ -215,6 +215,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.workgroup_size = {c.invocations(), 1, 1};
     k.workgroup_count = linear_grid(uint64_t(groups) * c.invocations(), c.invocations(), ctx.target, what);
     k.workgroup_memory_bytes = c.workgroup_memory_bytes();
+    k.subgroup_sizes = {c.subgroup, c.subgroup};  // the fragments' layout assumes this subgroup size
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                  {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false)},

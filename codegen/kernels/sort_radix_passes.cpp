@@ -219,6 +219,8 @@ EmittedKernel emit_sort_radix_scatter(const RadixPass& pass, const KernelContext
     params.push_back({"MAX_SUBGROUPS", std::to_string(pass.tile.max_subgroups)});
     params.push_back({"MEM_WORDS", std::to_string(words)});
     k.workgroup_memory_bytes = words * 4 + kDigits * 4 + pass.tile.max_subgroups * 8;
+    // At most max_subgroups (workgroup / smallest size) full subgroups: the sizes it was planned for.
+    k.subgroup_sizes = {ctx.target.min_subgroup_size, ctx.target.max_subgroup_size};
     k.glsl = instantiate_shader("sort_radix_scatter_subgroup", params);
   } else {
     // The shader's arrays: words and indices padded by one word per 32, digit bases, scan pairs.

@@ -252,6 +252,7 @@ EmittedKernel emit_level(const SelectLevel& l, const KeySource& src, const std::
   k.workgroup_size = {l.wg, 1, 1};
   k.workgroup_count = linear_grid(uint64_t(groups) * l.wg, l.wg, ctx.target, what);
   k.workgroup_memory_bytes = l.memory_bytes();
+  if (scan_bins) k.subgroup_sizes = {sgs, sgs};  // a subgroup's bins are one run of SGS
   k.glsl = instantiate_shader("topk_select", {{"EXTENSIONS", extensions},
                                               {"WG_SIZE", std::to_string(l.wg)},
                                               {"BUFFERS", buffers},

@@ -74,8 +74,10 @@ class Module {
   std::string manifest_json() const;
   ModuleOrigin origin() const;
 
-  // Limits in which `device` falls short of the module's target, e.g.
-  // "maxComputeSharedMemorySize 32768 < 49152"; empty when the module can run there.
+  // Each way in which the module's dispatches use more than `device` offers (workgroup memory,
+  // invocations, grid, bindings, binding ranges, push constants, subgroup size, SPIR-V version,
+  // features), one line each naming the dispatch and both numbers; empty when it can run there.
+  // Judged by what the module uses, not by the profile it was compiled for.
   std::vector<std::string> unmet_limits(const Device& device) const;
 
   // The source graph (source.vkir) travels with modules written by vk-compile and Module::save.

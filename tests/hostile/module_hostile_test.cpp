@@ -231,19 +231,23 @@ TEST(HostileModule, MissingManifest) {
   EXPECT_NE(message.find("manifest.json"), std::string::npos) << message;
 }
 
-TEST(HostileModule, TargetTheDeviceDoesNotMeet) {
+TEST(HostileModule, DispatchTheDeviceCannotRun) {
   rt::Context& ctx = test::shared_context();
-  // Every limit raised above the device's own: whatever the device, it falls short.
+  // A dispatch that claims a workgroup larger than the device allows: refused before any GPU work,
+  // naming the dispatch, both numbers and the way out.
   ModuleImage m = relu_module("lavapipe");
-  TargetLimits& t = m.manifest.target;
-  t = ctx.limits();
-  t.name = "beyond-this-device";
-  t.max_compute_shared_memory_size = ctx.limits().max_compute_shared_memory_size * 2;
-  t.max_compute_work_group_invocations = ctx.limits().max_compute_work_group_invocations * 2;
+  m.manifest.target.name = "beyond-this-device";
+  DispatchDesc& d = m.manifest.dispatches.at(0);
+  d.workgroup_size = {ctx.limits().max_compute_work_group_invocations + 1, 1, 1};
   std::string message = error_of([&] { rt::Program p(ctx, m); });
-  EXPECT_EQ(message.rfind("module compiled for target 'beyond-this-device' cannot run on ", 0), 0u) << message;
-  EXPECT_NE(message.find("maxComputeSharedMemorySize"), std::string::npos) << message;
-  EXPECT_NE(message.find("maxComputeWorkGroupInvocations"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("module compiled for target 'beyond-this-device' does not fit device '", 0), 0u) << message;
+  EXPECT_NE(message.find(cat("dispatch '", d.name, "' uses ", ctx.limits().max_compute_work_group_invocations + 1,
+                             " invocations per workgroup, the device allows ",
+                             ctx.limits().max_compute_work_group_invocations, " (maxComputeWorkGroupInvocations)")),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("vk-run --recompile"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   EXPECT_TRUE(ctx.validation_messages().empty());
 }
 

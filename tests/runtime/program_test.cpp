@@ -100,6 +100,46 @@ TEST_F(RuntimeProgram, UnwrittenOutputsStayPoisoned) {
   check_poisoned_tail(staged, rng, n, 3);
 }
 
+// The memory preflight: a module whose buffers exceed the device's memory is refused before
+// anything is allocated, and an execution whose fresh device outputs would exceed it is refused
+// before allocating them. The heap is shrunk here so that the test needs little memory.
+TEST_F(RuntimeProgram, MemoryIsPreflighted) {
+  const uint32_t n = 1 << 20;  // 4 MiB per tensor
+  const ModuleImage m = test::add_module(ctx().limits(), n);
+  Context::Impl& c = ctx().impl();
+  const uint64_t heap = c.device_heap_bytes, max_allocation = c.max_allocation_bytes, before = c.storage_bytes_in_use;
+  const std::string device = ctx().device_info().name;
+  c.max_allocation_bytes = 4 * n - 4;
+  EXPECT_EQ(error_of([&] { Program p(ctx(), m); }),
+            "module does not fit the memory of device '" + device + "': input 'a' needs " + std::to_string(4 * n) +
+                " bytes in one allocation, the device allows " + std::to_string(4 * n - 4) + " (maxMemoryAllocationSize)");
+  c.max_allocation_bytes = max_allocation;
+  c.device_heap_bytes = before + 3 * 4 * n - 1;  // a, b and c plus the constants and arena: one word short
+  std::string message = error_of([&] { Program p(ctx(), m); });
+  EXPECT_NE(message.find("module does not fit the memory of device '" + device + "': its buffers need "),
+            std::string::npos) << message;
+  EXPECT_NE(message.find(cat("the device's memory heap has ", before + 3 * 4 * n - 1, " bytes")), std::string::npos)
+      << message;
+  EXPECT_EQ(c.storage_bytes_in_use, before) << "refused after allocating";
+  {
+    c.device_heap_bytes = before + 4 * 4 * n + 4096;  // the module and one device output
+    Program program(ctx(), m);
+    HostTensor a = vkc::test::random_tensor(DType::f32, {n}, rng), b = vkc::test::random_tensor(DType::f32, {n}, rng);
+    program.submit({{"a", a}, {"b", b}}, {}, {"c"});
+    std::shared_ptr<DeviceTensor> held = program.wait().device.at("c");
+    EXPECT_EQ(error_of([&] { program.submit({{"a", a}, {"b", b}}, {}, {"c"}); }),
+              cat("execution does not fit the memory of device '", device, "': its buffers need ", 4 * n,
+                  " bytes of device memory (largest: device output 'c', ", 4 * n, " bytes) beside ",
+                  c.storage_bytes_in_use, " bytes in use, the device's memory heap has ", c.device_heap_bytes,
+                  " bytes (release device outputs of earlier executions that are no longer needed)"));
+    held.reset();  // released: the next execution reuses it and allocates nothing
+    program.submit({{"a", a}, {"b", b}}, {}, {"c"});
+    EXPECT_TRUE(vkc::test::compare(program.wait().device.at("c")->download(), reference(a, b, std::plus<float>()), 0, 0).ok);
+  }
+  c.device_heap_bytes = heap;
+  EXPECT_EQ(c.storage_bytes_in_use, before);
+}
+
 // Device outputs: a tensor the caller still holds is never written again; one it let go of is
 // reused by the next execution instead of a fresh allocation.
 TEST_F(RuntimeProgram, DeviceOutputsAreReusedOnlyOnceReleased) {
@@ -209,18 +249,28 @@ TEST_F(RuntimeProgram, InputMismatchesNameTheInput) {
             "input 'a': expected shape 1000, found 10x100");
 }
 
-TEST_F(RuntimeProgram, RefusesModuleForABiggerTarget) {
+// A module is judged by what its dispatches use: planned for a bigger target, it runs where its
+// dispatches fit, and is refused (naming the dispatch, both numbers and --recompile) where not.
+TEST_F(RuntimeProgram, JudgesAModuleByWhatItUses) {
   TargetLimits big = ctx().limits();
   big.max_compute_shared_memory_size = ctx().limits().max_compute_shared_memory_size + 16384;
   big.max_push_constants_size = ctx().limits().max_push_constants_size * 2;
+  big.subgroup_size = big.min_subgroup_size = big.max_subgroup_size = 4 * std::max(1u, ctx().limits().max_subgroup_size);
   ModuleImage m = test::add_module(big, 64);
   m.manifest.target.name = "big";
+  {
+    Program p(ctx(), m);
+    HostTensor a(DType::f32, {64}), b(DType::f32, {64});
+    EXPECT_EQ(p.execute({{"a", a}, {"b", b}}).size(), 1u);
+  }
   const TargetLimits& d = ctx().limits();
+  m.manifest.dispatches[0].workgroup_memory_bytes = d.max_compute_shared_memory_size + 16;
   EXPECT_EQ(error_of([&] { Program p(ctx(), m); }),
-            "module compiled for target 'big' cannot run on " + ctx().device_info().name +
-                ": maxComputeSharedMemorySize " + std::to_string(d.max_compute_shared_memory_size) + " < " +
-                std::to_string(big.max_compute_shared_memory_size) + ", maxPushConstantsSize " +
-                std::to_string(d.max_push_constants_size) + " < " + std::to_string(big.max_push_constants_size));
+            "module compiled for target 'big' does not fit device '" + ctx().device_info().name + "': dispatch '" +
+                m.manifest.dispatches[0].name + "' uses " + std::to_string(d.max_compute_shared_memory_size + 16) +
+                " bytes of workgroup memory, the device allows " + std::to_string(d.max_compute_shared_memory_size) +
+                " (maxComputeSharedMemorySize); recompile it for this device (vk-run --recompile)");
+  EXPECT_TRUE(ctx().validation_messages().empty());
 }
 
 TEST_F(RuntimeProgram, MisalignedOffsetIsRefused) {
