@@ -1,13 +1,15 @@
 // vkc-compile-bench: compile time of long elementwise chains, per op (issue 24 item 11: the
 // passes must stay linear; vk-compile of a 20k-op chain in under a second on the 2-core machine).
 //
-// Each case is a chain of N ops in one of three shapes:
+// Each case is a chain of N ops in one of four shapes:
 //   fused    v[i] = op(v[i-1] [, y]) cycling add, relu, mul, sigmoid, sub, tanh, max, abs: the
 //            chain fuses into kernels of at most kMaxFusedOps ops, and equal chunks share one
 //            compiled kernel through the SPIR-V cache
 //   random   the same ops drawn at random (fixed seed): every kernel differs and is compiled
 //   unfused  v[i] = v[i-1] - v[i-2]: every intermediate has two users, one dispatch per op (the
 //            case for storage, arena, manifest and barrier planning)
+//   reshapes [1, 1024] <-> [32, 32] reshapes with a relu after every second one: the reshape pass
+//            moves them all to the end, where they cancel (one relu kernel is left)
 // An iteration is what vk-compile does short of writing files: parse the .vkir text, compile for
 // the lavapipe profile (verifier, passes, dispatch formation, kernels, SPIR-V, storage and arena
 // plans), write the manifest JSON and the --report text. The process-wide SPIR-V cache is cleared
@@ -19,6 +21,7 @@
 //   vkc-compile-bench --write-chain MODE N > chain.vkir     the same graph as text, for vk-compile
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,9 +41,17 @@ namespace {
 
 using vkc::ir::OpKind;
 
-enum class Mode { Fused, Random, Unfused };
+enum class Mode { Fused, Random, Unfused, Reshapes };
 
-const char* mode_name(Mode m) { return m == Mode::Fused ? "fused" : m == Mode::Random ? "random" : "unfused"; }
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::Fused: return "fused";
+    case Mode::Random: return "random";
+    case Mode::Unfused: return "unfused";
+    case Mode::Reshapes: return "reshapes";
+  }
+  return "?";
+}
 
 vkc::ir::Graph chain(Mode mode, int n) {
   static const std::pair<OpKind, bool> kOps[] = {
@@ -58,6 +69,16 @@ vkc::ir::Graph chain(Mode mode, int n) {
     if (mode == Mode::Unfused) {
       // x, y, y-x, -x, -y, x-y, x, ...: period 6, so values stay finite for any n.
       next = g.add_op(OpKind::Sub, {prev, before})->result();
+    } else if (mode == Mode::Reshapes) {
+      // [1, 1024] <-> [32, 32] reshapes with a relu between every second pair: the reshape pass
+      // moves every reshape to the end and cancels them (ir/passes/reshape_propagation.cpp).
+      if (i % 3 == 2) {
+        next = g.add_op(OpKind::Relu, {prev})->result();
+      } else {
+        vkc::Shape shape = prev->type.shape == vkc::Shape{1, 1024} ? vkc::Shape{32, 32} : vkc::Shape{1, 1024};
+        next = g.add_op(OpKind::Reshape, {prev}, {{"shape", std::vector<int64_t>(shape.begin(), shape.end())}})
+                   ->result();
+      }
     } else {
       auto [kind, binary] = kOps[mode == Mode::Fused ? size_t(i) % 8 : size_t(rng() % 8)];
       next = g.add_op(kind, binary ? std::vector<vkc::ir::Value*>{prev, y} : std::vector<vkc::ir::Value*>{prev})
@@ -116,6 +137,7 @@ void chain_sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_CompileChain, fused, Mode::Fused)->Apply(chain_sizes);
 BENCHMARK_CAPTURE(BM_CompileChain, random, Mode::Random)->Apply(chain_sizes);
 BENCHMARK_CAPTURE(BM_CompileChain, unfused, Mode::Unfused)->Apply(chain_sizes);
+BENCHMARK_CAPTURE(BM_CompileChain, reshapes, Mode::Reshapes)->Apply(chain_sizes);
 BENCHMARK(BM_LoadPlan)->Apply(chain_sizes);
 
 }  // namespace
@@ -124,13 +146,13 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "--write-chain") == 0) {
     const std::string m = argv[2];
     const int n = std::atoi(argv[3]);
-    if ((m != "fused" && m != "random" && m != "unfused") || n < 1) {
-      std::fprintf(stderr, "usage: vkc-compile-bench --write-chain fused|random|unfused N\n");
+    const Mode modes[] = {Mode::Fused, Mode::Random, Mode::Unfused, Mode::Reshapes};
+    const Mode* mode = std::find_if(std::begin(modes), std::end(modes), [&](Mode x) { return m == mode_name(x); });
+    if (mode == std::end(modes) || n < 1) {
+      std::fprintf(stderr, "usage: vkc-compile-bench --write-chain fused|random|unfused|reshapes N\n");
       return 1;
     }
-    std::fputs(vkc::ir::print_graph(chain(m == "fused" ? Mode::Fused : m == "random" ? Mode::Random : Mode::Unfused, n))
-                   .c_str(),
-               stdout);
+    std::fputs(vkc::ir::print_graph(chain(*mode, n)).c_str(), stdout);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

@@ -6,7 +6,14 @@
 //   3. rewrites op(reshape(x)) as reshape(op'(x)) for pad, reverse and unary elementwise ops when
 //      every dim the op touches is kept whole (a singleton group) by the reshape,
 // until nothing changes. Reshapes thereby move towards the consumers and cancel there.
+//
+// One forward sweep with exact use lists (issue 24 item 11): Graph::users and replace_all_uses
+// scan the whole graph, and restarting the scan after every rewrite made a chain of 20k reshapes
+// take a minute. An op is looked at again only when a rewrite can have made a rule apply to it:
+// its operand was replaced, or the value it reads lost its other users.
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ir/passes.h"
 
@@ -36,21 +43,73 @@ std::vector<int> preserved_dims(const Shape& a, const Shape& b) {
   return map;
 }
 
-Value* make_reshape(Graph& g, Op* before, Value* x, const Shape& shape) {
+// Users of every value, kept exact through the rewrites; ops whose results lost every use are
+// dropped from their operands' lists at once (and erased from the graph at the end).
+class UseLists {
+ public:
+  explicit UseLists(Graph& g) : g_(g) {
+    for (Op* op : g.ops()) added(op);
+    for (const GraphOutput& o : g.outputs()) outputs_.insert(o.value);
+  }
+  bool single_internal_use(const Value* v) const {
+    auto it = users_.find(v);
+    return it != users_.end() && it->second.size() == 1 && !outputs_.count(v);
+  }
+  bool dead(const Op* op) const { return dead_.count(op) != 0; }
+  void added(Op* op) {
+    for (Value* v : op->operands) users_[v].push_back(op);
+  }
+  // Every use of `from` becomes a use of `to`; the users are looked at again.
+  void replace(Value* from, Value* to, std::vector<Op*>& revisit) {
+    std::vector<Op*> list = std::move(users_[from]);
+    users_.erase(from);
+    for (Op* u : list) {
+      for (Value*& o : u->operands)
+        if (o == from) o = to;
+      users_[to].push_back(u);
+      revisit.push_back(u);
+    }
+    if (outputs_.erase(from)) {
+      for (GraphOutput& o : g_.outputs())
+        if (o.value == from) o.value = to;
+      outputs_.insert(to);
+    }
+    release_if_dead(from->producer, revisit);
+  }
+
+ private:
+  void release_if_dead(Op* op, std::vector<Op*>& revisit) {
+    if (op == nullptr || dead_.count(op)) return;
+    for (const Value* r : op->results)
+      if (outputs_.count(r) || !users_[r].empty()) return;
+    dead_.insert(op);
+    for (Value* v : op->operands) {
+      std::vector<Op*>& list = users_[v];
+      list.erase(std::find(list.begin(), list.end(), op));  // one use per operand slot
+      if (list.size() == 1 && !outputs_.count(v)) revisit.push_back(list[0]);  // now single-use
+      if (list.empty()) release_if_dead(v->producer, revisit);
+    }
+  }
+
+  Graph& g_;
+  std::unordered_map<const Value*, std::vector<Op*>> users_;
+  std::unordered_set<const Value*> outputs_;
+  std::unordered_set<const Op*> dead_;
+};
+
+Value* make_reshape(Graph& g, UseLists& uses, Op* before, Value* x, const Shape& shape) {
   if (x->type.shape == shape) return x;
   AttrMap attrs{{"shape", std::vector<int64_t>(shape.begin(), shape.end())}};
-  return g.insert_op(before, OpKind::Reshape, {x}, std::move(attrs))->result();
-}
-
-bool single_internal_use(const Graph& g, const Value* v) {
-  return g.users(v).size() == 1 && !g.is_output(v);
+  Op* op = g.insert_op(before, OpKind::Reshape, {x}, std::move(attrs));
+  uses.added(op);
+  return op->result();
 }
 
 // op(reshape(x)) -> reshape(op'(x)) when op only touches dims the reshape keeps whole.
-bool swap_with_reshape(Graph& g, Op* op) {
+bool swap_with_reshape(Graph& g, UseLists& uses, Op* op, std::vector<Op*>& revisit) {
   Value* r = op->operand(0);
   Op* reshape = r->producer;
-  if (!is_reshape(reshape) || !single_internal_use(g, r)) return false;
+  if (!is_reshape(reshape) || !uses.single_internal_use(r)) return false;
   Value* x = reshape->operand(0);
   // Map of r's dims to x's dims.
   std::vector<int> to_x = preserved_dims(r->type.shape, x->type.shape);
@@ -79,6 +138,7 @@ bool swap_with_reshape(Graph& g, Op* op) {
     return false;
   }
   Op* moved = g.insert_op(op, op->kind, {x}, std::move(attrs), op->name, op->loc);
+  uses.added(moved);
   moved->result()->name = std::move(op->result()->name);  // the op keeps its value's name
   op->result()->name.clear();
   // The reshape keeps its kind and reassociation (only the touched dims changed extent), so both
@@ -88,40 +148,40 @@ bool swap_with_reshape(Graph& g, Op* op) {
     const Shape& shape = op->result()->type.shape;
     reshape_attrs["shape"] = std::vector<int64_t>(shape.begin(), shape.end());
   }
-  Value* out = g.insert_op(op, reshape->kind, {moved->result()}, std::move(reshape_attrs), reshape->name,
-                           reshape->loc)->result();
-  g.replace_all_uses(op->result(), out);
+  Op* out = g.insert_op(op, reshape->kind, {moved->result()}, std::move(reshape_attrs), reshape->name, reshape->loc);
+  uses.added(out);
+  uses.replace(op->result(), out->result(), revisit);
   return true;
 }
 
 bool canonicalize(Graph& g) {
+  UseLists uses(g);
+  std::vector<Op*> work = g.ops();  // graph order; ops a rewrite affects are appended again
   bool changed_any = false;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Op* op : g.ops()) {
-      if (is_reshape(op)) {
-        Value* x = op->operand(0);
-        if (x->type.shape == op->result()->type.shape) {
-          g.replace_all_uses(op->result(), x);
-          changed = true;
-        } else if (is_reshape(x->producer)) {
-          Value* src = x->producer->operand(0);
-          Value* out = make_reshape(g, op, src, op->result()->type.shape);
-          g.replace_all_uses(op->result(), out);
-          changed = true;
-        }
-      } else if (op->num_operands() == 1 && op->results.size() == 1 &&
-                 (op->kind == OpKind::Pad || op->kind == OpKind::Reverse ||
-                  op_schema(op->kind).category == OpCategory::Unary)) {
-        changed |= swap_with_reshape(g, op);
+  for (size_t i = 0; i < work.size(); ++i) {
+    Op* op = work[i];
+    if (uses.dead(op)) continue;
+    std::vector<Op*> revisit;
+    bool changed = false;
+    if (is_reshape(op)) {
+      Value* x = op->operand(0);
+      if (x->type.shape == op->result()->type.shape) {
+        uses.replace(op->result(), x, revisit);
+        changed = true;
+      } else if (is_reshape(x->producer)) {
+        Value* src = x->producer->operand(0);
+        uses.replace(op->result(), make_reshape(g, uses, op, src, op->result()->type.shape), revisit);
+        changed = true;
       }
-      if (changed) break;  // the op list changed: start over
+    } else if (op->num_operands() == 1 && op->results.size() == 1 &&
+               (op->kind == OpKind::Pad || op->kind == OpKind::Reverse ||
+                op_schema(op->kind).category == OpCategory::Unary)) {
+      changed = swap_with_reshape(g, uses, op, revisit);
     }
-    if (changed) {
-      g.remove_dead_ops();
-      changed_any = true;
-    }
+    changed_any |= changed;
+    work.insert(work.end(), revisit.begin(), revisit.end());
   }
+  if (changed_any) g.remove_dead_ops();
   return changed_any;
 }
 
