@@ -78,7 +78,9 @@ def build(name):
     if name == "inception_v3":
         return tm.inception_v3(weights=None, aux_logits=False, init_weights=True)
     if name == "googlenet":
-        return tm.googlenet(weights=None, aux_logits=False, init_weights=True)
+        # Its own init (truncated normal, std 0.01) collapses the random-weight logits to one
+        # value, against which any output "matches": PyTorch's default init keeps them apart.
+        return tm.googlenet(weights=None, aux_logits=False, init_weights=False)
     return getattr(tm, name)(weights=None)
 
 
@@ -219,6 +221,8 @@ def run_cases(args):
                     want = ref.astype(np.float64)
                     row["error"] = float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30)) \
                         if got.shape == want.shape else f"shape {got.shape} != {want.shape}"
+                    if isinstance(row["error"], float) and float(np.ptp(want)) <= 1e-6 * max(np.max(np.abs(want)), 1e-30):
+                        row["error"] = "PyTorch's output is constant: the check says nothing"
                     row["ok"] = isinstance(row["error"], float) and row["error"] <= TOLERANCE[prec]
                     row["vkc_over_graph"] = row["vkc_resident_ms"] / graph
                 except Exception as e:  # one failing model must not cost the others' numbers
