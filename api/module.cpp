@@ -96,14 +96,16 @@ Module Module::load_or_recompile(const std::string& path, const Device& device) 
 Module Module::compile(const std::string& model_path, const Device& device, const CompileOptions& options) {
   ir::Graph graph = load_graph(model_path, {options.input_shapes});
   if (!options.module_cache_dir || options.module_cache_dir->empty()) return compile(graph, device, options);
-  // The cache (api/module_cache.h) is keyed by the printed graph, which Module needs anyway.
-  std::string text = ir::print_graph(graph);
+  // The cache (api/module_cache.h) is keyed by the graph printed with its weights digested; the
+  // full text, which the module carries, is printed only on a miss.
+  const std::string digest = ir::print_graph_digest(graph);
   codegen::CompileOptions co = compile_options(device, options);
-  std::string entry = module_cache_path(*options.module_cache_dir, text, co.target, options.target, device);
-  if (std::optional<ModuleImage> cached = module_cache_load(entry, text))
-    return make_module(std::move(*cached), std::move(text), ModuleOrigin::Cached);
+  std::string entry = module_cache_path(*options.module_cache_dir, digest, co.target, options.target, device);
+  if (std::optional<CachedModule> cached = module_cache_load(entry, digest))
+    return make_module(std::move(cached->image), std::move(cached->source), ModuleOrigin::Cached);
   ModuleImage image = codegen::compile_graph(graph, co);
-  module_cache_store(entry, image, text);
+  std::string text = ir::print_graph(graph);
+  module_cache_store(entry, image, text, digest);
   return make_module(std::move(image), std::move(text), ModuleOrigin::Compiled);
 }
 

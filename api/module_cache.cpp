@@ -7,7 +7,7 @@
 
 #include "api/impl.h"
 #include "module/cache_dir.h"
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "module/module_file.h"
 #include "runtime/pipeline_cache.h"
 #include "support/version.h"
@@ -15,6 +15,9 @@
 namespace vkc {
 
 namespace {
+
+// The entry's own record of the graph it was compiled from, beside source.vkir.
+constexpr const char* kDigestSection = "cache_key.txt";
 
 // The file that holds this code (the executable, or a shared libvkc), by size and modification
 // time: vkc's version does not change with every rebuild, the binary does.
@@ -30,7 +33,7 @@ std::string build_identity() {
 
 }  // namespace
 
-std::string module_cache_path(const std::string& dir, const std::string& graph_text,
+std::string module_cache_path(const std::string& dir, const std::string& graph_digest,
                                     const TargetLimits& target, const std::string& target_name,
                                     const Device& device) {
   static const std::string build = build_identity();
@@ -44,26 +47,29 @@ std::string module_cache_path(const std::string& dir, const std::string& graph_t
                     device.info().name, "\n");
   }
   uint64_t key = content_hash(key_text.data(), key_text.size());
-  key = content_hash(graph_text.data(), graph_text.size(), key);
+  key = content_hash(graph_digest.data(), graph_digest.size(), key);
   return dir + "/" + hash_hex(key) + ".vkcm";
 }
 
-std::optional<ModuleImage> module_cache_load(const std::string& path, const std::string& graph_text) {
+std::optional<CachedModule> module_cache_load(const std::string& path, const std::string& graph_digest) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   try {
     ModuleExtras extras;
     ModuleImage image = read_module_file(path, &extras);
+    auto digest = extras.find(kDigestSection);
     auto source = extras.find(kSourceGraphFile);
-    if (source == extras.end() || source->second != graph_text) return std::nullopt;
-    return image;
+    if (digest == extras.end() || digest->second != graph_digest || source == extras.end()) return std::nullopt;
+    return CachedModule{std::move(image), std::move(source->second)};
   } catch (const Error&) {
     return std::nullopt;  // damaged or foreign: compiled again and rewritten
   }
 }
 
-void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& graph_text) {
-  const std::vector<uint8_t> bytes = pack_module_file(image, {{kSourceGraphFile, graph_text}});
+void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& source,
+                        const std::string& graph_digest) {
+  const std::vector<uint8_t> bytes =
+      pack_module_file(image, {{kSourceGraphFile, source}, {kDigestSection, graph_digest}});
   write_cache_file(path, bytes.data(), bytes.size());
 }
 

@@ -2,14 +2,16 @@
 // (module/cache_dir.h) so that a later process compiling the same model with the same options for
 // the same device loads the module instead of compiling it (vk-run model.onnx).
 //
-// The key hashes everything the compiled module depends on: the graph as loaded (its printed IR,
-// which covers the model file's content, ONNX external data and pinned input shapes), the resolved
+// The key hashes everything the compiled module depends on: the graph as loaded (its printed IR
+// with large tensors as digests of their bytes, ir::print_graph_digest, which covers the model
+// file's content, ONNX external data and pinned input shapes), the resolved
 // target limits (for target "host", the live device's, plus the device and driver identity of
 // runtime/pipeline_cache.h: vendor, device, driver version, pipelineCacheUUID),
 // the module format version, vkc's version and the identity of the binary holding the compiler
 // (its size and modification time: a rebuilt vkc of the same version does not reuse entries).
-// Each entry is a .vkcm that carries its source graph; a hit must hold exactly the same source
-// graph text (so a hash collision is a miss), and an entry that fails to load is ignored and
+// Each entry is a .vkcm that carries its source graph and that digest text; a hit must hold exactly
+// the same digest text (so a collision of the key's hash is a miss; printing the weights in full
+// for the key cost resnet50-sized models seconds), and an entry that fails to load is ignored and
 // rewritten.
 #pragma once
 
@@ -22,16 +24,24 @@
 
 namespace vkc {
 
-// The entry's path, <dir>/<key>.vkcm, for compiling `graph_text` for `target` (the resolved
-// limits of the profile or device `target_name`) on `device`.
-std::string module_cache_path(const std::string& dir, const std::string& graph_text,
+// The entry's path, <dir>/<key>.vkcm, for compiling the graph whose print_graph_digest is
+// `graph_digest` for `target` (the resolved limits of the profile or device `target_name`) on
+// `device`.
+std::string module_cache_path(const std::string& dir, const std::string& graph_digest,
                                     const TargetLimits& target, const std::string& target_name,
                                     const Device& device);
 
-// The cached module, or nullopt when there is none or it fails any check (a damaged entry).
-std::optional<ModuleImage> module_cache_load(const std::string& path, const std::string& graph_text);
+struct CachedModule {
+  ModuleImage image;
+  std::string source;  // the source graph's full text (source.vkir)
+};
 
-// Stores a module (with its source graph) atomically; file-system errors are ignored.
-void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& graph_text);
+// The cached module, or nullopt when there is none or it fails any check (a damaged entry, or
+// one written for another graph).
+std::optional<CachedModule> module_cache_load(const std::string& path, const std::string& graph_digest);
+
+// Stores a module with its source graph and digest, atomically; file-system errors are ignored.
+void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& source,
+                        const std::string& graph_digest);
 
 }  // namespace vkc

@@ -17,6 +17,11 @@ namespace vkc::ir {
 
 std::string print_graph(const Graph& graph);
 
+// The same text with every tensor of more than a few elements (dense_hex in print_graph) written
+// as `digest<"HEX">`, a hash of its bytes: what a cache key needs (api/module_cache.h) at a small
+// fraction of the cost of printing the weights. Not parseable.
+std::string print_graph_digest(const Graph& graph);
+
 // Parses text; `filename` is used in messages ("file:line:col: expected ..."). Throws vkc::Error.
 // The result is verified (verify_graph) before it is returned.
 Graph parse_graph(const std::string& text, const std::string& filename = "<input>");

@@ -10,6 +10,7 @@
 
 #include "ir/text_format.h"
 #include "ir/text_lexer.h"
+#include "support/content_hash.h"
 #include "support/half.h"
 
 namespace vkc::ir {
@@ -50,10 +51,15 @@ std::string format_element(const HostTensor& t, int64_t i) {
   }
 }
 
-std::string format_tensor(const TensorPtr& t) {
+std::string format_tensor(const TensorPtr& t, bool digest) {
   if (!t) return "null";  // only in graphs the verifier would reject; the parser rejects it too
   std::string s;
-  if (t->numel() > kMaxListedElements) {
+  if (t->numel() > kMaxListedElements && digest) {
+    // Two 64-bit hashes with different seeds: a collision would have to hit both.
+    const std::vector<uint8_t>& b = t->bytes();
+    s = "digest<\"" + hash_hex(content_hash(b.data(), b.size())) +
+        hash_hex(content_hash(b.data(), b.size(), kContentHashSeed ^ 0x9e3779b97f4a7c15ull)) + "\">";
+  } else if (t->numel() > kMaxListedElements) {
     static const char* digits = "0123456789abcdef";
     s = "dense_hex<\"";
     for (uint8_t b : t->bytes()) s += {digits[b >> 4], digits[b & 15]};
@@ -66,7 +72,7 @@ std::string format_tensor(const TensorPtr& t) {
   return s + " : " + TensorType{t->dtype(), t->shape()}.str();
 }
 
-std::string format_attribute(const Attribute& a) {
+std::string format_attribute(const Attribute& a, bool digest) {
   switch (attr_kind(a)) {
     case AttrKind::Int: return std::to_string(std::get<int64_t>(a));
     case AttrKind::Float: return format_floating(std::get<double>(a));
@@ -85,7 +91,7 @@ std::string format_attribute(const Attribute& a) {
       for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + join_ints(v[i]);
       return s + "]";
     }
-    case AttrKind::Tensor: return format_tensor(std::get<TensorPtr>(a));
+    case AttrKind::Tensor: return format_tensor(std::get<TensorPtr>(a), digest);
   }
   return "?";
 }
@@ -113,7 +119,7 @@ class ValueNames {
   int next_number_ = 0;
 };
 
-std::string print_op(const Op& op, ValueNames& names) {
+std::string print_op(const Op& op, ValueNames& names, bool digest) {
   std::string s = "  ";
   for (size_t i = 0; i < op.results.size(); ++i) s += (i ? ", " : "") + names(op.results[i]);
   s += " = " + std::string(op_name(op.kind));
@@ -127,7 +133,7 @@ std::string print_op(const Op& op, ValueNames& names) {
     s += " {";
     bool first = true;
     for (const auto& [name, value] : op.attrs) {  // AttrMap is ordered: names print sorted
-      s += (first ? "" : ", ") + name + " = " + format_attribute(value);
+      s += (first ? "" : ", ") + name + " = " + format_attribute(value, digest);
       first = false;
     }
     s += "}";
@@ -138,9 +144,7 @@ std::string print_op(const Op& op, ValueNames& names) {
   return s + "\n";
 }
 
-}  // namespace
-
-std::string print_graph(const Graph& graph) {
+std::string print(const Graph& graph, bool digest) {
   ValueNames names;
   std::string s = "graph @";
   s += text::is_identifier(graph.name) ? graph.name : text::quote_string(graph.name);
@@ -153,7 +157,7 @@ std::string print_graph(const Graph& graph) {
   // Name every result before printing any use, so a name follows the definition order.
   for (const Op* op : graph.ops())
     for (const Value* r : op->results) names(r);
-  for (const Op* op : graph.ops()) s += print_op(*op, names);
+  for (const Op* op : graph.ops()) s += print_op(*op, names, digest);
   s += "  return";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
     const GraphOutput& out = graph.outputs()[i];
@@ -161,5 +165,10 @@ std::string print_graph(const Graph& graph) {
   }
   return s + "\n}\n";
 }
+
+}  // namespace
+
+std::string print_graph(const Graph& graph) { return print(graph, false); }
+std::string print_graph_digest(const Graph& graph) { return print(graph, true); }
 
 }  // namespace vkc::ir

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "module/json_exact.h"
 #include "module/tensor_lookup.h"
 #include "support/error.h"

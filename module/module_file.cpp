@@ -5,7 +5,7 @@
 #include <fstream>
 #include <set>
 
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/version.h"

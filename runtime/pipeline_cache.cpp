@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "module/cache_dir.h"
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "support/error.h"
 #include "support/version.h"
 

@@ -7,7 +7,7 @@
 
 #include "api/api_helpers.h"
 #include "ir/text_format.h"
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "module/manifest.h"
 #include "support/file_io.h"
 
@@ -65,6 +65,35 @@ TEST_F(ModuleCacheApi, AnotherModelOrTargetMisses) {
   EXPECT_EQ(Module::compile(model, device(), options).origin(), ModuleOrigin::Compiled);
   EXPECT_EQ(Module::compile(model, device(), options).origin(), ModuleOrigin::Cached);
   EXPECT_EQ(entries(cache).size(), 3u);
+}
+
+// Weights of more than 64 elements enter the key as digests of their bytes (ir::print_graph_digest),
+// not as text: one changed weight is still another key, and a hit brings the full source graph.
+TEST_F(ModuleCacheApi, ALargeWeightChangedByOneValueMisses) {
+  const std::string dir = scratch_dir("work"), cache = dir + "/modules";
+  auto write = [&](float w7) {
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", {DType::f32, {256}});
+    HostTensor w(DType::f32, {256});
+    for (int64_t i = 0; i < 256; ++i) w.set_f64(i, 0.01 * double(i));
+    w.set_f64(7, w7);
+    g.add_output(g.add_op(ir::OpKind::Mul, {x, g.add_constant(w, "w")}, {}, "scale")->result(), "y");
+    std::ofstream(dir + "/weights.vkir", std::ios::trunc) << ir::print_graph(g);
+    return dir + "/weights.vkir";
+  };
+  CompileOptions options;
+  options.module_cache_dir = cache;
+  const std::string model = write(0.07f);
+  EXPECT_EQ(Module::compile(model, device(), options).origin(), ModuleOrigin::Compiled);
+  Module hit = Module::compile(model, device(), options);
+  EXPECT_EQ(hit.origin(), ModuleOrigin::Cached);
+  const HostTensor x = iota_f32({256});
+  EXPECT_NEAR(hit.reference({{"x", x}}).at("y").get_f64(7), x.get_f64(7) * 0.07, 1e-9);
+  write(0.5f);
+  Module changed = Module::compile(model, device(), options);
+  EXPECT_EQ(changed.origin(), ModuleOrigin::Compiled);
+  EXPECT_NEAR(changed.reference({{"x", x}}).at("y").get_f64(7), x.get_f64(7) * 0.5, 1e-9);
+  EXPECT_EQ(entries(cache).size(), 2u);
 }
 
 TEST_F(ModuleCacheApi, DamagedEntriesAreCompiledAgainAndRewritten) {

@@ -10,7 +10,7 @@
 #include "common/gpu_harness.h"
 #include "hostile/hostile_util.h"
 #include "ir/text_format.h"
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "module/module_file.h"
 #include "module/target_profiles.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "module/module_file.h"
 #include "support/error.h"
 #include "support/file_io.h"

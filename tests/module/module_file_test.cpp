@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 #include "module/module_file.h"
 #include "support/error.h"
 

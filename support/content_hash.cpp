@@ -1,4 +1,4 @@
-#include "module/content_hash.h"
+#include "support/content_hash.h"
 
 #include <cstdio>
 

@@ -1,4 +1,5 @@
 // A 64-bit content hash (FNV-1a) shared by the layers that key or check bytes: the .vkcm checksum,
+// the module cache key (constants digested in the printed graph, ir/text_format.h),
 // the pipeline-cache file names and the in-process SPIR-V cache. Not cryptographic: it detects
 // corruption and tells apart different inputs, it does not resist deliberate collisions.
 #pragma once
