@@ -85,7 +85,9 @@ class UseLists {
     dead_.insert(op);
     for (Value* v : op->operands) {
       std::vector<Op*>& list = users_[v];
-      list.erase(std::find(list.begin(), list.end(), op));  // one use per operand slot
+      auto it = std::find(list.begin(), list.end(), op);  // one use per operand slot
+      if (it == list.end()) continue;  // cannot happen: every operand slot was registered
+      list.erase(it);
       if (list.size() == 1 && !outputs_.count(v)) revisit.push_back(list[0]);  // now single-use
       if (list.empty()) release_if_dead(v->producer, revisit);
     }
