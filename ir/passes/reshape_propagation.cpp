@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "ir/passes.h"
+#include "support/error.h"
 
 namespace vkc::ir {
 namespace {
@@ -86,7 +87,7 @@ class UseLists {
     for (Value* v : op->operands) {
       std::vector<Op*>& list = users_[v];
       auto it = std::find(list.begin(), list.end(), op);  // one use per operand slot
-      if (it == list.end()) continue;  // cannot happen: every operand slot was registered
+      check(it != list.end(), "internal: reshape propagation lost a use of ", op->describe());
       list.erase(it);
       if (list.size() == 1 && !outputs_.count(v)) revisit.push_back(list[0]);  // now single-use
       if (list.empty()) release_if_dead(v->producer, revisit);
