@@ -7,9 +7,9 @@
 
 #include "api/impl.h"
 #include "module/cache_dir.h"
-#include "support/content_hash.h"
 #include "module/module_file.h"
 #include "runtime/pipeline_cache.h"
+#include "support/content_hash.h"
 #include "support/version.h"
 
 namespace vkc {

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/content_hash.h"
 #include "module/json_exact.h"
 #include "module/tensor_lookup.h"
+#include "support/content_hash.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/version.h"

@@ -7,8 +7,8 @@
 
 #include "api/api_helpers.h"
 #include "ir/text_format.h"
-#include "support/content_hash.h"
 #include "module/manifest.h"
+#include "support/content_hash.h"
 #include "support/file_io.h"
 
 namespace vkc::api_test {

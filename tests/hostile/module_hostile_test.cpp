@@ -10,9 +10,9 @@
 #include "common/gpu_harness.h"
 #include "hostile/hostile_util.h"
 #include "ir/text_format.h"
-#include "support/content_hash.h"
 #include "module/module_file.h"
 #include "module/target_profiles.h"
+#include "support/content_hash.h"
 
 namespace vkc::hostile {
 namespace {

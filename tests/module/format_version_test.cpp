@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/content_hash.h"
 #include "module/module_file.h"
+#include "support/content_hash.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/version.h"

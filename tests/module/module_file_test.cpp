@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "support/content_hash.h"
 #include "module/module_file.h"
+#include "support/content_hash.h"
 #include "support/error.h"
 
 namespace vkc {
