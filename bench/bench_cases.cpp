@@ -123,6 +123,20 @@ BenchCase global_avg_pool_case(Shape x, const std::string& strategy = "") {
   return c;
 }
 
+// Elementwise relu over a flat tensor: bandwidth only. With `max_binding_bytes` it runs split
+// over buffer ranges (issue 25: the split must cost <= 5% against the unsplit case).
+BenchCase relu_case(int64_t n, uint64_t max_binding_bytes = 0, const std::string& suffix = "") {
+  BenchCase c;
+  c.name = "relu_" + std::to_string(n) + suffix;
+  c.group = "split";
+  c.build = [=](ir::Graph& g) {
+    g.add_output(g.add_op(OpKind::Relu, {g.add_input("x", {DType::f32, {n}})}, {}, "relu")->result(), "y");
+  };
+  c.torch = {{"op", "relu"}};
+  c.max_binding_bytes = max_binding_bytes;
+  return c;
+}
+
 }  // namespace
 
 std::vector<BenchCase> make_cases(bool small) {
@@ -133,6 +147,17 @@ std::vector<BenchCase> make_cases(bool small) {
   auto n = [small](int64_t big, int64_t tiny) { return small ? tiny : big; };
   cases.push_back(conv_case("conv_1x64x512x512_f256_k3", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1));
+  // The same conv planned for a 2^27-byte maxStorageBufferRange: two pieces of 128 output channels.
+  cases.push_back(conv_case("conv_1x64x512x512_f256_k3", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
+                            s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1));
+  cases.back().name += "_range128M";
+  cases.back().group = "split";
+  cases.back().max_binding_bytes = small ? 16384 : uint64_t(1) << 27;
+  // 1 GiB each way, whole and in 8 pieces of 128 MiB; and 4.8 GB each way, beyond the 4 GiB a
+  // binding can reach on any device (issue 25's "a tensor above 4 GiB").
+  cases.push_back(relu_case(n(int64_t(1) << 28, 1 << 14)));
+  cases.push_back(relu_case(n(int64_t(1) << 28, 1 << 14), small ? 8192 : uint64_t(1) << 27, "_range128M"));
+  cases.push_back(relu_case(n(1200000000, 1 << 15)));
   cases.push_back(conv_case("conv_resnet3x3_8x256x56x56", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
                             s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1));
   cases.push_back(conv_case("conv_1x1_8x256x56x56_f64", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),

@@ -27,6 +27,9 @@ struct BenchCase {
   std::map<std::string, std::string> forced;
   // Inputs that are index payloads (sort): filled with 0..n-1 along the last axis, not random.
   std::vector<std::string> iota_inputs;
+  // Nonzero: plan as if the device's maxStorageBufferRange were this, so the same work runs split
+  // over buffer ranges (codegen/range_split.h) and can be compared with the unsplit case.
+  uint64_t max_binding_bytes = 0;
 };
 
 // The suite. `small` shrinks every shape so the whole harness can run on lavapipe in seconds

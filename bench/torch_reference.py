@@ -78,6 +78,8 @@ def op_function(spec):
         return lambda t: {"y": t["a"] @ t["b"]}
     if op == "global_avg_pool":
         return lambda t: {"y": F.adaptive_avg_pool2d(t["x"], 1)}
+    if op == "relu":
+        return lambda t: {"y": F.relu(t["x"])}
     if op == "topk":
         k = spec["k"]
 
@@ -156,6 +158,9 @@ def check_case(case, spec, inputs, ref, vkc):
             return "MISMATCH (non-finite)", None
         err = rel_l2(vkc["y"], ref["y"])
         return ("ok" if err <= 1e-4 else "MISMATCH"), err
+    if op == "relu":  # exact: no rounding anywhere
+        same = torch.equal(vkc["y"], ref["y"])
+        return ("ok" if same else "MISMATCH"), 0.0 if same else rel_l2(vkc["y"], ref["y"])
     if op == "im2col":
         same = torch.equal(vkc["y"], ref["y"].transpose(1, 2))
         return ("ok" if same else "MISMATCH"), 0.0 if same else rel_l2(vkc["y"], ref["y"].transpose(1, 2))

@@ -119,6 +119,11 @@ json run_case(rt::Context& ctx, const BenchCase& c, const Args& args) {
   codegen::CompileOptions options;
   options.target = ctx.limits();
   options.forced_strategy = c.forced;
+  if (c.max_binding_bytes != 0 && c.max_binding_bytes < options.target.max_storage_buffer_range) {
+    options.target.max_storage_buffer_range = c.max_binding_bytes;
+    options.target.name += "-range" + std::to_string(c.max_binding_bytes);
+  }
+  j["max_binding_bytes"] = c.max_binding_bytes;
   ModuleImage module = codegen::compile_graph(g, options);
   rt::Program program(ctx, module);
   for (size_t i = 0; i < module.manifest.dispatches.size(); ++i) {

@@ -7,6 +7,7 @@
 #include "codegen/dispatch_group.h"
 #include "codegen/glsl_compiler.h"
 #include "codegen/kernel_context.h"
+#include "codegen/range_split.h"
 #include "codegen/spirv_cache.h"
 #include "codegen/spirv_tools.h"
 #include "codegen/storage_plan.h"
@@ -87,11 +88,33 @@ std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& nam
 // do (their Location); "" for a graph built in C++.
 std::string source_prefix(const ir::Graph& graph) { return graph.source.empty() ? "" : graph.source + ": "; }
 
-void check_size_limits(const std::string& source_prefix, const TensorDesc& t, const TargetLimits& target) {
-  check(t.size_bytes() <= target.max_storage_buffer_range, source_prefix, "tensor '", t.name, "' (",
-        shape_str(t.shape), " ", dtype_name(t.dtype), ") is ", t.size_bytes(),
-        " bytes, above target '", target.name, "' maxStorageBufferRange ",
-        target.max_storage_buffer_range, "; splitting such tensors is not supported");
+// Values that fusion keeps inside one kernel as the graph stands: they bind no buffer, so their
+// size is no reason to split (the f32 result of a conv whose quantize is fused).
+std::set<const ir::Value*> kept_in_registers(const ir::Graph& graph, const TargetLimits& target,
+                                             const StoragePlan& storage) {
+  std::set<const ir::Value*> kept;
+  for (const DispatchGroup& g : form_dispatch_groups(graph, target, storage.zero_copy)) {
+    std::set<const ir::Value*> out(g.outputs.begin(), g.outputs.end());
+    for (const ir::Op* op : g.ops)
+      for (const ir::Value* r : op->results)
+        if (!out.count(r)) kept.insert(r);
+  }
+  return kept;
+}
+
+// Every binding within maxStorageBufferRange: the range split (codegen/range_split.h) cuts ops
+// whose tensors are larger; what it could not make a view (e.g. a concat that cannot be written in
+// place) would bind a whole tensor, and is refused here.
+void check_binding_ranges(const std::string& source_prefix, const Manifest& m, const TensorLookup& tensors,
+                          const TargetLimits& target) {
+  for (const DispatchDesc& d : m.dispatches)
+    for (const BindingDesc& b : d.bindings) {
+      const TensorDesc& t = tensors.tensor(b.tensor);
+      check(t.size_bytes() <= target.max_storage_buffer_range, source_prefix, "tensor '", t.name, "' (",
+            shape_str(t.shape), " ", dtype_name(t.dtype), ") is ", t.size_bytes(), " bytes, above target '",
+            target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range, ", and ",
+            d.ops.empty() ? d.name : d.ops.front(), " binds it whole");
+    }
 }
 
 }  // namespace
@@ -103,14 +126,22 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   for (const ir::Value* in : graph.inputs())
     check(!in->name.empty(), source_prefix(graph), "graph '", graph.name, "' has an input without a name");
   default_pass_pipeline(options.passes).run(graph);
-
-  StoragePlan storage;
-  try {
-    storage = plan_storage(graph);
-  } catch (const Error& e) {  // duplicate or clashing input/output names: name the file too
-    throw Error(source_prefix(graph) + e.what());
+  // After the passes (which may fold ops) and before storage: pieces are ordinary ops.
+  auto plan = [&] {
+    try {
+      return plan_storage(graph);
+    } catch (const Error& e) {  // duplicate or clashing input/output names: name the file too
+      throw Error(source_prefix(graph) + e.what());
+    }
+  };
+  StoragePlan storage = plan();
+  // Ops whose tensors exceed a binding become pieces (ordinary ops), and storage is planned anew.
+  std::map<const ir::Op*, std::string> split_notes;
+  if (exceeds_binding_limits(graph, options.target)) {
+    split_notes = split_to_binding_limits(graph, options.target, kept_in_registers(graph, options.target, storage));
+    storage = plan();
   }
-  std::vector<DispatchGroup> groups = form_dispatch_groups(graph, options.target);
+  std::vector<DispatchGroup> groups = form_dispatch_groups(graph, options.target, storage.zero_copy);
   for (DispatchGroup& c : storage.copy_groups) groups.push_back(std::move(c));
 
   ModuleImage image;
@@ -155,6 +186,11 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
       d.flops = k.flops;
       d.bytes = k.bytes;
       d.notes = group.notes.empty() ? k.notes : (k.notes.empty() ? group.notes : group.notes + "; " + k.notes);
+      for (const ir::Op* op : group.ops)
+        if (auto it = split_notes.find(op); it != split_notes.end()) {
+          d.notes = it->second + (d.notes.empty() ? "" : "; " + d.notes);
+          break;
+        }
       check_against_limits(d, options.target);
       d.subgroup_sizes = k.subgroup_sizes;
       image.spirv[d.spv] = build_spirv(k, d.name, options);
@@ -181,11 +217,9 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
       auto [it, fresh] = range.try_emplace(root, int(di), int(di));
       if (!fresh) it->second.second = int(di);
     }
-  // Only tensors that get storage must fit: an intermediate that fusion keeps in registers (e.g.
-  // the f32 result of a conv whose quantize is fused) is never allocated.
-  for (const TensorDesc& t : m.tensors)
-    if (t.view_of.empty() && (t.role != TensorRole::Intermediate || range.count(t.name)))
-      check_size_limits(source_prefix(graph), t, options.target);
+  // Only what dispatches bind must fit a binding: an intermediate that fusion keeps in registers is
+  // never allocated, and a tensor split over buffer ranges is bound piece by piece.
+  check_binding_ranges(source_prefix(graph), m, tensors, options.target);
   std::vector<LiveRange> ranges;
   for (const TensorDesc& t : m.tensors) {
     if (t.role != TensorRole::Intermediate || !t.view_of.empty()) continue;

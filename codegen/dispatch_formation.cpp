@@ -318,14 +318,15 @@ void fill_inputs_outputs(const ir::UseIndex& uses, DispatchGroup& g) {
     }
 }
 
-std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* target) {
+std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* target,
+                                const std::set<const ir::Op*>& zero_copy) {
   std::vector<ir::Op*> ops = graph.ops();
   const ir::UseIndex uses(graph);
   std::map<const ir::Op*, size_t> position;
   for (size_t i = 0; i < ops.size(); ++i) position[ops[i]] = i;
 
   std::vector<DispatchGroup> groups;
-  std::set<const ir::Op*> claimed;
+  std::set<const ir::Op*> claimed = zero_copy;  // no kernel, and nothing fuses through them
   if (target != nullptr)
     for (ir::Op* op : ops) {
       if (!is_anchor(op) || claimed.count(op)) continue;
@@ -397,10 +398,11 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
 
 }  // namespace
 
-std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph) { return form(graph, nullptr); }
+std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph) { return form(graph, nullptr, {}); }
 
-std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph, const TargetLimits& target) {
-  return form(graph, &target);
+std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph, const TargetLimits& target,
+                                                const std::set<const ir::Op*>& zero_copy) {
+  return form(graph, &target, zero_copy);
 }
 
 }  // namespace vkc::codegen

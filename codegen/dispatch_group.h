@@ -1,6 +1,7 @@
 // A dispatch group: the IR ops that become one kernel family invocation (one or more dispatches).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,10 @@ std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph);
 // reduction/softmax kernels and consumers into their result stores (codegen/fusion.h,
 // docs/fusion.md) where `target` allows it: a fusion that would need more storage buffers than the
 // target binds per stage is split (codegen/fusion_budget.h), and the reason goes into the notes.
-std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph, const TargetLimits& target);
+// `zero_copy` (StoragePlan::zero_copy): slices and concats that name existing bytes form no group
+// and nothing fuses through them.
+std::vector<DispatchGroup> form_dispatch_groups(const ir::Graph& graph, const TargetLimits& target,
+                                                const std::set<const ir::Op*>& zero_copy = {});
 
 // True for ops whose result is a view of their operand's bytes (C-order reshapes).
 bool is_view_op(ir::OpKind kind);

@@ -92,6 +92,86 @@ class LiveIndex {
 
 }  // namespace
 
+std::optional<int64_t> contiguous_run_offset(const Shape& shape, const std::vector<int64_t>& start,
+                                             const std::vector<int64_t>& extent) {
+  int partial = -1;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (extent[d] != shape[d]) partial = int(d);
+  for (int d = 0; d < partial; ++d)
+    if (extent[size_t(d)] != 1) return std::nullopt;
+  int64_t offset = 0;
+  for (size_t d = 0; d < shape.size(); ++d) offset = offset * shape[d] + start[d];
+  return offset;
+}
+
+std::optional<uint64_t> contiguous_slice_offset(const ir::Op& slice) {
+  const Shape& in = slice.operand(0)->type.shape;
+  const Shape& out = slice.result()->type.shape;
+  if (slice.result()->type.numel() == 0) return std::nullopt;
+  const std::vector<int64_t>& starts = slice.attr_ints("starts");
+  std::vector<int64_t> axes(starts.size());
+  for (size_t i = 0; i < axes.size(); ++i) axes[i] = int64_t(i);
+  if (slice.has_attr("axes")) axes = slice.attr_ints("axes");
+  std::vector<int64_t> steps = slice.attr_ints_or("steps", std::vector<int64_t>(starts.size(), 1));
+  std::vector<int64_t> begin(in.size(), 0);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (steps[i] != 1) return std::nullopt;
+    size_t a = size_t(axes[i] < 0 ? axes[i] + int64_t(in.size()) : axes[i]);
+    int64_t dim = in[a];
+    begin[a] = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + dim : starts[i], 0, dim);  // as infer_slice
+  }
+  std::optional<int64_t> run = contiguous_run_offset(in, begin, out);
+  if (!run) return std::nullopt;
+  return uint64_t(*run) * dtype_size(slice.result()->type.dtype);
+}
+
+namespace {
+
+// Where each value's bytes are: `offset` bytes into the storage of `root`.
+struct Place {
+  const ir::Value* root = nullptr;
+  uint64_t offset = 0;
+};
+
+// Storage classes with offsets: links from a value to the value whose bytes hold it.
+class Placement {
+ public:
+  void link(const ir::Value* v, const ir::Value* into, uint64_t offset) { parent_[v] = {into, offset}; }
+  Place find(const ir::Value* v) const {
+    Place p{v, 0};
+    for (auto it = parent_.find(p.root); it != parent_.end(); it = parent_.find(p.root)) {
+      p.offset += it->second.offset;
+      p.root = it->second.root;
+    }
+    return p;
+  }
+
+ private:
+  std::map<const ir::Value*, Place> parent_;
+};
+
+uint64_t bytes_of(const ir::Value* v) { return uint64_t(v->type.size_bytes()); }
+
+bool aligned(uint64_t offset) { return offset % kViewAlignment == 0; }
+
+// The operands' offsets in a concat's result when they lie end to end; nullopt otherwise.
+std::optional<std::vector<uint64_t>> end_to_end(const ir::Op& concat) {
+  const Shape& out = concat.result()->type.shape;
+  int64_t axis = concat.attr_int("axis");
+  if (axis < 0) axis += int64_t(out.size());
+  for (int64_t d = 0; d < axis; ++d)
+    if (out[size_t(d)] != 1) return std::nullopt;
+  std::vector<uint64_t> offsets;
+  uint64_t at = 0;
+  for (const ir::Value* v : concat.operands) {
+    offsets.push_back(at);
+    at += bytes_of(v);
+  }
+  return offsets;
+}
+
+}  // namespace
+
 StoragePlan plan_storage(const ir::Graph& graph) {
   StoragePlan plan;
   Namer names;
@@ -103,40 +183,71 @@ StoragePlan plan_storage(const ir::Graph& graph) {
     names.reserve(out.name, "graph output");
   }
 
-  // Classes over view ops: the class source is the one value not produced by a view. A view's
-  // operand is defined before it, so one pass in definition order resolves every value.
-  std::map<const ir::Value*, const ir::Value*> source_of;
-  auto source = [&](const ir::Value* v) {
-    auto it = source_of.find(v);
-    return it == source_of.end() ? v : it->second;
-  };
+  // Views first: a view's operand is defined before it, so one pass in definition order links
+  // every reshape and contiguous slice to the bytes it names.
+  Placement place;
   std::vector<const ir::Value*> live;  // every value, in definition order
   for (const ir::Value* in : graph.inputs()) live.push_back(in);
   for (const ir::Op* op : graph.ops()) {
     for (const ir::Value* r : op->results) live.push_back(r);
-    if (is_view_op(op->kind)) source_of[op->result()] = source(op->operand(0));
+    if (is_view_op(op->kind)) {
+      place.link(op->result(), op->operand(0), 0);
+    } else if (op->kind == ir::OpKind::Slice) {
+      std::optional<uint64_t> at = contiguous_slice_offset(*op);
+      if (at && aligned(place.find(op->operand(0)).offset + *at)) {
+        place.link(op->result(), op->operand(0), *at);
+        plan.zero_copy.insert(op);
+      }
+    }
   }
 
-  // Classes in definition order of their source value, so the manifest is the same on every run
-  // (a map keyed by pointers would order tensors by heap address).
+  // Then in-place concats, in definition order (a concat's result may itself go into a later one).
+  std::set<const ir::Value*> holds_output;  // class roots with a graph output among their values
+  for (const ir::GraphOutput& out : graph.outputs()) holds_output.insert(place.find(out.value).root);
+  for (const ir::Op* op : graph.ops()) {
+    if (op->kind != ir::OpKind::Concat) continue;
+    std::optional<std::vector<uint64_t>> offsets = end_to_end(*op);
+    if (!offsets) continue;
+    std::set<const ir::Value*> roots;
+    bool ok = true;
+    for (int i = 0; ok && i < op->num_operands(); ++i) {
+      Place p = place.find(op->operand(i));
+      const ir::Op* producer = p.root->producer;
+      ok = p.offset == 0 && bytes_of(p.root) == bytes_of(op->operand(i)) && producer != nullptr &&
+           producer->kind != ir::OpKind::Constant && !holds_output.count(p.root) &&
+           roots.insert(p.root).second && aligned((*offsets)[size_t(i)]);
+    }
+    if (!ok) continue;
+    for (int i = 0; i < op->num_operands(); ++i)
+      place.link(place.find(op->operand(i)).root, op->result(), (*offsets)[size_t(i)]);
+    plan.zero_copy.insert(op);
+  }
+
+  // Classes in definition order of their root, so the manifest is the same on every run (a map
+  // keyed by pointers would order tensors by heap address). A concat's result is defined after
+  // its operands: it becomes a class when its first value (in definition order) is seen.
   std::vector<std::pair<const ir::Value*, std::vector<const ir::Value*>>> members;
   std::map<const ir::Value*, size_t> class_index;
+  std::map<const ir::Value*, Place> place_of;
   for (const ir::Value* v : live) {
-    const ir::Value* src = source(v);
-    auto [it, fresh] = class_index.try_emplace(src, members.size());
-    if (fresh) members.push_back({src, {}});
+    Place p = place.find(v);
+    place_of[v] = p;
+    auto [it, fresh] = class_index.try_emplace(p.root, members.size());
+    if (fresh) members.push_back({p.root, {}});
     members[it->second].second.push_back(v);
   }
 
-  // Which graph output (by index) owns each dispatch-produced class.
+  // Which graph output (by index) owns each dispatch-produced class: one that is the whole of it.
   std::map<const ir::Value*, size_t> owner_output;
   std::vector<bool> needs_copy(graph.outputs().size(), false);
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
-    const ir::Value* src = source(graph.outputs()[i].value);
-    bool src_is_input = src->producer == nullptr;
-    bool src_is_constant = src->producer && src->producer->kind == ir::OpKind::Constant;
-    if (src_is_input || src_is_constant || owner_output.count(src)) needs_copy[i] = true;
-    else owner_output[src] = i;
+    const ir::Value* v = graph.outputs()[i].value;
+    const Place& p = place_of.at(v);
+    bool src_is_input = p.root->producer == nullptr;
+    bool src_is_constant = p.root->producer && p.root->producer->kind == ir::OpKind::Constant;
+    bool whole = p.offset == 0 && bytes_of(v) == bytes_of(p.root);
+    if (src_is_input || src_is_constant || !whole || owner_output.count(p.root)) needs_copy[i] = true;
+    else owner_output[p.root] = i;
   }
 
   for (const ir::Value* in : graph.inputs()) plan.inputs.push_back(in->name);
@@ -163,7 +274,9 @@ StoragePlan plan_storage(const ir::Graph& graph) {
     for (const ir::Value* v : vals) {
       if (plan.tensor_of.count(v)) continue;
       std::string name = names.claim(v->name.empty() ? "t" + std::to_string(v->id) : v->name);
-      plan.tensors.push_back({name, v->type.dtype, v->type.shape, TensorRole::Intermediate, 0, root});
+      TensorDesc view{name, v->type.dtype, v->type.shape, TensorRole::Intermediate, 0, root};
+      view.view_offset = place_of.at(v).offset;
+      plan.tensors.push_back(std::move(view));
       plan.tensor_of[v] = name;
     }
   }

@@ -234,8 +234,10 @@ void check_fits(const vkc::ModuleImage& module, const vkc::TargetLimits& t) {
     }
     if (d.push_constants.size() * 4 > t.max_push_constants_size) vkc::fuzz::fail(what + " push constants too big");
     if (d.bindings.size() > t.max_per_stage_descriptor_storage_buffers) vkc::fuzz::fail(what + " binds too many buffers");
+    // What a dispatch binds is the tensor it names: a view of a larger tensor (a piece of one split
+    // over buffer ranges) binds only its own bytes.
     for (const vkc::BindingDesc& b : d.bindings)
-      if (m.storage_of(b.tensor).size_bytes() > t.max_storage_buffer_range)
+      if (m.tensor(b.tensor).size_bytes() > t.max_storage_buffer_range)
         vkc::fuzz::fail(what + " binds " + b.tensor + " beyond maxStorageBufferRange");
   }
 }

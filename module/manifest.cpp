@@ -77,8 +77,10 @@ std::string manifest_to_json(const Manifest& m) {
             {"shape", t.shape},
             {"role", tensor_role_name(t.role)},
             {"size_bytes", t.size_bytes()}};
-    if (!t.view_of.empty()) jt["view_of"] = t.view_of;
-    else if (t.role == TensorRole::Constant || t.role == TensorRole::Intermediate) jt["offset"] = t.offset;
+    if (!t.view_of.empty()) {
+      jt["view_of"] = t.view_of;
+      if (t.view_offset != 0) jt["view_offset"] = t.view_offset;
+    } else if (t.role == TensorRole::Constant || t.role == TensorRole::Intermediate) jt["offset"] = t.offset;
     tensors.push_back(jt);
   }
   j["tensors"] = tensors;
@@ -214,6 +216,8 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
     else throw Error(cat(p, ".role: unknown role '", role, "'"));
     t.view_of = field<std::string>(jt, "view_of", p, false);
     t.offset = field<uint64_t>(jt, "offset", p, false);
+    t.view_offset = field<uint64_t>(jt, "view_offset", p, false);
+    check(t.view_offset == 0 || !t.view_of.empty(), p, ".view_offset: only a view has one");
     if (t.view_of.empty()) {
       uint64_t limit = t.role == TensorRole::Constant ? m.constants_bytes
                        : t.role == TensorRole::Intermediate ? m.arena_bytes
@@ -227,8 +231,11 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
   const TensorLookup lookup(m);  // m.tensors is final from here
   for (const TensorDesc& t : m.tensors) {
     if (t.view_of.empty()) continue;
-    const TensorDesc& s = lookup.storage_of(t.name);  // throws on unknown names and cycles
-    check(s.size_bytes() >= t.size_bytes(), root, ": view '", t.name, "' is larger than '", s.name, "'");
+    lookup.storage_of(t.name);  // throws on unknown names and cycles
+    const TensorDesc& of = lookup.tensor(t.view_of);
+    check(t.view_offset <= of.size_bytes() && t.size_bytes() <= of.size_bytes() - t.view_offset, root,
+          ": view '", t.name, "' (", t.size_bytes(), " bytes at offset ", t.view_offset,
+          ") does not lie inside '", of.name, "' (", of.size_bytes(), " bytes)");
   }
   for (const std::string& n : m.inputs)
     check(lookup.find(n) && lookup.find(n)->role == TensorRole::Input, root, ".inputs: '", n,

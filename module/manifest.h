@@ -22,7 +22,11 @@ namespace vkc {
 
 // 2: dispatches record what they need of a device ("requires"). Version 1 manifests still load:
 // their usage is read from their .spv files (docs/module-format.md, "Versioning").
-inline constexpr int kModuleFormatVersion = 2;
+// 3: a view may start inside its storage ("view_offset": slices and in-place concats, which is how
+// a tensor larger than maxStorageBufferRange is bound piece by piece, issue #25). Older manifests
+// have no such views and still load; an older vkc must refuse a version 3 module, since it would
+// bind every view at offset 0.
+inline constexpr int kModuleFormatVersion = 3;
 inline constexpr int kOldestModuleFormatVersion = 1;
 
 enum class TensorRole { Input, Output, Constant, Intermediate };
@@ -38,6 +42,7 @@ struct TensorDesc {
   TensorRole role = TensorRole::Intermediate;
   uint64_t offset = 0;      // constants/arena only
   std::string view_of;      // non-empty for views
+  uint64_t view_offset = 0;  // views: where in view_of's bytes this one starts
   uint64_t size_bytes() const { return uint64_t(shape_numel(shape)) * dtype_size(dtype); }
 };
 

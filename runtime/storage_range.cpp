@@ -10,10 +10,13 @@ namespace {
 template <typename Lookup>
 StorageRange resolve(const Lookup& m, const std::string& tensor) {
   const TensorDesc& t = m.tensor(tensor);
-  const TensorDesc& s = m.storage_of(tensor);
+  const TensorDesc& s = m.storage_of(tensor);  // also rejects unknown names and view cycles
   StorageRange r;
   r.owner = s.name;
   r.size = t.size_bytes();
+  // A view starts view_offset bytes into what it views (slices, in-place concat operands).
+  uint64_t within = 0;
+  for (const TensorDesc* v = &t; !v->view_of.empty(); v = &m.tensor(v->view_of)) within += v->view_offset;
   switch (s.role) {
     case TensorRole::Input: r.kind = StorageKind::Input; break;
     case TensorRole::Output: r.kind = StorageKind::Output; break;
@@ -26,6 +29,7 @@ StorageRange resolve(const Lookup& m, const std::string& tensor) {
       r.offset = s.offset;
       break;
   }
+  r.offset += within;
   // Constants and arena tensors share one buffer: their owner is that buffer, not the tensor.
   if (r.kind == StorageKind::Constants || r.kind == StorageKind::Arena) r.owner.clear();
   return r;

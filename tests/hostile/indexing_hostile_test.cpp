@@ -1,12 +1,14 @@
 // Tensors too big for the kernels' 32-bit indexing or for maxStorageBufferRange, and zero-size
-// dims. A kernel must either index in 64 bits or refuse clearly; a module whose indices wrap would
-// silently read and write the wrong elements.
+// dims. An op must either be split into pieces that fit (codegen/range_split.h) or be refused
+// clearly; a module whose indices wrap would silently read and write the wrong elements.
 #include <gtest/gtest.h>
 
 #include "codegen/compiler.h"
+#include "codegen/range_split.h"
 #include "hostile/hostile_util.h"
 #include "ir/text_format.h"
 #include "module/target_profiles.h"
+#include "module/tensor_lookup.h"
 
 namespace vkc::hostile {
 namespace {
@@ -38,10 +40,28 @@ ir::Graph one_op(ir::OpKind kind, const std::vector<ir::TensorType>& inputs, ir:
 
 ir::TensorType f32(Shape s) { return {DType::f32, std::move(s)}; }
 
-TEST(HostileIndexing, Relu70000x70000FromTextIsRefused) {
-  std::string m = compile_error(ir::parse_graph_file(data_path("huge_70000x70000.vkir")), huge_range_target());
-  EXPECT_NE(m.find("4900000000 elements exceed 32-bit indexing"), std::string::npos) << m;
-  EXPECT_NE(m.find("relu"), std::string::npos) << m;
+// Every binding of a compiled module holds at most 2^32 - 1 elements (the kernels index with 32-bit
+// unsigned integers; the op-level pieces hold at most kMaxPieceElements, a kernel's own scratch,
+// e.g. radix sort's key-index pairs, up to twice that) and `range` bytes.
+void expect_bindings_within(const ModuleImage& image, uint64_t range) {
+  const TensorLookup tensors(image.manifest);
+  for (const DispatchDesc& d : image.manifest.dispatches)
+    for (const BindingDesc& b : d.bindings) {
+      const TensorDesc& t = tensors.tensor(b.tensor);
+      EXPECT_LE(shape_numel(t.shape), int64_t(UINT32_MAX)) << d.name << " binds " << t.name;
+      EXPECT_LE(t.size_bytes(), range) << d.name << " binds " << t.name;
+    }
+}
+
+TEST(HostileIndexing, Relu70000x70000FromTextIsSplit) {
+  codegen::CompileOptions o;
+  o.target = huge_range_target();
+  ModuleImage image = codegen::compile_graph(ir::parse_graph_file(data_path("huge_70000x70000.vkir")), o);
+  // 4.9e9 elements: pieces of at most 2^31 - 1 elements, 30678 rows each.
+  ASSERT_EQ(image.manifest.dispatches.size(), 3u);
+  EXPECT_NE(image.manifest.dispatches[0].notes.find("4900000000 elements, above 32-bit indexing"), std::string::npos)
+      << image.manifest.dispatches[0].notes;
+  expect_bindings_within(image, o.target.max_storage_buffer_range);
 }
 
 struct BigOp {
@@ -73,25 +93,46 @@ std::vector<BigOp> big_ops() {
   };
 }
 
-TEST(HostileIndexing, EveryOpFamilyRefusesMoreThan32BitElements) {
+// Each family either compiles into pieces within 32-bit indexing or is refused in one line.
+TEST(HostileIndexing, EveryOpFamilyIsSplitOrRefusedBeyond32BitElements) {
   for (const BigOp& c : big_ops()) {
     SCOPED_TRACE(c.name);
     ir::Graph g;
     std::string build_error = error_of([&] { g = c.build(); });
     ASSERT_EQ(build_error, "(no error)") << "the test graph itself is invalid";
-    std::string m = compile_error(g, huge_range_target());
-    EXPECT_NE(m, "(no error)") << c.name << " compiled with > 2^32 elements: indices would wrap";
+    codegen::CompileOptions o;
+    o.target = huge_range_target();
+    ModuleImage image;
+    std::string m = error_of([&] { image = codegen::compile_graph(g, o); });
+    if (m == "(no error)") {
+      expect_bindings_within(image, o.target.max_storage_buffer_range);
+      continue;
+    }
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     EXPECT_EQ(m.find("internal"), std::string::npos) << m;
   }
 }
 
-TEST(HostileIndexing, TensorAboveMaxStorageBufferRange) {
-  // 64 Mi f32 elements = 256 MiB, twice lavapipe's 2^27 range; fine for 32-bit indexing.
+TEST(HostileIndexing, TensorAboveMaxStorageBufferRangeIsSplit) {
+  // 64 Mi f32 elements = 256 MiB, twice lavapipe's 2^27 range: two pieces of 4096 rows.
   ir::Graph g = one_op(ir::OpKind::Relu, {f32({8192, 8192})});
+  codegen::CompileOptions o;
+  o.target = find_target("lavapipe").limits;
+  ModuleImage image = codegen::compile_graph(g, o);
+  ASSERT_EQ(image.manifest.dispatches.size(), 2u);
+  EXPECT_NE(image.manifest.dispatches[0].notes.find("268435456 bytes, above target 'lavapipe' maxStorageBufferRange 134217728"),
+            std::string::npos) << image.manifest.dispatches[0].notes;
+  expect_bindings_within(image, o.target.max_storage_buffer_range);
+}
+
+TEST(HostileIndexing, UnsplittableTensorAboveMaxStorageBufferRange) {
+  // A 1-D sort of 256 MiB: every output element depends on every input element.
+  ir::Graph g = one_op(ir::OpKind::Sort, {f32({int64_t(1) << 26})});
   std::string m = compile_error(g, find_target("lavapipe").limits);
-  EXPECT_NE(m.find("(8192x8192 f32) is 268435456 bytes"), std::string::npos) << m;
-  EXPECT_NE(m.find("maxStorageBufferRange 134217728"), std::string::npos) << m;
+  EXPECT_NE(m.find("sort 'big'"), std::string::npos) << m;
+  EXPECT_NE(m.find("268435456 bytes, above target 'lavapipe' maxStorageBufferRange 134217728"), std::string::npos) << m;
+  EXPECT_NE(m.find("cannot be split"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
 TEST(HostileIndexing, ZeroSizeDimsCompile) {

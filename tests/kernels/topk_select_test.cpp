@@ -184,8 +184,9 @@ TEST(TopKSelect, BenchmarkShapesFitEveryTarget) {
       SCOPED_TRACE(cat(target, " ", shape_str(c.shape), " k ", c.k));
       codegen::CompileOptions co;
       co.target = find_target(target).limits;
-      if (uint64_t(shape_numel(c.shape)) * 4 > co.target.max_storage_buffer_range) {
-        // The input alone cannot be bound on this profile (lavapipe, vulkan-min: 128 MiB).
+      if (uint64_t(shape_numel(c.shape)) * 4 > co.target.max_storage_buffer_range && c.shape.size() == 1) {
+        // The input alone cannot be bound on this profile (lavapipe, vulkan-min: 128 MiB), and one
+        // row cannot be split. Several rows run in pieces of rows (codegen/range_split.h).
         EXPECT_THROW(codegen::compile_graph(graph_of(c, DType::f32), co), Error);
         continue;
       }

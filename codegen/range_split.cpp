@@ -1,0 +1,481 @@
+#include "codegen/range_split.h"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <variant>
+
+#include "codegen/storage_plan.h"
+#include "ir/conv_geometry.h"
+#include "ir/resize_geometry.h"
+#include "support/error.h"
+#include "support/int_math.h"
+
+namespace vkc::codegen {
+namespace {
+
+// Per dim of the op's results: whether the op can be computed piece by piece along it, and which
+// dim of each operand follows it (-1: every piece reads that operand whole along it).
+struct AxisMap {
+  std::vector<bool> parallel;                  // per result dim (every result has result 0's rank)
+  std::vector<std::vector<int>> operand_axis;  // [operand][result dim]
+};
+
+AxisMap no_parallel(const ir::Op& op) {
+  size_t rank = op.result()->type.shape.size();
+  return {std::vector<bool>(rank, false), std::vector<std::vector<int>>(op.operands.size(), std::vector<int>(rank, -1))};
+}
+
+// Numpy broadcasting: operand dim d lines up with result dim d + (result rank - operand rank);
+// a size-1 operand dim under a larger result dim is read whole.
+void map_right_aligned(const ir::Op& op, int operand, AxisMap& m) {
+  const Shape& out = op.result()->type.shape;
+  const Shape& in = op.operand(operand)->type.shape;
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t od = int64_t(d) - int64_t(out.size() - in.size());
+    if (od >= 0 && in[size_t(od)] == out[d]) m.operand_axis[size_t(operand)][d] = int(od);
+  }
+}
+
+// Result dims equal to an operand dim of the same index (sort, softmax, reductions that keep dims).
+void map_same_axes(const ir::Op& op, const std::set<int>& excluded, AxisMap& m) {
+  for (size_t d = 0; d < m.parallel.size(); ++d) {
+    if (excluded.count(int(d))) continue;
+    m.parallel[d] = true;
+    for (size_t k = 0; k < op.operands.size(); ++k)
+      if (op.operand(int(k))->type.shape.size() == m.parallel.size()) m.operand_axis[k][d] = int(d);
+  }
+}
+
+int norm_axis(int64_t axis, size_t rank) { return int(axis < 0 ? axis + int64_t(rank) : axis); }
+
+AxisMap axis_map(const ir::Op& op) {
+  AxisMap m = no_parallel(op);
+  const size_t rank = m.parallel.size();
+  using K = ir::OpKind;
+  switch (op.schema().category) {
+    case ir::OpCategory::Unary:
+    case ir::OpCategory::Binary:
+    case ir::OpCategory::Ternary:
+      std::fill(m.parallel.begin(), m.parallel.end(), true);
+      for (int k = 0; k < op.num_operands(); ++k) map_right_aligned(op, k, m);
+      return m;
+    case ir::OpCategory::Quant: {
+      // The tensor lines up dim by dim; per-axis scales and zero points follow dim `axis`.
+      std::fill(m.parallel.begin(), m.parallel.end(), true);
+      map_right_aligned(op, 0, m);
+      int axis = norm_axis(op.attr_int("axis"), rank);
+      for (int k = 1; k < op.num_operands(); ++k)
+        if (op.operand(k)->type.numel() > 1 && axis >= 0 && size_t(axis) < rank) m.operand_axis[size_t(k)][size_t(axis)] = 0;
+      return m;
+    }
+    case ir::OpCategory::Conv: {
+      ir::ConvGeometry g = ir::conv_geometry(op);
+      size_t n = size_t(g.output_pos[0]);
+      m.parallel[n] = true;
+      m.operand_axis[0][n] = g.input_pos[0];
+      if (op.kind != K::Im2Col && g.groups == 1) {  // output channels: filter rows (and bias)
+        size_t f = size_t(g.output_pos[1]);
+        m.parallel[f] = true;
+        m.operand_axis[1][f] = g.filter_pos[0];
+        if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
+      }
+      return m;
+    }
+    case ir::OpCategory::Pool: {
+      if (op.kind == K::MaxPoolWithIndices) return m;  // its indices count over the whole tensor
+      ir::ConvGeometry g = ir::pool_geometry(op);
+      for (int i = 0; i < 2; ++i) {
+        m.parallel[size_t(g.output_pos[size_t(i)])] = true;
+        m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
+      }
+      return m;
+    }
+    case ir::OpCategory::Contraction: {
+      const Shape& a = op.operand(0)->type.shape;
+      const Shape& b = op.operand(1)->type.shape;
+      if (a.size() < 2 || b.size() < 2) return m;
+      bool ta = op.attr_bool("transpose_a"), tb = op.attr_bool("transpose_b");
+      size_t batch = rank - 2;
+      for (size_t d = 0; d < batch; ++d) m.parallel[d] = true;
+      map_right_aligned(op, 0, m);
+      map_right_aligned(op, 1, m);
+      for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
+      m.parallel[batch] = m.parallel[batch + 1] = true;
+      m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);       // rows of A
+      m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);   // columns of B
+      if (op.num_operands() == 3) map_right_aligned(op, 2, m);                // gemm's C
+      return m;
+    }
+    case ir::OpCategory::Reduction: {
+      const Shape& in = op.operand(0)->type.shape;
+      std::set<int> reduced;
+      if (op.kind == K::ArgMax || op.kind == K::ArgMin) {
+        reduced.insert(norm_axis(op.attr_int("axis"), in.size()));
+      } else if (op.has_attr("axes")) {
+        for (int64_t a : op.attr_ints("axes")) reduced.insert(norm_axis(a, in.size()));
+      } else {
+        for (size_t d = 0; d < in.size(); ++d) reduced.insert(int(d));
+      }
+      if (op.attr_bool("keepdims")) {
+        map_same_axes(op, reduced, m);
+      } else {  // the kept dims in order
+        size_t out = 0;
+        for (size_t d = 0; d < in.size(); ++d) {
+          if (reduced.count(int(d))) continue;
+          m.parallel[out] = true;
+          m.operand_axis[0][out++] = int(d);
+        }
+      }
+      return m;
+    }
+    case ir::OpCategory::Normalize:
+    case ir::OpCategory::Sort:
+      map_same_axes(op, {norm_axis(op.attr_int("axis"), rank)}, m);
+      return m;
+    case ir::OpCategory::DataMovement:
+      switch (op.kind) {
+        case K::Resize: {
+          ir::ResizeGeometry g = ir::resize_geometry(op);
+          std::set<int> moving;
+          for (size_t d = 0; d < rank; ++d)
+            if (!g.axes[d].identity || g.extrapolates()) moving.insert(int(d));
+          map_same_axes(op, moving, m);
+          return m;
+        }
+        case K::Transpose: {
+          const std::vector<int64_t>& perm = op.attr_ints("perm");
+          std::fill(m.parallel.begin(), m.parallel.end(), true);
+          for (size_t d = 0; d < rank; ++d) m.operand_axis[0][d] = int(perm[d]);
+          return m;
+        }
+        case K::Pad: {
+          const std::vector<int64_t>& pads = op.attr_ints("pads");
+          std::set<int> padded;
+          for (size_t d = 0; d < rank; ++d)
+            if (pads[d] != 0 || pads[rank + d] != 0) padded.insert(int(d));
+          map_same_axes(op, padded, m);
+          return m;
+        }
+        case K::Reverse: {
+          std::set<int> reversed;
+          for (int64_t a : op.attr_ints("axes")) reversed.insert(norm_axis(a, rank));
+          map_same_axes(op, reversed, m);
+          return m;
+        }
+        case K::Slice: {
+          std::set<int> sliced;
+          const std::vector<int64_t>& starts = op.attr_ints("starts");
+          for (size_t i = 0; i < starts.size(); ++i) {
+            int a = op.has_attr("axes") ? norm_axis(op.attr_ints("axes")[i], rank) : int(i);
+            if (op.operand(0)->type.shape[size_t(a)] != op.result()->type.shape[size_t(a)] ||
+                op.attr_ints_or("steps", std::vector<int64_t>(starts.size(), 1))[i] != 1)
+              sliced.insert(a);
+          }
+          map_same_axes(op, sliced, m);
+          return m;
+        }
+        case K::Concat:
+          map_same_axes(op, {norm_axis(op.attr_int("axis"), rank)}, m);
+          return m;
+        case K::Broadcast:
+          std::fill(m.parallel.begin(), m.parallel.end(), true);
+          map_right_aligned(op, 0, m);
+          return m;
+        default: return m;
+      }
+    default: return m;  // constants and reshape views bind nothing; anything new: not split
+  }
+}
+
+// One tensor an op binds: an operand (dims follow result dims through `axis_of`) or a result.
+struct Bound {
+  std::string label;       // "input", "result 0", ...
+  const ir::Value* value;
+  std::vector<int> axis_of;  // per result dim: this tensor's dim, or -1
+  bool in_registers = false;  // fused: never bound, so its size is no limit
+};
+
+std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::set<const ir::Value*>& in_registers) {
+  std::vector<Bound> b;
+  for (int k = 0; k < op.num_operands(); ++k)
+    b.push_back({op.operand_label(k), op.operand(k), m.operand_axis[size_t(k)], in_registers.count(op.operand(k)) > 0});
+  for (size_t r = 0; r < op.results.size(); ++r) {
+    std::vector<int> id(m.parallel.size());
+    std::iota(id.begin(), id.end(), 0);
+    b.push_back({op.results.size() == 1 ? "result" : cat("result ", r), op.result(int(r)), id,
+                 in_registers.count(op.result(int(r))) > 0});
+  }
+  return b;
+}
+
+// The box of one piece in a tensor: dims that follow a result dim before `axis` hold one index,
+// the dim that follows `axis` holds `run`, every other dim is whole.
+std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
+  std::vector<int64_t> e = t.value->type.shape;
+  for (int d = 0; d <= axis; ++d)
+    if (t.axis_of[size_t(d)] >= 0) e[size_t(t.axis_of[size_t(d)])] = d == axis ? run : 1;
+  return e;
+}
+
+uint64_t bytes_of(const ir::TensorType& t, const std::vector<int64_t>& extent) {
+  return uint64_t(shape_numel(extent)) * dtype_size(t.dtype);
+}
+
+struct Limits {
+  uint64_t bytes;
+  int64_t elements;
+  std::string range_name;  // "target 'lavapipe' maxStorageBufferRange 134217728"
+};
+
+bool too_big(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l) {
+  return bytes_of(t, extent) > l.bytes || shape_numel(extent) > l.elements;
+}
+
+bool too_big(const Bound& t, const std::vector<int64_t>& extent, const Limits& l) {
+  return !t.in_registers && too_big(t.value->type, extent, l);
+}
+
+std::string limit_text(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l) {
+  if (bytes_of(t, extent) > l.bytes) return cat(bytes_of(t, extent), " bytes, above ", l.range_name);
+  return cat(shape_numel(extent), " elements, above 32-bit indexing (", l.elements, ")");
+}
+
+struct Cut {
+  int axis = -1;     // result dim cut into runs; the dims before it go one index at a time
+  int64_t run = 0;   // indices of `axis` per piece
+  int64_t pieces = 0;
+};
+
+constexpr int64_t kMaxPieces = 4096;
+
+// Tensors too big to bind whole: their pieces must be views, contiguous runs at kViewAlignment
+// offsets. A piece of a smaller operand (a bias, a broadcast row, a transposed filter) may be a
+// copy made by an ordinary slice kernel, and smaller results (a reduction's) may be joined by an
+// ordinary concat kernel; both bind the whole tensor, which fits.
+bool must_view(const Bound& t, const Limits& l) { return too_big(t, t.value->type.shape, l); }
+
+// The cut with the fewest pieces, or the reason there is none.
+std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, const std::vector<Bound>& tensors,
+                                          const Limits& l) {
+  const Shape& out = op.result()->type.shape;
+  std::string why = "none of its result dims can be computed piece by piece";
+  int64_t prefix = 1;  // pieces from the dims before `axis`
+  for (int axis = 0; axis < int(out.size()); ++axis) {
+    if (!m.parallel[size_t(axis)]) {
+      if (axis > 0) why += cat("; ", op_name(op.kind), " cannot be cut along dim ", axis, " of its result");
+      break;
+    }
+    // Each piece starts at a multiple of the run's stride in every viewed tensor cut along `axis`,
+    // and at one index of each dim before it: both must keep offsets at kViewAlignment.
+    uint64_t granule = 1;
+    bool fits = true, aligned = true;
+    for (const Bound& t : tensors) {
+      std::vector<int64_t> one = piece_extent(t, axis, 1);
+      if (too_big(t, one, l)) {
+        fits = false;
+        bool cut_here = std::any_of(t.axis_of.begin(), t.axis_of.begin() + axis + 1, [](int a) { return a >= 0; });
+        why = cut_here ? cat(t.label, " ", t.value->type.str(), " needs ", limit_text(t.value->type, one, l),
+                             " even for one index of dims 0..", axis)
+                       : cat(t.label, " ", t.value->type.str(), " is read whole by every piece and is ",
+                             limit_text(t.value->type, one, l));
+      }
+      if (!must_view(t, l)) continue;
+      // Contiguous for one index and for two is contiguous for any run.
+      std::vector<int64_t> two = piece_extent(t, axis, std::min<int64_t>(2, out[size_t(axis)]));
+      std::vector<int64_t> zero(one.size(), 0);
+      if (!contiguous_run_offset(t.value->type.shape, zero, one) || !contiguous_run_offset(t.value->type.shape, zero, two)) {
+        fits = false;
+        why = cat("a piece of ", t.label, " ", t.value->type.str(), " along dim ", axis, " is not one contiguous range");
+      }
+      for (int d = 0; d <= axis; ++d) {
+        int td = t.axis_of[size_t(d)];
+        if (td < 0) continue;
+        uint64_t stride = uint64_t(shape_numel(Shape(t.value->type.shape.begin() + td + 1, t.value->type.shape.end()))) *
+                          dtype_size(t.value->type.dtype);
+        if (d < axis && stride % kViewAlignment != 0) aligned = false;
+        if (d == axis) granule = std::lcm(granule, kViewAlignment / std::gcd(stride, kViewAlignment));
+      }
+    }
+    if (fits && !aligned) why = cat("pieces cut at dim ", axis, " would not start at ", kViewAlignment, "-byte offsets");
+    if (fits && aligned) {
+      // The longest run that fits every tensor (sizes grow linearly with the run).
+      int64_t run = out[size_t(axis)];
+      for (const Bound& t : tensors) {
+        int td = t.axis_of[size_t(axis)];
+        if (td < 0 || t.in_registers) continue;
+        std::vector<int64_t> one = piece_extent(t, axis, 1);
+        run = std::min<int64_t>(run, int64_t(l.bytes / std::max<uint64_t>(bytes_of(t.value->type, one), 1)));
+        run = std::min<int64_t>(run, l.elements / std::max<int64_t>(shape_numel(one), 1));
+      }
+      if (run < out[size_t(axis)]) run -= run % int64_t(granule);
+      if (run >= 1) {
+        int64_t pieces = prefix * ceil_div(out[size_t(axis)], run);
+        if (pieces <= kMaxPieces) return Cut{axis, run, pieces};
+        return cat("it would take ", pieces, " pieces (at most ", kMaxPieces, ")");
+      }
+      why = cat("pieces cut at dim ", axis, " cannot both fit and start at ", kViewAlignment, "-byte offsets");
+    }
+    prefix *= out[size_t(axis)];
+  }
+  return why;
+}
+
+ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape) {
+  ir::AttrMap attrs = op.attrs;
+  // Attributes that spell out the whole result shape follow the piece.
+  if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
+  if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
+  return attrs;
+}
+
+class Splitter {
+ public:
+  Splitter(ir::Graph& g, ir::Op* op, const Cut& cut, std::vector<Bound> tensors)
+      : g_(g), op_(op), cut_(cut), tensors_(std::move(tensors)) {}
+
+  // Inserts the pieces and the concats before op_, redirects its uses and erases it.
+  std::vector<ir::Op*> run() {
+    std::vector<int64_t> index;
+    std::vector<ir::Value*> joined = build(0, index);
+    for (size_t r = 0; r < op_->results.size(); ++r) g_.replace_all_uses(op_->result(int(r)), joined[r]);
+    g_.erase_op(op_);
+    return pieces_;
+  }
+
+ private:
+  ir::Value* slice(const Bound& t, const std::vector<int64_t>& index, int64_t begin, int64_t run) {
+    std::vector<int64_t> starts, ends, axes;
+    for (int d = 0; d <= cut_.axis; ++d) {
+      int td = t.axis_of[size_t(d)];
+      if (td < 0) continue;
+      int64_t s = d < cut_.axis ? index[size_t(d)] : begin;
+      starts.push_back(s);
+      ends.push_back(s + (d < cut_.axis ? 1 : run));
+      axes.push_back(td);
+    }
+    if (starts.empty()) return const_cast<ir::Value*>(t.value);
+    ir::Op* s = g_.insert_op(op_, ir::OpKind::Slice, {const_cast<ir::Value*>(t.value)},
+                             {{"starts", starts}, {"ends", ends}, {"axes", axes}}, cat(op_->name, ".in"), op_->loc);
+    return s->result();
+  }
+
+  // The op's results for the index prefix `index` (one index per dim before `level`).
+  std::vector<ir::Value*> build(int level, std::vector<int64_t>& index) {
+    const Shape& out = op_->result()->type.shape;
+    std::vector<std::vector<ir::Value*>> parts(op_->results.size());
+    if (level == cut_.axis) {
+      for (int64_t begin = 0; begin < out[size_t(level)]; begin += cut_.run) {
+        int64_t run = std::min(cut_.run, out[size_t(level)] - begin);
+        std::vector<ir::Value*> operands;
+        for (int k = 0; k < op_->num_operands(); ++k) operands.push_back(slice(tensors_[size_t(k)], index, begin, run));
+        Shape piece_shape = out;
+        for (int d = 0; d <= cut_.axis; ++d) piece_shape[size_t(d)] = d < cut_.axis ? 1 : run;
+        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape),
+                                     cat(op_->name, op_->name.empty() ? "" : ".", "part", pieces_.size()), op_->loc);
+        check(piece->result()->type.shape == piece_shape, "internal: piece of ", op_->describe(), " has shape ",
+              shape_str(piece->result()->type.shape), ", expected ", shape_str(piece_shape));
+        pieces_.push_back(piece);
+        for (size_t r = 0; r < parts.size(); ++r) parts[r].push_back(piece->result(int(r)));
+      }
+    } else {
+      for (int64_t i = 0; i < out[size_t(level)]; ++i) {
+        index.push_back(i);
+        std::vector<ir::Value*> sub = build(level + 1, index);
+        index.pop_back();
+        for (size_t r = 0; r < parts.size(); ++r) parts[r].push_back(sub[r]);
+      }
+    }
+    std::vector<ir::Value*> joined;
+    for (std::vector<ir::Value*>& p : parts) {
+      if (p.size() == 1) {
+        joined.push_back(p[0]);
+        continue;
+      }
+      ir::Op* c = g_.insert_op(op_, ir::OpKind::Concat, p, {{"axis", int64_t(level)}}, cat(op_->name, ".join"), op_->loc);
+      joined.push_back(c->result());
+    }
+    return joined;
+  }
+
+  ir::Graph& g_;
+  ir::Op* op_;
+  Cut cut_;
+  std::vector<Bound> tensors_;
+  std::vector<ir::Op*> pieces_;
+};
+
+std::string dim_name(const ir::Op& op, int axis) {
+  if (op.schema().category == ir::OpCategory::Conv || op.schema().category == ir::OpCategory::Pool) {
+    ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
+    if (axis == g.output_pos[0]) return "batch";
+    if (axis == g.output_pos[1]) return "channels";
+  }
+  return cat("dim ", axis);
+}
+
+// A concat whose operands lie end to end in its result and each fit: storage_plan.h may write it
+// in place.
+bool concat_may_be_in_place(const ir::Op& op, const Limits& l) {
+  const Shape& out = op.result()->type.shape;
+  int axis = norm_axis(op.attr_int("axis"), out.size());
+  for (int d = 0; d < axis; ++d)
+    if (out[size_t(d)] != 1) return false;
+  for (const ir::Value* v : op.operands)
+    if (too_big(v->type, v->type.shape, l)) return false;
+  return true;
+}
+
+Limits limits_of(const TargetLimits& target) {
+  return {target.max_storage_buffer_range, kMaxPieceElements,
+          cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range)};
+}
+
+}  // namespace
+
+bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) {
+  const Limits l = limits_of(target);
+  for (const ir::Op* op : graph.ops()) {
+    for (const ir::Value* v : op->operands)
+      if (too_big(v->type, v->type.shape, l)) return true;
+    for (const ir::Value* v : op->results)
+      if (too_big(v->type, v->type.shape, l)) return true;
+  }
+  return false;
+}
+
+std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
+                                                             const std::set<const ir::Value*>& in_registers) {
+  const Limits l = limits_of(target);
+  std::map<const ir::Op*, std::string> notes;
+  for (ir::Op* op : graph.ops()) {
+    if (op->kind == ir::OpKind::Constant || op->schema().category == ir::OpCategory::Reshape) continue;
+    // A contiguous slice (e.g. one this pass made) and an in-place concat are views: they bind
+    // nothing. A concat that turns out not to be in place binds its whole result and is caught by
+    // the compiler's per-binding check.
+    // (Ops this pass inserts are not in this list: the loop walks the ops as they were.)
+    if (op->kind == ir::OpKind::Slice && contiguous_slice_offset(*op)) continue;
+    if (op->kind == ir::OpKind::Concat && concat_may_be_in_place(*op, l)) continue;
+    std::string over;  // "result tensor<...> is N bytes, above ..."
+    for (const Bound& t : bound_tensors(*op, no_parallel(*op), in_registers))
+      if (too_big(t, t.value->type.shape, l))
+        over = cat(t.label, " ", t.value->type.str(), " is ", limit_text(t.value->type, t.value->type.shape, l));
+    if (over.empty()) continue;
+    if (!op->results.empty() && op->result()->type.numel() == 0) continue;  // no dispatch
+    // Split, nothing stays in registers: the pieces read slices and write into a concat.
+    AxisMap m = axis_map(*op);
+    std::vector<Bound> tensors = bound_tensors(*op, m, {});
+    std::variant<Cut, std::string> cut = choose_cut(*op, m, tensors, l);
+    if (auto* why = std::get_if<std::string>(&cut))
+      throw Error(cat(op->describe(), ": ", over, ", and it cannot be split: ", *why));
+    const Cut& c = std::get<Cut>(cut);
+    int64_t along = ceil_div(op->result()->type.shape[size_t(c.axis)], c.run);
+    std::string note = cat("split into ", c.pieces, " pieces of ", c.run, " along ", dim_name(*op, c.axis),
+                           c.pieces > along ? " (for each index of the dims before it)" : "", ": ", over);
+    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors)).run()) notes[piece] = note;
+  }
+  return notes;
+}
+
+}  // namespace vkc::codegen

@@ -1,0 +1,43 @@
+// Work on tensors larger than one binding may be: ops split into pieces over buffer ranges.
+//
+// A Vulkan dispatch may bind at most maxStorageBufferRange bytes of a buffer per descriptor (2^27
+// on minimum-spec devices and lavapipe), and vkc's kernels index with 32-bit integers. An op with
+// an operand or result beyond either limit is rewritten into pieces that fit: the op on slices of
+// its operands, its results rejoined by concat. The pieces cut one dim where every result element
+// depends only on the operand elements at the same index of that dim (batch, channels, rows of a
+// matmul, the kept dims of a reduction, ...). Every slice and concat it creates is a run of
+// contiguous bytes at a 256-byte-aligned offset, which codegen/storage_plan.h turns into views:
+// the pieces bind sub-ranges of the original tensors and write straight into the result, with no
+// copy. The tensors themselves stay whole.
+//
+// Not split (refused with the reason): dims that every output element reads along (a sort axis,
+// a conv's spatial dims with their halo, a matmul's K), and operands every piece reads whole
+// (a conv filter) that are themselves beyond the limit.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "ir/graph.h"
+#include "module/target_limits.h"
+
+namespace vkc::codegen {
+
+// Elements one piece may hold in any operand or result: kernels index with (some with signed)
+// 32-bit integers.
+inline constexpr int64_t kMaxPieceElements = (int64_t(1) << 31) - 1;
+
+// Whether any op has an operand or result above the limits below (most graphs: no, and the
+// compiler skips the rest).
+bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target);
+
+// Rewrites every op that binds more than target.max_storage_buffer_range bytes or more than
+// kMaxPieceElements elements of a tensor. `in_registers`: values that fusion keeps inside one
+// kernel (a conv result whose quantize is fused), which bind nothing and so need no split. Returns,
+// per piece op, how and why it was cut (for `vk-compile --report`). Throws vkc::Error naming the
+// op, the tensor and the limit when an op cannot be split.
+std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
+                                                             const std::set<const ir::Value*>& in_registers = {});
+
+}  // namespace vkc::codegen
