@@ -152,7 +152,7 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1));
   cases.back().name += "_range128M";
   cases.back().group = "split";
-  cases.back().max_binding_bytes = small ? 16384 : uint64_t(1) << 27;
+  cases.back().max_binding_bytes = small ? 32768 : uint64_t(1) << 27;
   // 1 GiB each way, whole and in 8 pieces of 128 MiB; and 4.8 GB each way, beyond the 4 GiB a
   // binding can reach on any device (issue 25's "a tensor above 4 GiB").
   cases.push_back(relu_case(n(int64_t(1) << 28, 1 << 14)));
