@@ -427,7 +427,12 @@ bool concat_may_be_in_place(const ir::Op& op, const Limits& l) {
   return true;
 }
 
+// One binding: within maxStorageBufferRange, and within one allocation where the target says how
+// large one may be (so that storage above it can be held in segments cut between the pieces).
 Limits limits_of(const TargetLimits& target) {
+  const uint64_t alloc = target.max_memory_allocation_size;
+  if (alloc != 0 && alloc < target.max_storage_buffer_range)
+    return {alloc, kMaxPieceElements, cat("target '", target.name, "' maxMemoryAllocationSize ", alloc)};
   return {target.max_storage_buffer_range, kMaxPieceElements,
           cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range)};
 }

@@ -32,7 +32,8 @@ inline constexpr int64_t kMaxPieceElements = (int64_t(1) << 31) - 1;
 // compiler skips the rest).
 bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target);
 
-// Rewrites every op that binds more than target.max_storage_buffer_range bytes or more than
+// Rewrites every op that binds more than target.max_storage_buffer_range bytes (or more than
+// target.max_memory_allocation_size where that is known and smaller), or more than
 // kMaxPieceElements elements of a tensor. `in_registers`: values that fusion keeps inside one
 // kernel (a conv result whose quantize is fused), which bind nothing and so need no split. Returns,
 // per piece op, how and why it was cut (for `vk-compile --report`). Throws vkc::Error naming the

@@ -1,22 +1,40 @@
 #include "module/memory_footprint.h"
 
 #include <cstdint>
+#include <map>
 
+#include "module/storage_segments.h"
 #include "support/error.h"
 
 namespace vkc {
 
 uint64_t storage_buffer_bytes(uint64_t bytes) { return bytes < 4 ? 4 : (bytes + 3) / 4 * 4; }
 
-std::vector<DeviceAllocation> module_allocations(const Manifest& m) {
-  std::vector<DeviceAllocation> out;
+std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max_allocation) {
+  std::vector<DeviceAllocation> whole;
   for (const TensorDesc& t : m.tensors) {
     if (!t.view_of.empty()) continue;
-    if (t.role == TensorRole::Input) out.push_back({cat("input '", t.name, "'"), storage_buffer_bytes(t.size_bytes())});
-    if (t.role == TensorRole::Output) out.push_back({cat("output '", t.name, "'"), storage_buffer_bytes(t.size_bytes())});
+    if (t.role == TensorRole::Input) whole.push_back({cat("input '", t.name, "'"), storage_buffer_bytes(t.size_bytes())});
+    if (t.role == TensorRole::Output) whole.push_back({cat("output '", t.name, "'"), storage_buffer_bytes(t.size_bytes())});
   }
-  out.push_back({"constants", storage_buffer_bytes(m.constants_bytes)});
-  out.push_back({"arena", storage_buffer_bytes(m.arena_bytes)});
+  whole.push_back({"constants", storage_buffer_bytes(m.constants_bytes)});
+  whole.push_back({"arena", storage_buffer_bytes(m.arena_bytes)});
+  if (max_allocation == 0) return whole;
+  // Storage above one allocation is held in segments (module/storage_segments.h).
+  std::map<std::string, std::vector<ByteRange>> used;
+  std::vector<DeviceAllocation> out;
+  for (DeviceAllocation& a : whole) {
+    if (a.bytes <= max_allocation) {
+      out.push_back(std::move(a));
+      continue;
+    }
+    if (used.empty()) used = bound_ranges(m);
+    std::vector<uint64_t> starts = plan_segments(a.bytes, used[a.what], max_allocation, a.what);
+    for (size_t i = 0; i < starts.size(); ++i) {
+      uint64_t end = i + 1 < starts.size() ? starts[i + 1] : a.bytes;
+      out.push_back({cat(a.what, " (segment ", i + 1, " of ", starts.size(), ")"), end - starts[i]});
+    }
+  }
   return out;
 }
 

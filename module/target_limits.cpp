@@ -59,6 +59,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"min_subgroup_size", t.min_subgroup_size},
       {"max_subgroup_size", t.max_subgroup_size},
       {"max_storage_buffer_range", t.max_storage_buffer_range},
+      {"max_memory_allocation_size", t.max_memory_allocation_size},
       {"max_push_constants_size", t.max_push_constants_size},
       {"min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment},
       {"max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers},
@@ -105,7 +106,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
                                 "max_compute_shared_memory_size",
                                 "max_compute_work_group_invocations", "max_compute_work_group_size",
                                 "max_compute_work_group_count", "subgroup_size", "min_subgroup_size",
-                                "max_subgroup_size", "max_storage_buffer_range",
+                                "max_subgroup_size", "max_storage_buffer_range", "max_memory_allocation_size",
                                 "max_push_constants_size", "min_storage_buffer_offset_alignment",
                                 "max_per_stage_descriptor_storage_buffers", "compute_units", "vendor", "shader_float16",
                                 "shader_int8", "shader_int64", "storage_buffer_16bit",
@@ -138,6 +139,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("min_subgroup_size", t.min_subgroup_size);
   get("max_subgroup_size", t.max_subgroup_size);
   get("max_storage_buffer_range", t.max_storage_buffer_range);
+  get("max_memory_allocation_size", t.max_memory_allocation_size);  // absent before issue 25: 0
   get("max_push_constants_size", t.max_push_constants_size);
   get("min_storage_buffer_offset_alignment", t.min_storage_buffer_offset_alignment);
   get("max_per_stage_descriptor_storage_buffers", t.max_per_stage_descriptor_storage_buffers);

@@ -35,6 +35,10 @@ struct TargetLimits {
   uint32_t min_subgroup_size = 0;
   uint32_t max_subgroup_size = 0;
   uint64_t max_storage_buffer_range = 134217728;  // 2^27, the Vulkan minimum
+  // maxMemoryAllocationSize: the largest single allocation. The range split keeps every binding
+  // within it, so that storage above it can be held in segments (module/storage_segments.h).
+  // 0: unknown, not planned for (a module whose binding exceeds the device's is refused at load).
+  uint64_t max_memory_allocation_size = 0;
   uint32_t max_push_constants_size = 128;
   uint32_t min_storage_buffer_offset_alignment = 256;
   uint32_t max_per_stage_descriptor_storage_buffers = 4;

@@ -24,4 +24,8 @@ const TensorDesc& TensorLookup::storage_of(const std::string& name) const {
   return follow_views(*this, name, by_name_.size());
 }
 
+uint64_t TensorLookup::offset_in_storage(const std::string& name) const {
+  return vkc::offset_in_storage(*this, name, by_name_.size());
+}
+
 }  // namespace vkc

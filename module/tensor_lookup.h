@@ -28,6 +28,20 @@ const TensorDesc& follow_views(const Lookup& lookup, const std::string& name, si
   return *t;
 }
 
+// Where `name`'s bytes start inside the tensor that owns its storage: the sum of view_offset along
+// its view_of links (0 for a tensor that owns its storage). Same lookups and checks as follow_views.
+template <typename Lookup>
+uint64_t offset_in_storage(const Lookup& lookup, const std::string& name, size_t tensor_count) {
+  uint64_t offset = 0;
+  const TensorDesc* t = &lookup.tensor(name);
+  for (size_t hops = 0; !t->view_of.empty(); ++hops) {
+    check(hops <= tensor_count, "manifest: view cycle through tensor '", name, "'");
+    offset += t->view_offset;
+    t = &lookup.tensor(t->view_of);
+  }
+  return offset;
+}
+
 class TensorLookup {
  public:
   explicit TensorLookup(const Manifest& manifest);
@@ -38,6 +52,8 @@ class TensorLookup {
   const TensorDesc& tensor(const std::string& name) const;
   // Follows view_of links to the tensor that owns the storage; throws on unknown names and cycles.
   const TensorDesc& storage_of(const std::string& name) const;
+  // offset_in_storage above, through this index.
+  uint64_t offset_in_storage(const std::string& name) const;
 
  private:
   std::unordered_map<std::string_view, const TensorDesc*> by_name_;

@@ -89,6 +89,9 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
     vkGetPhysicalDeviceProperties2(c.physical, &props);
     c.max_allocation_bytes = m3.maxMemoryAllocationSize;
   }
+  if (options.max_allocation_bytes != 0 &&
+      (c.max_allocation_bytes == 0 || options.max_allocation_bytes < c.max_allocation_bytes))
+    c.max_allocation_bytes = options.max_allocation_bytes;
 
   // Enable what the device has among the features generated kernels may use.
   const DeviceCapabilities& d = c.caps;
@@ -182,6 +185,7 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
   c.vk.vkGetDeviceQueue(c.device, c.queue_family, 0, &c.queue);
 
   c.limits = query_limits(c.physical, c.caps);
+  c.limits.max_memory_allocation_size = c.max_allocation_bytes;  // with ContextOptions' cap
 }
 
 Context::~Context() = default;

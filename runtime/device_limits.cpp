@@ -188,13 +188,18 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.vendor = vendor_of(caps.properties.vendorID);
 
   VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+  VkPhysicalDeviceMaintenance3Properties m3 =
+      vk_struct<VkPhysicalDeviceMaintenance3Properties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
   VkPhysicalDeviceSubgroupProperties subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
   VkPhysicalDeviceSubgroupSizeControlPropertiesEXT size_control = vk_struct<VkPhysicalDeviceSubgroupSizeControlPropertiesEXT>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES_EXT);
   props.pNext = &subgroup;
   const bool has_size_control =
       caps.has(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) || caps.effective_api >= VK_API_VERSION_1_3;
   if (has_size_control) subgroup.pNext = &size_control;
+  // maintenance3 is core in Vulkan 1.1, which every device vkc runs on has.
+  (has_size_control ? size_control.pNext : subgroup.pNext) = &m3;
   vkGetPhysicalDeviceProperties2(device, &props);
+  t.max_memory_allocation_size = m3.maxMemoryAllocationSize;
   t.subgroup_size = subgroup.subgroupSize;
   t.min_subgroup_size = has_size_control ? size_control.minSubgroupSize : subgroup.subgroupSize;
   t.max_subgroup_size = has_size_control ? size_control.maxSubgroupSize : subgroup.subgroupSize;

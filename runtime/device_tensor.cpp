@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/command.h"
+#include "module/storage_segments.h"
 #include "support/error.h"
 
 namespace vkc::rt {
@@ -17,7 +18,7 @@ constexpr VkAccessFlags kDeviceAccess = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SH
 
 // Records and runs one copy between the tensor and a staging buffer, ordered after all earlier
 // device work on the queue and made visible to the host or to later work.
-void copy_once(Context::Impl& ctx, VkBuffer src, VkBuffer dst, uint64_t bytes) {
+void copy_once(Context::Impl& ctx, const SegmentedBuffer& src, const SegmentedBuffer& dst, uint64_t bytes) {
   CommandPool pool(ctx);
   VkCommandBuffer cmd = pool.allocate();
   VkCommandBufferBeginInfo begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
@@ -25,8 +26,7 @@ void copy_once(Context::Impl& ctx, VkBuffer src, VkBuffer dst, uint64_t bytes) {
   vk_check(ctx.vk.vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
   memory_barrier(ctx, cmd, kDeviceStages, kDeviceAccess, VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  VkBufferCopy region{0, 0, bytes};
-  ctx.vk.vkCmdCopyBuffer(cmd, src, dst, 1, &region);
+  record_copy(ctx.vk, cmd, src, 0, dst, 0, bytes);
   memory_barrier(ctx, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                  kDeviceStages | VK_PIPELINE_STAGE_HOST_BIT, kDeviceAccess | VK_ACCESS_HOST_READ_BIT);
   vk_check(ctx.vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
@@ -44,8 +44,9 @@ DeviceTensor::DeviceTensor(Context& context, DType dtype, Shape shape)
     : impl_(std::make_unique<Impl>(Impl{context.impl(), dtype, std::move(shape), 0, nullptr})) {
   impl_->bytes = uint64_t(shape_numel(impl_->shape)) * dtype_size(dtype);
   const uint64_t words = impl_->bytes < 4 ? 4 : (impl_->bytes + 3) / 4 * 4;
-  impl_->buffer = std::make_unique<Buffer>(impl_->ctx, words, BufferUse::Storage,
-                                           cat("device tensor ", dtype_name(dtype), " ", shape_str(impl_->shape)));
+  impl_->buffer = std::make_unique<SegmentedBuffer>(impl_->ctx, words, even_segments(words, impl_->ctx.max_allocation_bytes),
+                                                    BufferUse::Storage,
+                                                    cat("device tensor ", dtype_name(dtype), " ", shape_str(impl_->shape)));
 }
 
 DeviceTensor::~DeviceTensor() {
@@ -62,12 +63,13 @@ void DeviceTensor::upload(const HostTensor& tensor) {
   if (t.bytes == 0) return;
   vk_check(t.ctx.vk.vkQueueWaitIdle(t.ctx.queue), "vkQueueWaitIdle");
   if (t.buffer->mapped()) {
-    std::memcpy(t.buffer->mapped(), tensor.data(), t.bytes);
+    t.buffer->write(0, tensor.data(), t.bytes);
     return;
   }
-  Buffer staging(t.ctx, t.buffer->size(), BufferUse::Upload, "device tensor upload");
-  std::memcpy(staging.mapped(), tensor.data(), t.bytes);
-  copy_once(t.ctx, staging.handle(), t.buffer->handle(), t.buffer->size());
+  SegmentedBuffer staging(t.ctx, t.buffer->size(), even_segments(t.buffer->size(), t.ctx.max_allocation_bytes),
+                          BufferUse::Upload, "device tensor upload");
+  staging.write(0, tensor.data(), t.bytes);
+  copy_once(t.ctx, staging, *t.buffer, t.buffer->size());
 }
 
 HostTensor DeviceTensor::download() const {
@@ -76,12 +78,13 @@ HostTensor DeviceTensor::download() const {
   if (t.bytes == 0) return out;
   vk_check(t.ctx.vk.vkQueueWaitIdle(t.ctx.queue), "vkQueueWaitIdle");
   if (t.buffer->mapped()) {
-    std::memcpy(out.data(), t.buffer->mapped(), t.bytes);
+    t.buffer->read(0, out.data(), t.bytes);
     return out;
   }
-  Buffer staging(t.ctx, t.buffer->size(), BufferUse::Download, "device tensor download");
-  copy_once(t.ctx, t.buffer->handle(), staging.handle(), t.buffer->size());
-  std::memcpy(out.data(), staging.mapped(), t.bytes);
+  SegmentedBuffer staging(t.ctx, t.buffer->size(), even_segments(t.buffer->size(), t.ctx.max_allocation_bytes),
+                          BufferUse::Download, "device tensor download");
+  copy_once(t.ctx, *t.buffer, staging, t.buffer->size());
+  staging.read(0, out.data(), t.bytes);
   return out;
 }
 

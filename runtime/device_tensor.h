@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "runtime/memory.h"
+#include "runtime/segmented_buffer.h"
 #include "runtime/runtime.h"
 
 namespace vkc::rt {
@@ -14,7 +14,8 @@ struct DeviceTensor::Impl {
   DType dtype;
   Shape shape;
   uint64_t bytes = 0;              // the tensor's own size
-  std::unique_ptr<Buffer> buffer;  // whole 32-bit words, at least one
+  // Whole 32-bit words, at least one; in segments where larger than one allocation may be.
+  std::unique_ptr<SegmentedBuffer> buffer;
 };
 
 }  // namespace vkc::rt

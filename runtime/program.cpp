@@ -10,9 +10,11 @@
 #include "runtime/memory.h"
 #include "runtime/pipeline.h"
 #include "runtime/pipeline_cache.h"
+#include "runtime/segmented_buffer.h"
 #include "runtime/storage_range.h"
 #include "module/device_fit.h"
 #include "module/memory_footprint.h"
+#include "module/storage_segments.h"
 #include "support/error.h"
 
 namespace vkc::rt {
@@ -52,7 +54,7 @@ struct Program::Impl {
   VkCommandBuffer command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed = {},
                                  const std::set<std::string>& device_kept = {});
   void check_inputs(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs) const;
-  Buffer& buffer_of(const StorageRange& r);
+  SegmentedBuffer& buffer_of(const StorageRange& r);
   // Device-side copies between device tensors and this program's input/output buffers.
   void record_copy_in(const DeviceTensors& inputs);
   void record_copy_out(const DeviceTensors& outputs);
@@ -64,11 +66,13 @@ struct Program::Impl {
   std::vector<std::unique_ptr<DispatchPipeline>> pipelines;
   std::vector<bool> barrier_before;
 
-  std::map<std::string, std::unique_ptr<Buffer>> input_buffers, output_buffers;  // by storage tensor
-  std::unique_ptr<Buffer> constants, arena, dummy;
+  // Each in one allocation, or in segments where larger than one may be (module/storage_segments.h).
+  std::map<std::string, std::unique_ptr<SegmentedBuffer>> input_buffers, output_buffers;  // by storage tensor
+  std::unique_ptr<SegmentedBuffer> constants, arena;
+  std::unique_ptr<Buffer> dummy;
   // Host-visible copies for devices whose storage memory is not mapped.
-  std::map<std::string, std::unique_ptr<Buffer>> upload_staging;    // by input name
-  std::map<std::string, std::unique_ptr<Buffer>> download_staging;  // by output name
+  std::map<std::string, std::unique_ptr<SegmentedBuffer>> upload_staging;    // by input name
+  std::map<std::string, std::unique_ptr<SegmentedBuffer>> download_staging;  // by output name
 
   Unique<VkDescriptorPool> descriptor_pool;
   std::vector<VkDescriptorSet> descriptor_sets;
@@ -110,7 +114,7 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
         module.constants.size(), " bytes, the manifest says ", manifest.constants_bytes);
   // Memory preflight, before any allocation: a driver may accept an allocation larger than the
   // memory it can back (lavapipe) and leave the process to the system's out-of-memory killer.
-  std::string misfit = device_memory_misfit(module_allocations(manifest), ctx.storage_bytes_in_use,
+  std::string misfit = device_memory_misfit(module_allocations(manifest, ctx.max_allocation_bytes), ctx.storage_bytes_in_use,
                                             ctx.device_heap_bytes, ctx.max_allocation_bytes);
   check(misfit.empty(), "module does not fit the memory of device '", ctx.info.name, "': ", misfit);
 
@@ -138,16 +142,16 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
   // Constants are uploaded once, here.
   if (!module.constants.empty()) {
     if (constants->mapped()) {
-      std::memcpy(constants->mapped(), module.constants.data(), module.constants.size());
+      constants->write(0, module.constants.data(), module.constants.size());
     } else {
-      Buffer staging(ctx, module.constants.size(), BufferUse::Upload, "constants upload");
-      std::memcpy(staging.mapped(), module.constants.data(), module.constants.size());
+      SegmentedBuffer staging(ctx, module.constants.size(), even_segments(module.constants.size(), ctx.max_allocation_bytes),
+                              BufferUse::Upload, "constants upload");
+      staging.write(0, module.constants.data(), module.constants.size());
       VkCommandBuffer upload = commands->allocate();
       VkCommandBufferBeginInfo begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
       begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
       vk_check(ctx.vk.vkBeginCommandBuffer(upload, &begin), "vkBeginCommandBuffer");
-      VkBufferCopy region{0, 0, module.constants.size()};
-      ctx.vk.vkCmdCopyBuffer(upload, staging.handle(), constants->handle(), 1, &region);
+      record_copy(ctx.vk, upload, staging, 0, *constants, 0, module.constants.size());
       vk_check(ctx.vk.vkEndCommandBuffer(upload), "vkEndCommandBuffer");
       fence->submit_and_wait(upload);
     }
@@ -212,32 +216,41 @@ Program::Impl::~Impl() {
 }
 
 void Program::Impl::create_buffers() {
+  // Storage above maxMemoryAllocationSize is cut between the ranges dispatches bind.
+  std::map<std::string, std::vector<ByteRange>> used;
+  auto storage = [&](uint64_t bytes, const std::string& what) {
+    const uint64_t size = whole_words(bytes);
+    std::vector<uint64_t> starts{0};
+    if (ctx.max_allocation_bytes != 0 && size > ctx.max_allocation_bytes) {
+      if (used.empty()) used = bound_ranges(manifest);
+      starts = plan_segments(size, used[what], ctx.max_allocation_bytes, what);
+    }
+    return std::make_unique<SegmentedBuffer>(ctx, size, starts, BufferUse::Storage, what);
+  };
+  auto staging = [&](uint64_t size, BufferUse use, const std::string& what) {
+    return std::make_unique<SegmentedBuffer>(ctx, size, even_segments(size, ctx.max_allocation_bytes), use, what);
+  };
   for (const TensorDesc& t : manifest.tensors) {
     if (!t.view_of.empty()) continue;
-    if (t.role == TensorRole::Input)
-      input_buffers[t.name] = std::make_unique<Buffer>(ctx, whole_words(t.size_bytes()), BufferUse::Storage,
-                                                       cat("input '", t.name, "'"));
-    if (t.role == TensorRole::Output)
-      output_buffers[t.name] = std::make_unique<Buffer>(ctx, whole_words(t.size_bytes()), BufferUse::Storage,
-                                                        cat("output '", t.name, "'"));
+    if (t.role == TensorRole::Input) input_buffers[t.name] = storage(t.size_bytes(), cat("input '", t.name, "'"));
+    if (t.role == TensorRole::Output) output_buffers[t.name] = storage(t.size_bytes(), cat("output '", t.name, "'"));
   }
-  constants = std::make_unique<Buffer>(ctx, whole_words(manifest.constants_bytes), BufferUse::Storage, "constants");
-  arena = std::make_unique<Buffer>(ctx, whole_words(manifest.arena_bytes), BufferUse::Storage, "arena");
+  constants = storage(manifest.constants_bytes, "constants");
+  arena = storage(manifest.arena_bytes, "arena");
   dummy = std::make_unique<Buffer>(ctx, 4, BufferUse::Storage, "zero-size tensor placeholder");
   for (const std::string& name : manifest.inputs) {
-    Buffer& b = buffer_of(resolve_storage(manifest, name));
-    if (!b.mapped())
-      upload_staging[name] = std::make_unique<Buffer>(ctx, b.size(), BufferUse::Upload, cat("input '", name, "' upload"));
+    SegmentedBuffer& b = buffer_of(resolve_storage(manifest, name));
+    if (!b.mapped()) upload_staging[name] = staging(b.size(), BufferUse::Upload, cat("input '", name, "' upload"));
   }
   for (const std::string& name : manifest.outputs) {
-    Buffer& b = buffer_of(resolve_storage(manifest, name));
+    SegmentedBuffer& b = buffer_of(resolve_storage(manifest, name));
     if (!b.mapped())
-      download_staging[name] = std::make_unique<Buffer>(ctx, whole_words(manifest.tensor(name).size_bytes()),
-                                                        BufferUse::Download, cat("output '", name, "' download"));
+      download_staging[name] = staging(whole_words(manifest.tensor(name).size_bytes()), BufferUse::Download,
+                                       cat("output '", name, "' download"));
   }
 }
 
-Buffer& Program::Impl::buffer_of(const StorageRange& r) {
+SegmentedBuffer& Program::Impl::buffer_of(const StorageRange& r) {
   switch (r.kind) {
     case StorageKind::Input: return *input_buffers.at(r.owner);
     case StorageKind::Output: return *output_buffers.at(r.owner);
@@ -283,19 +296,19 @@ void Program::Impl::create_descriptor_sets() {
       if (r.size == 0) {
         infos[b] = {dummy->handle(), 0, 4};
       } else {
-        check(align == 0 || r.offset % align == 0, "dispatch '", d.name, "' binding ", bd.binding,
-              " (tensor '", bd.tensor, "'): offset ", r.offset,
-              " is not a multiple of minStorageBufferOffsetAlignment ", align);
         check(r.size <= ctx.limits.max_storage_buffer_range, "dispatch '", d.name, "' binding ", bd.binding,
               " (tensor '", bd.tensor, "'): ", r.size, " bytes exceed maxStorageBufferRange ",
               ctx.limits.max_storage_buffer_range);
-        Buffer& buf = buffer_of(r);
+        SegmentedBuffer& buf = buffer_of(r);
         check(r.offset + r.size <= buf.size(), "dispatch '", d.name, "' binding ", bd.binding, " (tensor '",
               bd.tensor, "'): bytes [", r.offset, ", ", r.offset + r.size, ") lie outside its buffer of ",
               buf.size(), " bytes");
-        infos[b] = {buf.handle(), r.offset, whole_words(r.size)};
-        check(r.offset + infos[b].range <= buf.size(), "internal: dispatch '", d.name, "' binding ",
-              bd.binding, " range ends past its buffer");
+        // The segment that holds the binding (the only one unless the storage is segmented).
+        SegmentedBuffer::Slot slot = buf.locate(r.offset, whole_words(r.size));
+        check(align == 0 || slot.offset % align == 0, "dispatch '", d.name, "' binding ", bd.binding,
+              " (tensor '", bd.tensor, "'): offset ", slot.offset,
+              " is not a multiple of minStorageBufferOffsetAlignment ", align);
+        infos[b] = {slot.buffer->handle(), slot.offset, whole_words(r.size)};
       }
       writes[b] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
       writes[b].dstSet = descriptor_sets[i];
@@ -329,16 +342,18 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
   if (poison) {
     // 0x7FC07FC0 is a quiet NaN read as one f32 or as two f16, so unwritten elements stand out.
     constexpr uint32_t kPoison = 0x7FC07FC0u;
-    for (const auto& [name, buffer] : output_buffers) vk.vkCmdFillBuffer(c, buffer->handle(), 0, VK_WHOLE_SIZE, kPoison);
-    vk.vkCmdFillBuffer(c, arena->handle(), 0, VK_WHOLE_SIZE, kPoison);
+    auto fill = [&](const SegmentedBuffer& b) {
+      for (size_t i = 0; i < b.segment_count(); ++i) vk.vkCmdFillBuffer(c, b.segment(i).handle(), 0, VK_WHOLE_SIZE, kPoison);
+    };
+    for (const auto& [name, buffer] : output_buffers) fill(*buffer);
+    fill(*arena);
     transfers = true;
   }
   for (const auto& [name, staging] : upload_staging) {
     if (device_fed.count(name)) continue;
     StorageRange r = resolve_storage(manifest, name);
     if (r.size == 0) continue;
-    VkBufferCopy region{0, r.offset, r.size};
-    vk.vkCmdCopyBuffer(c, staging->handle(), buffer_of(r).handle(), 1, &region);
+    record_copy(vk, c, *staging, 0, buffer_of(r), r.offset, r.size);
     transfers = true;
   }
   if (transfers) memory_barrier(ctx, c, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, kCompute, kShaderRW);
@@ -367,8 +382,7 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
     if (device_kept.count(name)) continue;
     StorageRange r = resolve_storage(manifest, name);
     if (r.size == 0) continue;
-    VkBufferCopy region{r.offset, 0, r.size};
-    vk.vkCmdCopyBuffer(c, buffer_of(r).handle(), staging->handle(), 1, &region);
+    record_copy(vk, c, buffer_of(r), r.offset, *staging, 0, r.size);
     downloads = true;
   }
   if (downloads)
@@ -417,8 +431,7 @@ void Program::Impl::record_copy_in(const DeviceTensors& inputs) {
   for (const auto& [name, tensor] : inputs) {
     StorageRange r = resolve_storage(manifest, name);
     if (r.size == 0) continue;
-    VkBufferCopy region{0, r.offset, r.size};
-    vk.vkCmdCopyBuffer(copy_in, tensor->impl().buffer->handle(), buffer_of(r).handle(), 1, &region);
+    record_copy(vk, copy_in, *tensor->impl().buffer, 0, buffer_of(r), r.offset, r.size);
   }
   // The dispatch command buffer starts with a barrier covering transfer writes.
   vk_check(vk.vkEndCommandBuffer(copy_in), "vkEndCommandBuffer");
@@ -435,8 +448,7 @@ void Program::Impl::record_copy_out(const DeviceTensors& outputs) {
   for (const auto& [name, tensor] : outputs) {
     StorageRange r = resolve_storage(manifest, name);
     if (r.size == 0) continue;
-    VkBufferCopy region{r.offset, 0, r.size};
-    vk.vkCmdCopyBuffer(copy_out, buffer_of(r).handle(), tensor->impl().buffer->handle(), 1, &region);
+    record_copy(vk, copy_out, buffer_of(r), r.offset, *tensor->impl().buffer, 0, r.size);
   }
   // Visible to later device work and to DeviceTensor::download() on mapped memory.
   memory_barrier(ctx, copy_out, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -487,9 +499,9 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   for (const auto& [name, h] : inputs) {
     StorageRange r = resolve_storage(p.manifest, name);
     auto staging = p.upload_staging.find(name);
-    uint8_t* dst = staging != p.upload_staging.end() ? staging->second->mapped()
-                                                     : p.buffer_of(r).mapped() + r.offset;
-    if (h.size_bytes()) std::memcpy(dst, h.data(), h.size_bytes());
+    if (h.size_bytes() == 0) continue;
+    if (staging != p.upload_staging.end()) staging->second->write(0, h.data(), h.size_bytes());
+    else p.buffer_of(r).write(r.offset, h.data(), h.size_bytes());
   }
   std::set<std::string> device_fed;
   for (const auto& [name, t] : device_inputs) device_fed.insert(name);
@@ -502,8 +514,12 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   // The outputs this execution allocates, checked together against the device's memory first.
   std::vector<DeviceAllocation> fresh;
   for (const std::string& name : device_outputs)
-    if (!reusable(name))
-      fresh.push_back({cat("device output '", name, "'"), storage_buffer_bytes(p.manifest.tensor(name).size_bytes())});
+    if (!reusable(name)) {  // a device tensor above one allocation is held in segments
+      const uint64_t bytes = storage_buffer_bytes(p.manifest.tensor(name).size_bytes());
+      std::vector<uint64_t> starts = even_segments(bytes, p.ctx.max_allocation_bytes);
+      for (size_t i = 0; i < starts.size(); ++i)
+        fresh.push_back({cat("device output '", name, "'"), (i + 1 < starts.size() ? starts[i + 1] : bytes) - starts[i]});
+    }
   std::string misfit = device_memory_misfit(fresh, p.ctx.storage_bytes_in_use, p.ctx.device_heap_bytes,
                                             p.ctx.max_allocation_bytes);
   check(misfit.empty(), "execution does not fit the memory of device '", p.ctx.info.name, "': ", misfit,
@@ -604,9 +620,10 @@ ExecutionResults Program::wait() {
     HostTensor out(t.dtype, t.shape);
     StorageRange r = resolve_storage(p.manifest, name);
     auto staging = p.download_staging.find(name);
-    const uint8_t* src = staging != p.download_staging.end() ? staging->second->mapped()
-                                                             : p.buffer_of(r).mapped() + r.offset;
-    if (out.size_bytes()) std::memcpy(out.data(), src, out.size_bytes());
+    if (out.size_bytes()) {
+      if (staging != p.download_staging.end()) staging->second->read(0, out.data(), out.size_bytes());
+      else p.buffer_of(r).read(r.offset, out.data(), out.size_bytes());
+    }
     results.host.emplace(name, std::move(out));
   }
   return results;

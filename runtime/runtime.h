@@ -49,6 +49,10 @@ struct ContextOptions {
   // occupancy; read them with Program::pipeline_statistics(). Ignored on devices without the
   // extension. VKC_PIPELINE_STATS=1 in the environment sets it.
   bool pipeline_statistics = false;
+  // Hold buffers as if the device's maxMemoryAllocationSize were at most this many bytes (0: the
+  // device's own): storage above it is placed in several allocations (module/storage_segments.h).
+  // For tests of that path on devices whose limit is large.
+  uint64_t max_allocation_bytes = 0;
 };
 
 // Which guarantee Context::robustness() gives (ContextOptions::robust_buffer_access).

@@ -1,5 +1,7 @@
 #include "runtime/storage_range.h"
 
+#include <cstdint>
+
 #include "support/error.h"
 
 namespace vkc::rt {
@@ -15,8 +17,8 @@ StorageRange resolve(const Lookup& m, const std::string& tensor) {
   r.owner = s.name;
   r.size = t.size_bytes();
   // A view starts view_offset bytes into what it views (slices, in-place concat operands).
-  uint64_t within = 0;
-  for (const TensorDesc* v = &t; !v->view_of.empty(); v = &m.tensor(v->view_of)) within += v->view_offset;
+  // (storage_of above already refused view cycles.)
+  const uint64_t within = offset_in_storage(m, tensor, SIZE_MAX);
   switch (s.role) {
     case TensorRole::Input: r.kind = StorageKind::Input; break;
     case TensorRole::Output: r.kind = StorageKind::Output; break;

@@ -26,7 +26,7 @@ std::map<std::string, HostTensor> random_inputs(const ir::Graph& graph, uint32_t
 
 GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor>& inputs,
                   const GpuRunOptions& options) {
-  rt::Context& ctx = shared_context();
+  rt::Context& ctx = options.context ? *options.context : shared_context();
   codegen::CompileOptions co;
   co.target = options.target.empty() ? ctx.limits() : find_target(options.target).limits;
   if (options.adjust_target) options.adjust_target(co.target);

@@ -36,6 +36,8 @@ struct GpuRunOptions {
   // Edits the limits before planning, for the hints a device may run either way: e.g. plan with
   // another vendor's kernel configs (TargetLimits::vendor) or a different compute-unit count.
   std::function<void(TargetLimits&)> adjust_target;
+  // Run on this context instead of shared_context() (e.g. one made with other ContextOptions).
+  rt::Context* context = nullptr;
 };
 
 // Random inputs (seeded) for every graph input: floats uniform in [-1, 1), ints in [-8, 8].

@@ -7,6 +7,8 @@
 #include "codegen/range_split.h"
 #include "codegen/storage_plan.h"
 #include "kernels/op_test_helpers.h"
+#include "ir/interpreter.h"
+#include "module/memory_footprint.h"
 #include "module/tensor_lookup.h"
 
 namespace vkc::test {
@@ -217,6 +219,79 @@ TEST(RangeSplit, InPlaceConcatAndSliceViewsMatchReference) {
   EXPECT_TRUE(outputs_match(run));
   for (const DispatchDesc& d : run.module.manifest.dispatches) {
     EXPECT_EQ(d.kernel, "elementwise") << d.name << ": no copy kernel expected";
+  }
+}
+
+// Storage above maxMemoryAllocationSize (issue 25 item 2): a context that holds buffers as if the
+// device allowed 8 KiB per allocation, so inputs, outputs, the arena, staging and device tensors of
+// 16-32 KiB are each held in segments, cut between the pieces the dispatches bind.
+rt::Context& small_allocation_context() {
+  static rt::Context ctx([] {
+    rt::ContextOptions o;
+    o.max_allocation_bytes = 8192;
+    return o;
+  }());
+  return ctx;
+}
+
+ir::Graph conv_pool_chain() {
+  ir::Graph g;
+  ir::Value* x = g.add_input("x", f32({4, 4, 16, 16}));  // 16 KiB
+  ir::Value* w = g.add_input("w", f32({8, 4, 3, 3}));
+  ir::Value* c = g.add_op(K::Conv, {x, w}, {{"pads", Ints{1, 1, 1, 1}}}, "conv")->result();  // 32 KiB in the arena
+  ir::Value* r = g.add_op(K::Relu, {c})->result();
+  g.add_output(g.add_op(K::MaxPool, {r}, {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}}, "pool")->result(), "pooled");
+  g.add_output(g.add_op(K::Sigmoid, {r}, {}, "s")->result(), "activated");  // 32 KiB output
+  return g;
+}
+
+TEST(RangeSplit, StorageInSeveralAllocationsMatchesReference) {
+  ir::Graph g = conv_pool_chain();
+  GpuRunOptions o;
+  o.rel_tol = 1e-4;
+  o.context = &small_allocation_context();  // planned for its limits: the allocation is the bound
+  GpuRun run = run_on_gpu(g, random_inputs(g, 11), o);
+  EXPECT_TRUE(outputs_match(run, o));
+  int split = 0;
+  for (const DispatchDesc& d : run.module.manifest.dispatches)
+    split += d.notes.find("above target 'host' maxMemoryAllocationSize 8192") != std::string::npos ? 1 : 0;
+  EXPECT_GE(split, 2) << "the pieces should be cut for the allocation size";
+  // The plan really is segmented: each storage above 8 KiB is listed as several allocations.
+  int segmented = 0;
+  for (const DeviceAllocation& a : module_allocations(run.module.manifest, 8192)) {
+    EXPECT_LE(a.bytes, 8192u) << a.what;
+    segmented += a.what.find("segment") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_GE(segmented, 8) << "inputs, outputs and the arena should each be in segments";
+}
+
+TEST(RangeSplit, DeviceTensorsInSeveralAllocations) {
+  // Device-resident inputs and outputs of 32 KiB, uploaded, copied in and out, and downloaded in
+  // segments of 8 KiB.
+  rt::Context& ctx = small_allocation_context();
+  ir::Graph g = conv_pool_chain();
+  codegen::CompileOptions co;
+  co.target = ctx.limits();
+  co.target.max_storage_buffer_range = kTinyRange;
+  ModuleImage m = codegen::compile_graph(g, co);
+  rt::Program program(ctx, m);
+  std::map<std::string, HostTensor> inputs = random_inputs(g, 12);
+  std::map<std::string, std::shared_ptr<rt::DeviceTensor>> device_inputs;
+  for (const auto& [name, h] : inputs) {
+    auto t = std::make_shared<rt::DeviceTensor>(ctx, h.dtype(), h.shape());
+    t->upload(h);
+    EXPECT_TRUE(same_bytes(t->download(), h)) << name << " did not survive upload and download";
+    device_inputs[name] = t;
+  }
+  rt::ExecuteOptions eo;
+  eo.poison_outputs = true;
+  program.submit({}, device_inputs, {"pooled", "activated"}, eo);
+  rt::ExecutionResults results = program.wait();
+  std::map<std::string, HostTensor> reference = ir::interpret(g, inputs);
+  for (const auto& [name, ref] : reference) {
+    ASSERT_TRUE(results.device.count(name)) << name;
+    Comparison c = compare(results.device.at(name)->download(), ref, 1e-4, 1e-6);
+    EXPECT_TRUE(c.ok) << name << ": " << c.message;
   }
 }
 
