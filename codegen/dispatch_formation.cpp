@@ -1,6 +1,9 @@
 // Dispatch formation: which ops share a kernel.
 //
-//  * Constants and reshape views cost nothing: they name existing bytes.
+//  * Constants and reshape views cost nothing: they name existing bytes. So do the slices and
+//    concats the storage plan makes views (StoragePlan::zero_copy: contiguous slices, concats
+//    written in place); nothing fuses through them, since their operands and results are bytes
+//    in memory by definition.
 //  * Elementwise chains whose intermediates have one use fuse into one elementwise kernel; reshape
 //    views between them are members of the group (element i of a reshape is element i of its
 //    operand), so "elementwise -> collapse_shape -> elementwise" is one kernel.

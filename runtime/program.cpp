@@ -114,8 +114,15 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
         module.constants.size(), " bytes, the manifest says ", manifest.constants_bytes);
   // Memory preflight, before any allocation: a driver may accept an allocation larger than the
   // memory it can back (lavapipe) and leave the process to the system's out-of-memory killer.
-  std::string misfit = device_memory_misfit(module_allocations(manifest, ctx.max_allocation_bytes), ctx.storage_bytes_in_use,
-                                            ctx.device_heap_bytes, ctx.max_allocation_bytes);
+  // Storage above one allocation is planned in segments; a binding that cannot lie in one is the
+  // misfit then.
+  std::string misfit;
+  try {
+    misfit = device_memory_misfit(module_allocations(manifest, ctx.max_allocation_bytes), ctx.storage_bytes_in_use,
+                                  ctx.device_heap_bytes, ctx.max_allocation_bytes);
+  } catch (const Error& e) {
+    misfit = e.what();
+  }
   check(misfit.empty(), "module does not fit the memory of device '", ctx.info.name, "': ", misfit);
 
   // Pipelines go through a cache persisted per device and module, so later processes skip the

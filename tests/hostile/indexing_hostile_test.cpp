@@ -20,6 +20,7 @@ TargetLimits huge_range_target() {
   TargetLimits t = find_target("nvidia").limits;
   t.name = "huge-range";
   t.max_storage_buffer_range = uint64_t(1) << 44;
+  t.max_memory_allocation_size = 0;  // unknown: no allocation cap either
   return t;
 }
 

@@ -109,10 +109,12 @@ TEST_F(RuntimeProgram, MemoryIsPreflighted) {
   Context::Impl& c = ctx().impl();
   const uint64_t heap = c.device_heap_bytes, max_allocation = c.max_allocation_bytes, before = c.storage_bytes_in_use;
   const std::string device = ctx().device_info().name;
+  // Storage above one allocation is held in segments, but the kernel binds all of 'a' at once.
   c.max_allocation_bytes = 4 * n - 4;
   EXPECT_EQ(error_of([&] { Program p(ctx(), m); }),
-            "module does not fit the memory of device '" + device + "': input 'a' needs " + std::to_string(4 * n) +
-                " bytes in one allocation, the device allows " + std::to_string(4 * n - 4) + " (maxMemoryAllocationSize)");
+            "module does not fit the memory of device '" + device + "': input 'a': a binding of " + std::to_string(4 * n) +
+                " bytes at offset 0 cannot lie in one allocation of at most " + std::to_string(4 * n - 4) +
+                " bytes (maxMemoryAllocationSize) with the bindings around it");
   c.max_allocation_bytes = max_allocation;
   c.device_heap_bytes = before + 3 * 4 * n - 1;  // a, b and c plus the constants and arena: one word short
   std::string message = error_of([&] { Program p(ctx(), m); });
