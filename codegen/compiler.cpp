@@ -129,7 +129,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   // After the passes (which may fold ops) and before storage: pieces are ordinary ops.
   auto plan = [&] {
     try {
-      return plan_storage(graph);
+      return plan_storage(graph, view_alignment(options.target));
     } catch (const Error& e) {  // duplicate or clashing input/output names: name the file too
       throw Error(source_prefix(graph) + e.what());
     }

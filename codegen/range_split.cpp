@@ -226,6 +226,7 @@ uint64_t bytes_of(const ir::TensorType& t, const std::vector<int64_t>& extent) {
 struct Limits {
   uint64_t bytes;
   int64_t elements;
+  uint64_t align;          // where views may start (codegen/storage_plan.h)
   std::string range_name;  // "target 'lavapipe' maxStorageBufferRange 134217728"
 };
 
@@ -250,7 +251,7 @@ struct Cut {
 
 constexpr int64_t kMaxPieces = 4096;
 
-// Tensors too big to bind whole: their pieces must be views, contiguous runs at kViewAlignment
+// Tensors too big to bind whole: their pieces must be views, contiguous runs at view_alignment
 // offsets. A piece of a smaller operand (a bias, a broadcast row, a transposed filter) may be a
 // copy made by an ordinary slice kernel, and smaller results (a reduction's) may be joined by an
 // ordinary concat kernel; both bind the whole tensor, which fits.
@@ -268,7 +269,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
       break;
     }
     // Each piece starts at a multiple of the run's stride in every viewed tensor cut along `axis`,
-    // and at one index of each dim before it: both must keep offsets at kViewAlignment.
+    // and at one index of each dim before it: both must keep offsets at the view alignment.
     uint64_t granule = 1;
     bool fits = true, aligned = true;
     for (const Bound& t : tensors) {
@@ -294,11 +295,11 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
         if (td < 0) continue;
         uint64_t stride = uint64_t(shape_numel(Shape(t.value->type.shape.begin() + td + 1, t.value->type.shape.end()))) *
                           dtype_size(t.value->type.dtype);
-        if (d < axis && stride % kViewAlignment != 0) aligned = false;
-        if (d == axis) granule = std::lcm(granule, kViewAlignment / std::gcd(stride, kViewAlignment));
+        if (d < axis && stride % l.align != 0) aligned = false;
+        if (d == axis) granule = std::lcm(granule, l.align / std::gcd(stride, l.align));
       }
     }
-    if (fits && !aligned) why = cat("pieces cut at dim ", axis, " would not start at ", kViewAlignment, "-byte offsets");
+    if (fits && !aligned) why = cat("pieces cut at dim ", axis, " would not start at ", l.align, "-byte offsets");
     if (fits && aligned) {
       // The longest run that fits every tensor (sizes grow linearly with the run).
       int64_t run = out[size_t(axis)];
@@ -315,7 +316,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
         if (pieces <= kMaxPieces) return Cut{axis, run, pieces};
         return cat("it would take ", pieces, " pieces (at most ", kMaxPieces, ")");
       }
-      why = cat("pieces cut at dim ", axis, " cannot both fit and start at ", kViewAlignment, "-byte offsets");
+      why = cat("pieces cut at dim ", axis, " cannot both fit and start at ", l.align, "-byte offsets");
     }
     prefix *= out[size_t(axis)];
   }
@@ -432,8 +433,9 @@ bool concat_may_be_in_place(const ir::Op& op, const Limits& l) {
 Limits limits_of(const TargetLimits& target) {
   const uint64_t alloc = target.max_memory_allocation_size;
   if (alloc != 0 && alloc < target.max_storage_buffer_range)
-    return {alloc, kMaxPieceElements, cat("target '", target.name, "' maxMemoryAllocationSize ", alloc)};
-  return {target.max_storage_buffer_range, kMaxPieceElements,
+    return {alloc, kMaxPieceElements, view_alignment(target),
+            cat("target '", target.name, "' maxMemoryAllocationSize ", alloc)};
+  return {target.max_storage_buffer_range, kMaxPieceElements, view_alignment(target),
           cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range)};
 }
 

@@ -152,7 +152,6 @@ class Placement {
 
 uint64_t bytes_of(const ir::Value* v) { return uint64_t(v->type.size_bytes()); }
 
-bool aligned(uint64_t offset) { return offset % kViewAlignment == 0; }
 
 // The operands' offsets in a concat's result when they lie end to end; nullopt otherwise.
 std::optional<std::vector<uint64_t>> end_to_end(const ir::Op& concat) {
@@ -172,7 +171,8 @@ std::optional<std::vector<uint64_t>> end_to_end(const ir::Op& concat) {
 
 }  // namespace
 
-StoragePlan plan_storage(const ir::Graph& graph) {
+StoragePlan plan_storage(const ir::Graph& graph, uint64_t view_alignment) {
+  auto aligned = [&](uint64_t offset) { return offset % view_alignment == 0; };
   StoragePlan plan;
   Namer names;
   for (const ir::Value* in : graph.inputs()) names.reserve(in->name, "graph input");

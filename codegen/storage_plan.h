@@ -12,10 +12,13 @@
 //    written in place: each operand's class becomes a view inside the result, so the producers
 //    write straight into it. Only when every operand can: produced by a dispatch (not an input or a
 //    constant), owning its class whole, no graph output in it, each class once.
-// Offsets are multiples of kViewAlignment so that the module binds them on any device. This is
-// how a tensor larger than maxStorageBufferRange is computed piece by piece (codegen/range_split.h).
+// View offsets are multiples of view_alignment(target): the target's minStorageBufferOffsetAlignment
+// (at least 16, for kernels that read vec4s), so that a device of that profile can bind them; a
+// device needing more refuses the module at load, naming the binding. This is how a tensor larger
+// than maxStorageBufferRange is computed piece by piece (codegen/range_split.h).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,12 +27,18 @@
 
 #include "codegen/dispatch_group.h"
 #include "module/manifest.h"
+#include "module/target_limits.h"
 
 namespace vkc::codegen {
 
 // The largest minStorageBufferOffsetAlignment Vulkan allows: view offsets that are multiples of it
-// can be bound on every device.
+// can be bound on every device (plan_storage's default when no target is given).
 inline constexpr uint64_t kViewAlignment = 256;
+
+// Where views may start when planning for `target`.
+inline uint64_t view_alignment(const TargetLimits& target) {
+  return std::max<uint64_t>(16, target.min_storage_buffer_offset_alignment);
+}
 
 struct StoragePlan {
   std::vector<TensorDesc> tensors;                 // offsets of constants/intermediates unset yet
@@ -42,7 +51,7 @@ struct StoragePlan {
   TensorDesc& tensor(const std::string& name);
 };
 
-StoragePlan plan_storage(const ir::Graph& graph);
+StoragePlan plan_storage(const ir::Graph& graph, uint64_t view_alignment = kViewAlignment);
 
 // The element offset of the box [start, start + extent) of a row-major `shape` when its elements
 // are one contiguous run (every dim after the last partial one whole, every dim before it a single

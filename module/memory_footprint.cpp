@@ -10,7 +10,7 @@ namespace vkc {
 
 uint64_t storage_buffer_bytes(uint64_t bytes) { return bytes < 4 ? 4 : (bytes + 3) / 4 * 4; }
 
-std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max_allocation) {
+std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max_allocation, uint64_t alignment) {
   std::vector<DeviceAllocation> whole;
   for (const TensorDesc& t : m.tensors) {
     if (!t.view_of.empty()) continue;
@@ -29,7 +29,7 @@ std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max
       continue;
     }
     if (used.empty()) used = bound_ranges(m);
-    std::vector<uint64_t> starts = plan_segments(a.bytes, used[a.what], max_allocation, a.what);
+    std::vector<uint64_t> starts = plan_segments(a.bytes, used[a.what], max_allocation, a.what, alignment);
     for (size_t i = 0; i < starts.size(); ++i) {
       uint64_t end = i + 1 < starts.size() ? starts[i + 1] : a.bytes;
       out.push_back({cat(a.what, " (segment ", i + 1, " of ", starts.size(), ")"), end - starts[i]});

@@ -23,7 +23,9 @@ struct DeviceAllocation {
 // The module's device buffers, in the order rt::Program allocates them. With `max_allocation`
 // (maxMemoryAllocationSize; 0: no limit), a storage above it is listed as the segments it is held
 // in (module/storage_segments.h); vkc::Error when a binding cannot lie in one segment.
-std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max_allocation = 0);
+// `alignment`: the device's minStorageBufferOffsetAlignment, where segments may be cut.
+std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max_allocation = 0,
+                                                 uint64_t alignment = 256);
 
 struct MemoryFootprint {
   uint64_t total = 0;        // all buffers together: the module's peak device memory

@@ -8,11 +8,11 @@
 namespace vkc {
 namespace {
 
-// Any device's minStorageBufferOffsetAlignment divides it (Vulkan caps the limit at 256).
-constexpr uint64_t kCutAlignment = 256;
+// Even segments (staging, device tensors) cut at 256 bytes: any device's alignment divides it.
+constexpr uint64_t kEvenAlignment = 256;
 
-uint64_t round_down(uint64_t x) { return x / kCutAlignment * kCutAlignment; }
-uint64_t round_up(uint64_t x) { return (x + kCutAlignment - 1) / kCutAlignment * kCutAlignment; }
+uint64_t round_down(uint64_t x, uint64_t a) { return x / a * a; }
+uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 std::string storage_name(const TensorDesc& root) {
   switch (root.role) {
@@ -40,11 +40,11 @@ std::map<std::string, std::vector<ByteRange>> bound_ranges(const Manifest& m) {
 }
 
 std::vector<uint64_t> plan_segments(uint64_t size, std::vector<ByteRange> used, uint64_t max_segment,
-                                    const std::string& what) {
+                                    const std::string& what, uint64_t alignment) {
   std::vector<uint64_t> starts{0};
   if (max_segment == 0 || size <= max_segment) return starts;
-  check(max_segment >= kCutAlignment, what, ": maxMemoryAllocationSize ", max_segment, " is below ", kCutAlignment,
-        " bytes");
+  const uint64_t a = std::max<uint64_t>(alignment, 4);  // buffer sizes are whole words
+  check(max_segment >= a, what, ": maxMemoryAllocationSize ", max_segment, " is below ", a, " bytes");
   // Ranges by start, with the furthest end of any range starting at or before each: a cut at p is
   // inside some range exactly when a range starting before p ends after it.
   std::sort(used.begin(), used.end(), [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
@@ -58,13 +58,13 @@ std::vector<uint64_t> plan_segments(uint64_t size, std::vector<ByteRange> used, 
   // Candidate cuts: where ranges start and (rounded up) end.
   std::vector<uint64_t> candidates;
   for (const ByteRange& r : used) {
-    if (r.offset % kCutAlignment == 0) candidates.push_back(r.offset);
-    candidates.push_back(round_up(r.offset + r.size));
+    if (r.offset % a == 0) candidates.push_back(r.offset);
+    candidates.push_back(round_up(r.offset + r.size, a));
   }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   for (uint64_t s = 0; size - s > max_segment;) {
-    const uint64_t limit = round_down(s + max_segment);
+    const uint64_t limit = round_down(s + max_segment, a);
     uint64_t cut = straddled(limit) ? 0 : limit;
     for (auto it = std::upper_bound(candidates.begin(), candidates.end(), limit); cut == 0 && it != candidates.begin();) {
       uint64_t p = *--it;
@@ -92,7 +92,7 @@ std::vector<uint64_t> plan_segments(uint64_t size, std::vector<ByteRange> used, 
 std::vector<uint64_t> even_segments(uint64_t size, uint64_t max_segment) {
   std::vector<uint64_t> starts{0};
   if (max_segment == 0 || size <= max_segment) return starts;
-  const uint64_t step = std::max(round_down(max_segment), kCutAlignment);
+  const uint64_t step = std::max(round_down(max_segment, kEvenAlignment), kEvenAlignment);
   for (uint64_t s = step; s < size; s += step) starts.push_back(s);
   return starts;
 }

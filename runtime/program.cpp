@@ -118,7 +118,9 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
   // misfit then.
   std::string misfit;
   try {
-    misfit = device_memory_misfit(module_allocations(manifest, ctx.max_allocation_bytes), ctx.storage_bytes_in_use,
+    misfit = device_memory_misfit(module_allocations(manifest, ctx.max_allocation_bytes,
+                                                     ctx.limits.min_storage_buffer_offset_alignment),
+                                  ctx.storage_bytes_in_use,
                                   ctx.device_heap_bytes, ctx.max_allocation_bytes);
   } catch (const Error& e) {
     misfit = e.what();
@@ -230,7 +232,7 @@ void Program::Impl::create_buffers() {
     std::vector<uint64_t> starts{0};
     if (ctx.max_allocation_bytes != 0 && size > ctx.max_allocation_bytes) {
       if (used.empty()) used = bound_ranges(manifest);
-      starts = plan_segments(size, used[what], ctx.max_allocation_bytes, what);
+      starts = plan_segments(size, used[what], ctx.max_allocation_bytes, what, ctx.limits.min_storage_buffer_offset_alignment);
     }
     return std::make_unique<SegmentedBuffer>(ctx, size, starts, BufferUse::Storage, what);
   };
