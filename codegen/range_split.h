@@ -6,7 +6,8 @@
 // its operands, its results rejoined by concat. The pieces cut one dim where every result element
 // depends only on the operand elements at the same index of that dim (batch, channels, rows of a
 // matmul, the kept dims of a reduction, ...). Every slice and concat it creates is a run of
-// contiguous bytes at a 256-byte-aligned offset, which codegen/storage_plan.h turns into views:
+// contiguous bytes at an offset aligned for the target (view_alignment), which
+// codegen/storage_plan.h turns into views:
 // the pieces bind sub-ranges of the original tensors and write straight into the result, with no
 // copy. The tensors themselves stay whole.
 //
