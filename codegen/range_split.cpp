@@ -17,14 +17,24 @@ namespace {
 
 // Per dim of the op's results: whether the op can be computed piece by piece along it, and which
 // dim of each operand follows it (-1: every piece reads that operand whole along it).
+// A result dim along which operand 0 is read through a sliding window (conv and pooling rows):
+// output indices [o, o + r) read input indices [o * stride - pad, (o + r - 1) * stride - pad + span)
+// of the mapped dim, the overlap between pieces being the halo. Pieces get their own pads.
+struct Window {
+  int64_t stride = 1, span = 1, pad_begin = 0;  // span: (kernel - 1) * dilation + 1
+  int spatial = 0;                              // which spatial dim (index into pads)
+};
+
 struct AxisMap {
   std::vector<bool> parallel;                  // per result dim (every result has result 0's rank)
   std::vector<std::vector<int>> operand_axis;  // [operand][result dim]
+  std::vector<std::optional<Window>> window;   // per result dim: operand 0 read through a window
 };
 
 AxisMap no_parallel(const ir::Op& op) {
   size_t rank = op.result()->type.shape.size();
-  return {std::vector<bool>(rank, false), std::vector<std::vector<int>>(op.operands.size(), std::vector<int>(rank, -1))};
+  return {std::vector<bool>(rank, false), std::vector<std::vector<int>>(op.operands.size(), std::vector<int>(rank, -1)),
+          std::vector<std::optional<Window>>(rank)};
 }
 
 // Numpy broadcasting: operand dim d lines up with result dim d + (result rank - operand rank);
@@ -49,6 +59,17 @@ void map_same_axes(const ir::Op& op, const std::set<int>& excluded, AxisMap& m) 
 }
 
 int norm_axis(int64_t axis, size_t rank) { return int(axis < 0 ? axis + int64_t(rank) : axis); }
+
+// Conv and pooling: each output spatial dim reads its input dim through a window.
+void map_windows(const ir::ConvGeometry& g, AxisMap& m) {
+  for (int j = 0; j < g.spatial_rank; ++j) {
+    size_t d = size_t(g.output_pos[size_t(2 + j)]);
+    m.parallel[d] = true;
+    m.operand_axis[0][d] = g.input_pos[size_t(2 + j)];
+    m.window[d] = Window{g.strides[size_t(j)], (g.kernel[size_t(j)] - 1) * g.dilations[size_t(j)] + 1,
+                         g.pad_begin[size_t(j)], j};
+  }
+}
 
 AxisMap axis_map(const ir::Op& op) {
   AxisMap m = no_parallel(op);
@@ -81,6 +102,7 @@ AxisMap axis_map(const ir::Op& op) {
         m.operand_axis[1][f] = g.filter_pos[0];
         if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
       }
+      if (op.kind == K::Conv) map_windows(g, m);
       return m;
     }
     case ir::OpCategory::Pool: {
@@ -90,6 +112,8 @@ AxisMap axis_map(const ir::Op& op) {
         m.parallel[size_t(g.output_pos[size_t(i)])] = true;
         m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
       }
+      // ceil_mode's last window may reach past the pads, which a piece's own pads cannot repeat.
+      if (!op.attr_bool("global") && !op.attr_bool("ceil_mode")) map_windows(g, m);
       return m;
     }
     case ir::OpCategory::Contraction: {
@@ -195,17 +219,19 @@ struct Bound {
   const ir::Value* value;
   std::vector<int> axis_of;  // per result dim: this tensor's dim, or -1
   bool in_registers = false;  // fused: never bound, so its size is no limit
+  std::vector<std::optional<Window>> window;  // per result dim: read through a window (operand 0)
 };
 
 std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::set<const ir::Value*>& in_registers) {
   std::vector<Bound> b;
   for (int k = 0; k < op.num_operands(); ++k)
-    b.push_back({op.operand_label(k), op.operand(k), m.operand_axis[size_t(k)], in_registers.count(op.operand(k)) > 0});
+    b.push_back({op.operand_label(k), op.operand(k), m.operand_axis[size_t(k)], in_registers.count(op.operand(k)) > 0,
+                 k == 0 ? m.window : std::vector<std::optional<Window>>(m.parallel.size())});
   for (size_t r = 0; r < op.results.size(); ++r) {
     std::vector<int> id(m.parallel.size());
     std::iota(id.begin(), id.end(), 0);
     b.push_back({op.results.size() == 1 ? "result" : cat("result ", r), op.result(int(r)), id,
-                 in_registers.count(op.result(int(r))) > 0});
+                 in_registers.count(op.result(int(r))) > 0, std::vector<std::optional<Window>>(m.parallel.size())});
   }
   return b;
 }
@@ -214,8 +240,14 @@ std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::
 // the dim that follows `axis` holds `run`, every other dim is whole.
 std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
   std::vector<int64_t> e = t.value->type.shape;
-  for (int d = 0; d <= axis; ++d)
-    if (t.axis_of[size_t(d)] >= 0) e[size_t(t.axis_of[size_t(d)])] = d == axis ? run : 1;
+  for (int d = 0; d <= axis; ++d) {
+    const int td = t.axis_of[size_t(d)];
+    if (td < 0) continue;
+    // A window dim is only ever the cut dim (choose_cut stops before it would be a prefix).
+    if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == axis)  // halo included (at most)
+      e[size_t(td)] = std::min(e[size_t(td)], (run - 1) * w->stride + w->span);
+    else e[size_t(td)] = d == axis ? run : 1;
+  }
   return e;
 }
 
@@ -264,6 +296,10 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
   std::string why = "none of its result dims can be computed piece by piece";
   int64_t prefix = 1;  // pieces from the dims before `axis`
   for (int axis = 0; axis < int(out.size()); ++axis) {
+    if (axis > 0 && m.window[size_t(axis - 1)]) {  // a windowed dim is cut in runs, never one by one
+      why += cat("; ", op_name(op.kind), " is cut along at most one spatial dim");
+      break;
+    }
     if (!m.parallel[size_t(axis)]) {
       if (axis > 0) why += cat("; ", op_name(op.kind), " cannot be cut along dim ", axis, " of its result");
       break;
@@ -296,7 +332,13 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
         uint64_t stride = uint64_t(shape_numel(Shape(t.value->type.shape.begin() + td + 1, t.value->type.shape.end()))) *
                           dtype_size(t.value->type.dtype);
         if (d < axis && stride % l.align != 0) aligned = false;
-        if (d == axis) granule = std::lcm(granule, l.align / std::gcd(stride, l.align));
+        if (d == axis) {
+          // Through a window, piece b starts at row b * stride - pad: both terms must keep alignment.
+          const std::optional<Window>& w = t.window[size_t(d)];
+          const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
+          if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
+          granule = std::lcm(granule, l.align / std::gcd(step, l.align));
+        }
       }
     }
     if (fits && !aligned) why = cat("pieces cut at dim ", axis, " would not start at ", l.align, "-byte offsets");
@@ -307,6 +349,15 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
         int td = t.axis_of[size_t(axis)];
         if (td < 0 || t.in_registers) continue;
         std::vector<int64_t> one = piece_extent(t, axis, 1);
+        if (const std::optional<Window>& w = t.window[size_t(axis)]) {
+          // (run - 1) * stride + span rows of `row` bytes each must fit.
+          one[size_t(td)] = 1;
+          const uint64_t row = std::max<uint64_t>(bytes_of(t.value->type, one), 1);
+          const int64_t row_elems = std::max<int64_t>(shape_numel(one), 1);
+          const int64_t rows = std::min<int64_t>(int64_t(l.bytes / row), l.elements / row_elems);
+          run = std::min<int64_t>(run, rows < w->span ? 0 : (rows - w->span) / w->stride + 1);
+          continue;
+        }
         run = std::min<int64_t>(run, int64_t(l.bytes / std::max<uint64_t>(bytes_of(t.value->type, one), 1)));
         run = std::min<int64_t>(run, l.elements / std::max<int64_t>(shape_numel(one), 1));
       }
@@ -323,8 +374,20 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
   return why;
 }
 
-ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape) {
+ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begin, int64_t run, int axis,
+                        const Bound& input) {
   ir::AttrMap attrs = op.attrs;
+  // Cut through a window: the piece pads only where its rows reach past the input's edge.
+  if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+    ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
+    std::vector<int64_t> pads = g.pad_begin;
+    pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
+    const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
+    pads[size_t(w->spatial)] = std::max<int64_t>(0, w->pad_begin - begin * w->stride);
+    pads[size_t(g.spatial_rank + w->spatial)] =
+        std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim);
+    attrs["pads"] = pads;
+  }
   // Attributes that spell out the whole result shape follow the piece.
   if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
   if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
@@ -352,8 +415,14 @@ class Splitter {
       int td = t.axis_of[size_t(d)];
       if (td < 0) continue;
       int64_t s = d < cut_.axis ? index[size_t(d)] : begin;
+      int64_t e = s + (d < cut_.axis ? 1 : run);
+      if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == cut_.axis) {  // the rows read
+        const int64_t dim = t.value->type.shape[size_t(td)];
+        e = std::min(dim, (begin + run - 1) * w->stride - w->pad_begin + w->span);
+        s = std::max<int64_t>(0, begin * w->stride - w->pad_begin);
+      }
       starts.push_back(s);
-      ends.push_back(s + (d < cut_.axis ? 1 : run));
+      ends.push_back(e);
       axes.push_back(td);
     }
     if (starts.empty()) return const_cast<ir::Value*>(t.value);
@@ -373,7 +442,7 @@ class Splitter {
         for (int k = 0; k < op_->num_operands(); ++k) operands.push_back(slice(tensors_[size_t(k)], index, begin, run));
         Shape piece_shape = out;
         for (int d = 0; d <= cut_.axis; ++d) piece_shape[size_t(d)] = d < cut_.axis ? 1 : run;
-        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape),
+        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape, begin, run, cut_.axis, tensors_[0]),
                                      cat(op_->name, op_->name.empty() ? "" : ".", "part", pieces_.size()), op_->loc);
         check(piece->result()->type.shape == piece_shape, "internal: piece of ", op_->describe(), " has shape ",
               shape_str(piece->result()->type.shape), ", expected ", shape_str(piece_shape));

@@ -56,6 +56,27 @@ std::vector<SplitCase> split_cases() {
                          {{"pads", Ints{1, 1, 1, 1}}, {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});
        },
        1e-4},
+      // Rows with their halo: one image's input is beyond the range, cut along output rows.
+      {"conv_nhwc_rows_halo", [] {
+         return graph_of(K::Conv, {f32({1, 32, 16, 4}), f32({4, 4, 3, 3}), f32({4})},
+                         {{"pads", Ints{1, 1, 1, 1}}, {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});
+       },
+       1e-4},
+      {"conv_nhwc_rows_stride2_dilated", [] {
+         return graph_of(K::Conv, {f32({1, 33, 16, 4}), f32({4, 4, 3, 3})},
+                         {{"pads", Ints{2, 0, 1, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{2, 1}},
+                          {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});
+       },
+       1e-4},
+      {"max_pool_rows_of_one_channel", [] {
+         return graph_of(K::MaxPool, {f32({1, 2, 64, 32})},
+                         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"avg_pool_rows_count_include_pad", [] {
+         return graph_of(K::AvgPool, {f32({1, 2, 64, 32})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{1, 2}}, {"pads", Ints{1, 0, 1, 0}},
+                          {"count_include_pad", true}});
+       }},
       {"conv_transpose_channels", [] {
          return graph_of(K::ConvTranspose, {f32({1, 4, 16, 16}), f32({4, 8, 2, 2})}, {{"strides", Ints{2, 2}}});
        },
