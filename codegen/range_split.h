@@ -11,9 +11,13 @@
 // the pieces bind sub-ranges of the original tensors and write straight into the result, with no
 // copy. The tensors themselves stay whole.
 //
+// Conv and pooling are also cut along one spatial dim of their result: each piece reads its input
+// rows plus the halo its window overlaps into, with pads of its own at the input's edges.
+//
 // Not split (refused with the reason): dims that every output element reads along (a sort axis,
-// a conv's spatial dims with their halo, a matmul's K), and operands every piece reads whole
-// (a conv filter) that are themselves beyond the limit.
+// a matmul's K, a conv's input channels), pieces that would not be one contiguous range where
+// they must be views (columns of a row-major matrix, rows of an NCHW image with several channels),
+// and operands every piece reads whole (a conv filter) that are themselves beyond the limit.
 #pragma once
 
 #include <map>
