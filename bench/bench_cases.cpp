@@ -158,6 +158,11 @@ std::vector<BenchCase> make_cases(bool small) {
   cases.push_back(relu_case(n(int64_t(1) << 28, 1 << 14)));
   cases.push_back(relu_case(n(int64_t(1) << 28, 1 << 14), small ? 8192 : uint64_t(1) << 27, "_range128M"));
   cases.push_back(relu_case(n(1200000000, 1 << 15)));
+  // A conv with a 6 GiB result (issue 25's other example): pieces of batch images within one
+  // allocation, the result held in segments.
+  cases.push_back(conv_case("conv_6x64x1024x1024_f256_k3", conv, s({6, 64, 1024, 1024}, {2, 8, 32, 32}),
+                            s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1));
+  cases.back().group = "split";
   cases.push_back(conv_case("conv_resnet3x3_8x256x56x56", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
                             s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1));
   cases.push_back(conv_case("conv_1x1_8x256x56x56_f64", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),

@@ -10,6 +10,7 @@
 #include "ir/interpreter.h"
 #include "module/memory_footprint.h"
 #include "module/tensor_lookup.h"
+#include "runtime/context_internal.h"
 
 namespace vkc::test {
 namespace {
@@ -284,6 +285,11 @@ TEST(RangeSplit, StorageInSeveralAllocationsMatchesReference) {
     segmented += a.what.find("segment") != std::string::npos ? 1 : 0;
   }
   EXPECT_GE(segmented, 8) << "inputs, outputs and the arena should each be in segments";
+  // Again through staging buffers (a discrete GPU's path), themselves in segments.
+  o.context->impl().force_staging = true;
+  GpuRun staged = run_on_gpu(g, random_inputs(g, 13), o);
+  o.context->impl().force_staging = false;
+  EXPECT_TRUE(outputs_match(staged, o));
 }
 
 TEST(RangeSplit, DeviceTensorsInSeveralAllocations) {
