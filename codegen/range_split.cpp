@@ -15,6 +15,8 @@
 namespace vkc::codegen {
 namespace {
 
+using Ints = std::vector<int64_t>;
+
 // Per dim of the op's results: whether the op can be computed piece by piece along it, and which
 // dim of each operand follows it (-1: every piece reads that operand whole along it).
 // A result dim along which operand 0 is read through a sliding window (conv and pooling rows):
@@ -396,8 +398,9 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
 
 class Splitter {
  public:
-  Splitter(ir::Graph& g, ir::Op* op, const Cut& cut, std::vector<Bound> tensors)
-      : g_(g), op_(op), cut_(cut), tensors_(std::move(tensors)) {}
+  // `made`: collects the slices and concats it inserts (views, not work to split again).
+  Splitter(ir::Graph& g, ir::Op* op, const Cut& cut, std::vector<Bound> tensors, std::set<const ir::Op*>& made)
+      : g_(g), op_(op), cut_(cut), tensors_(std::move(tensors)), made_(made) {}
 
   // Inserts the pieces and the concats before op_, redirects its uses and erases it.
   std::vector<ir::Op*> run() {
@@ -428,6 +431,7 @@ class Splitter {
     if (starts.empty()) return const_cast<ir::Value*>(t.value);
     ir::Op* s = g_.insert_op(op_, ir::OpKind::Slice, {const_cast<ir::Value*>(t.value)},
                              {{"starts", starts}, {"ends", ends}, {"axes", axes}}, cat(op_->name, ".in"), op_->loc);
+    made_.insert(s);
     return s->result();
   }
 
@@ -464,6 +468,7 @@ class Splitter {
         continue;
       }
       ir::Op* c = g_.insert_op(op_, ir::OpKind::Concat, p, {{"axis", int64_t(level)}}, cat(op_->name, ".join"), op_->loc);
+      made_.insert(c);
       joined.push_back(c->result());
     }
     return joined;
@@ -474,6 +479,7 @@ class Splitter {
   Cut cut_;
   std::vector<Bound> tensors_;
   std::vector<ir::Op*> pieces_;
+  std::set<const ir::Op*>& made_;
 };
 
 std::string dim_name(const ir::Op& op, int axis) {
@@ -521,17 +527,68 @@ bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) 
   return false;
 }
 
+namespace {
+
+// A conv whose input is too big even for one image, in a layout with the channels outside the rows
+// (NCHW): partial convs over blocks of input channels, each block one contiguous run of the input,
+// summed by adds. Returns the partial convs, or nothing when the conv is not of that kind or no
+// block fits. The partial results are as large as the result: a later round cuts them further.
+std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made) {
+  if (op->kind != ir::OpKind::Conv) return {};
+  const ir::ConvGeometry geo = ir::conv_geometry(*op);
+  const ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  const size_t c_axis = size_t(geo.input_pos[1]);
+  if (geo.groups != 1 || geo.in_channels < 2 || !too_big(x->type, in, l)) return {};
+  for (size_t d = 0; d < c_axis; ++d)
+    if (in[d] != 1) return {};
+  Shape unit_shape = in;
+  unit_shape[c_axis] = 1;
+  const uint64_t unit = bytes_of(x->type, unit_shape);  // one input channel, all rows
+  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(unit, 1)),
+                                    l.elements / std::max<int64_t>(shape_numel(unit_shape), 1));
+  block -= block % int64_t(l.align / std::gcd(unit, l.align));
+  if (block < 1 || block >= geo.in_channels) return {};
+  std::vector<ir::Op*> partials;
+  ir::Value* sum = nullptr;
+  for (int64_t c0 = 0; c0 < geo.in_channels; c0 += block) {
+    const int64_t c1 = std::min(geo.in_channels, c0 + block);
+    auto channels = [&](ir::Value* v, int64_t axis) {
+      ir::Op* s = g.insert_op(op, ir::OpKind::Slice, {v}, {{"starts", Ints{c0}}, {"ends", Ints{c1}}, {"axes", Ints{axis}}},
+                              cat(op->name, ".in"), op->loc);
+      made.insert(s);
+      return s->result();
+    };
+    std::vector<ir::Value*> operands{channels(op->operand(0), int64_t(c_axis)), channels(op->operand(1), geo.filter_pos[1])};
+    if (op->num_operands() == 3 && c0 == 0) operands.push_back(op->operand(2));  // the bias once
+    ir::Op* part = g.insert_op(op, ir::OpKind::Conv, operands, op->attrs,
+                               cat(op->name, op->name.empty() ? "" : ".", "channels", c0, "-", c1 - 1), op->loc);
+    partials.push_back(part);
+    sum = sum ? g.insert_op(op, ir::OpKind::Add, {sum, part->result()}, {}, cat(op->name, ".sum"), op->loc)->result()
+              : part->result();
+  }
+  g.replace_all_uses(op->result(), sum);
+  g.erase_op(op);
+  return partials;
+}
+
+}  // namespace
+
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
                                                              const std::set<const ir::Value*>& in_registers) {
   const Limits l = limits_of(target);
   std::map<const ir::Op*, std::string> notes;
+  std::set<const ir::Op*> made;  // the slices and concats the rounds inserted
+  // Rounds: a conv split over its input channels leaves partial results and sums as large as its
+  // result, which the next round cuts like any other op.
+  for (int round = 0, changed = 1; changed && round < 4; ++round) {
+  changed = 0;
   for (ir::Op* op : graph.ops()) {
     if (op->kind == ir::OpKind::Constant || op->schema().category == ir::OpCategory::Reshape) continue;
     // A contiguous slice (e.g. one this pass made) and an in-place concat are views: they bind
     // nothing. A concat that turns out not to be in place binds its whole result and is caught by
     // the compiler's per-binding check.
-    // (Ops this pass inserts are not in this list: the loop walks the ops as they were.)
-    if (op->kind == ir::OpKind::Slice && contiguous_slice_offset(*op)) continue;
+    if (made.count(op) || (op->kind == ir::OpKind::Slice && contiguous_slice_offset(*op))) continue;
     if (op->kind == ir::OpKind::Concat && concat_may_be_in_place(*op, l)) continue;
     std::string over;  // "result tensor<...> is N bytes, above ..."
     for (const Bound& t : bound_tensors(*op, no_parallel(*op), in_registers))
@@ -543,13 +600,22 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     AxisMap m = axis_map(*op);
     std::vector<Bound> tensors = bound_tensors(*op, m, {});
     std::variant<Cut, std::string> cut = choose_cut(*op, m, tensors, l);
-    if (auto* why = std::get_if<std::string>(&cut))
-      throw Error(cat(op->describe(), ": ", over, ", and it cannot be split: ", *why));
+    changed = 1;
+    notes.erase(op);  // a piece of an earlier round cut again: its pieces get their own notes
+    if (auto* why = std::get_if<std::string>(&cut)) {
+      const std::string described = op->describe();
+      std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
+      if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why));
+      for (ir::Op* p : partials)
+        notes[p] = cat("one of ", partials.size(), " partial convs over blocks of input channels, summed: ", over);
+      continue;
+    }
     const Cut& c = std::get<Cut>(cut);
     int64_t along = ceil_div(op->result()->type.shape[size_t(c.axis)], c.run);
     std::string note = cat("split into ", c.pieces, " pieces of ", c.run, " along ", dim_name(*op, c.axis),
                            c.pieces > along ? " (for each index of the dims before it)" : "", ": ", over);
-    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors)).run()) notes[piece] = note;
+    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), made).run()) notes[piece] = note;
+  }
   }
   return notes;
 }
