@@ -14,10 +14,14 @@
 // Conv and pooling are also cut along one spatial dim of their result: each piece reads its input
 // rows plus the halo its window overlaps into, with pads of its own at the input's edges.
 //
+// A conv whose single image is beyond a binding in a channels-outside-rows layout (NCHW) runs as
+// partial convs over blocks of input channels (each block one contiguous run), summed by adds;
+// the pass runs in rounds, so partial results still too large are cut again.
+//
 // Not split (refused with the reason): dims that every output element reads along (a sort axis,
-// a matmul's K, a conv's input channels), pieces that would not be one contiguous range where
-// they must be views (columns of a row-major matrix, rows of an NCHW image with several channels),
-// and operands every piece reads whole (a conv filter) that are themselves beyond the limit.
+// a matmul's K), pieces that would not be one contiguous range where they must be views (columns
+// of a row-major matrix), and operands every piece reads whole (a conv filter) that are
+// themselves beyond the limit.
 #pragma once
 
 #include <map>
