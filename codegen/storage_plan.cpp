@@ -152,7 +152,6 @@ class Placement {
 
 uint64_t bytes_of(const ir::Value* v) { return uint64_t(v->type.size_bytes()); }
 
-
 // The operands' offsets in a concat's result when they lie end to end; nullopt otherwise.
 std::optional<std::vector<uint64_t>> end_to_end(const ir::Op& concat) {
   const Shape& out = concat.result()->type.shape;
