@@ -6,9 +6,9 @@
 #include <set>
 #include <variant>
 
+#include "codegen/split_axes.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
-#include "ir/resize_geometry.h"
 #include "support/error.h"
 #include "support/int_math.h"
 
@@ -16,204 +16,6 @@ namespace vkc::codegen {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-// Per dim of the op's results: whether the op can be computed piece by piece along it, and which
-// dim of each operand follows it (-1: every piece reads that operand whole along it).
-// A result dim along which operand 0 is read through a sliding window (conv and pooling rows):
-// output indices [o, o + r) read input indices [o * stride - pad, (o + r - 1) * stride - pad + span)
-// of the mapped dim, the overlap between pieces being the halo. Pieces get their own pads.
-struct Window {
-  int64_t stride = 1, span = 1, pad_begin = 0;  // span: (kernel - 1) * dilation + 1
-  int spatial = 0;                              // which spatial dim (index into pads)
-};
-
-struct AxisMap {
-  std::vector<bool> parallel;                  // per result dim (every result has result 0's rank)
-  std::vector<std::vector<int>> operand_axis;  // [operand][result dim]
-  std::vector<std::optional<Window>> window;   // per result dim: operand 0 read through a window
-};
-
-AxisMap no_parallel(const ir::Op& op) {
-  size_t rank = op.result()->type.shape.size();
-  return {std::vector<bool>(rank, false), std::vector<std::vector<int>>(op.operands.size(), std::vector<int>(rank, -1)),
-          std::vector<std::optional<Window>>(rank)};
-}
-
-// Numpy broadcasting: operand dim d lines up with result dim d + (result rank - operand rank);
-// a size-1 operand dim under a larger result dim is read whole.
-void map_right_aligned(const ir::Op& op, int operand, AxisMap& m) {
-  const Shape& out = op.result()->type.shape;
-  const Shape& in = op.operand(operand)->type.shape;
-  for (size_t d = 0; d < out.size(); ++d) {
-    int64_t od = int64_t(d) - int64_t(out.size() - in.size());
-    if (od >= 0 && in[size_t(od)] == out[d]) m.operand_axis[size_t(operand)][d] = int(od);
-  }
-}
-
-// Result dims equal to an operand dim of the same index (sort, softmax, reductions that keep dims).
-void map_same_axes(const ir::Op& op, const std::set<int>& excluded, AxisMap& m) {
-  for (size_t d = 0; d < m.parallel.size(); ++d) {
-    if (excluded.count(int(d))) continue;
-    m.parallel[d] = true;
-    for (size_t k = 0; k < op.operands.size(); ++k)
-      if (op.operand(int(k))->type.shape.size() == m.parallel.size()) m.operand_axis[k][d] = int(d);
-  }
-}
-
-int norm_axis(int64_t axis, size_t rank) { return int(axis < 0 ? axis + int64_t(rank) : axis); }
-
-// Conv and pooling: each output spatial dim reads its input dim through a window.
-void map_windows(const ir::ConvGeometry& g, AxisMap& m) {
-  for (int j = 0; j < g.spatial_rank; ++j) {
-    size_t d = size_t(g.output_pos[size_t(2 + j)]);
-    m.parallel[d] = true;
-    m.operand_axis[0][d] = g.input_pos[size_t(2 + j)];
-    m.window[d] = Window{g.strides[size_t(j)], (g.kernel[size_t(j)] - 1) * g.dilations[size_t(j)] + 1,
-                         g.pad_begin[size_t(j)], j};
-  }
-}
-
-AxisMap axis_map(const ir::Op& op) {
-  AxisMap m = no_parallel(op);
-  const size_t rank = m.parallel.size();
-  using K = ir::OpKind;
-  switch (op.schema().category) {
-    case ir::OpCategory::Unary:
-    case ir::OpCategory::Binary:
-    case ir::OpCategory::Ternary:
-      std::fill(m.parallel.begin(), m.parallel.end(), true);
-      for (int k = 0; k < op.num_operands(); ++k) map_right_aligned(op, k, m);
-      return m;
-    case ir::OpCategory::Quant: {
-      // The tensor lines up dim by dim; per-axis scales and zero points follow dim `axis`.
-      std::fill(m.parallel.begin(), m.parallel.end(), true);
-      map_right_aligned(op, 0, m);
-      int axis = norm_axis(op.attr_int("axis"), rank);
-      for (int k = 1; k < op.num_operands(); ++k)
-        if (op.operand(k)->type.numel() > 1 && axis >= 0 && size_t(axis) < rank) m.operand_axis[size_t(k)][size_t(axis)] = 0;
-      return m;
-    }
-    case ir::OpCategory::Conv: {
-      ir::ConvGeometry g = ir::conv_geometry(op);
-      size_t n = size_t(g.output_pos[0]);
-      m.parallel[n] = true;
-      m.operand_axis[0][n] = g.input_pos[0];
-      if (op.kind != K::Im2Col && g.groups == 1) {  // output channels: filter rows (and bias)
-        size_t f = size_t(g.output_pos[1]);
-        m.parallel[f] = true;
-        m.operand_axis[1][f] = g.filter_pos[0];
-        if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
-      }
-      if (op.kind == K::Conv) map_windows(g, m);
-      return m;
-    }
-    case ir::OpCategory::Pool: {
-      if (op.kind == K::MaxPoolWithIndices) return m;  // its indices count over the whole tensor
-      ir::ConvGeometry g = ir::pool_geometry(op);
-      for (int i = 0; i < 2; ++i) {
-        m.parallel[size_t(g.output_pos[size_t(i)])] = true;
-        m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
-      }
-      // ceil_mode's last window may reach past the pads, which a piece's own pads cannot repeat.
-      if (!op.attr_bool("global") && !op.attr_bool("ceil_mode")) map_windows(g, m);
-      return m;
-    }
-    case ir::OpCategory::Contraction: {
-      const Shape& a = op.operand(0)->type.shape;
-      const Shape& b = op.operand(1)->type.shape;
-      if (a.size() < 2 || b.size() < 2) return m;
-      bool ta = op.attr_bool("transpose_a"), tb = op.attr_bool("transpose_b");
-      size_t batch = rank - 2;
-      for (size_t d = 0; d < batch; ++d) m.parallel[d] = true;
-      map_right_aligned(op, 0, m);
-      map_right_aligned(op, 1, m);
-      for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
-      m.parallel[batch] = m.parallel[batch + 1] = true;
-      m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);       // rows of A
-      m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);   // columns of B
-      if (op.num_operands() == 3) map_right_aligned(op, 2, m);                // gemm's C
-      return m;
-    }
-    case ir::OpCategory::Reduction: {
-      const Shape& in = op.operand(0)->type.shape;
-      std::set<int> reduced;
-      if (op.kind == K::ArgMax || op.kind == K::ArgMin) {
-        reduced.insert(norm_axis(op.attr_int("axis"), in.size()));
-      } else if (op.has_attr("axes")) {
-        for (int64_t a : op.attr_ints("axes")) reduced.insert(norm_axis(a, in.size()));
-      } else {
-        for (size_t d = 0; d < in.size(); ++d) reduced.insert(int(d));
-      }
-      if (op.attr_bool("keepdims")) {
-        map_same_axes(op, reduced, m);
-      } else {  // the kept dims in order
-        size_t out = 0;
-        for (size_t d = 0; d < in.size(); ++d) {
-          if (reduced.count(int(d))) continue;
-          m.parallel[out] = true;
-          m.operand_axis[0][out++] = int(d);
-        }
-      }
-      return m;
-    }
-    case ir::OpCategory::Normalize:
-    case ir::OpCategory::Sort:
-      map_same_axes(op, {norm_axis(op.attr_int("axis"), rank)}, m);
-      return m;
-    case ir::OpCategory::DataMovement:
-      switch (op.kind) {
-        case K::Resize: {
-          ir::ResizeGeometry g = ir::resize_geometry(op);
-          std::set<int> moving;
-          for (size_t d = 0; d < rank; ++d)
-            if (!g.axes[d].identity || g.extrapolates()) moving.insert(int(d));
-          map_same_axes(op, moving, m);
-          return m;
-        }
-        case K::Transpose: {
-          const std::vector<int64_t>& perm = op.attr_ints("perm");
-          std::fill(m.parallel.begin(), m.parallel.end(), true);
-          for (size_t d = 0; d < rank; ++d) m.operand_axis[0][d] = int(perm[d]);
-          return m;
-        }
-        case K::Pad: {
-          const std::vector<int64_t>& pads = op.attr_ints("pads");
-          std::set<int> padded;
-          for (size_t d = 0; d < rank; ++d)
-            if (pads[d] != 0 || pads[rank + d] != 0) padded.insert(int(d));
-          map_same_axes(op, padded, m);
-          return m;
-        }
-        case K::Reverse: {
-          std::set<int> reversed;
-          for (int64_t a : op.attr_ints("axes")) reversed.insert(norm_axis(a, rank));
-          map_same_axes(op, reversed, m);
-          return m;
-        }
-        case K::Slice: {
-          std::set<int> sliced;
-          const std::vector<int64_t>& starts = op.attr_ints("starts");
-          for (size_t i = 0; i < starts.size(); ++i) {
-            int a = op.has_attr("axes") ? norm_axis(op.attr_ints("axes")[i], rank) : int(i);
-            if (op.operand(0)->type.shape[size_t(a)] != op.result()->type.shape[size_t(a)] ||
-                op.attr_ints_or("steps", std::vector<int64_t>(starts.size(), 1))[i] != 1)
-              sliced.insert(a);
-          }
-          map_same_axes(op, sliced, m);
-          return m;
-        }
-        case K::Concat:
-          map_same_axes(op, {norm_axis(op.attr_int("axis"), rank)}, m);
-          return m;
-        case K::Broadcast:
-          std::fill(m.parallel.begin(), m.parallel.end(), true);
-          map_right_aligned(op, 0, m);
-          return m;
-        default: return m;
-      }
-    default: return m;  // constants and reshape views bind nothing; anything new: not split
-  }
-}
 
 // One tensor an op binds: an operand (dims follow result dims through `axis_of`) or a result.
 struct Bound {
@@ -482,20 +284,11 @@ class Splitter {
   std::set<const ir::Op*>& made_;
 };
 
-std::string dim_name(const ir::Op& op, int axis) {
-  if (op.schema().category == ir::OpCategory::Conv || op.schema().category == ir::OpCategory::Pool) {
-    ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
-    if (axis == g.output_pos[0]) return "batch";
-    if (axis == g.output_pos[1]) return "channels";
-  }
-  return cat("dim ", axis);
-}
-
 // A concat whose operands lie end to end in its result and each fit: storage_plan.h may write it
 // in place.
 bool concat_may_be_in_place(const ir::Op& op, const Limits& l) {
   const Shape& out = op.result()->type.shape;
-  int axis = norm_axis(op.attr_int("axis"), out.size());
+  int axis = normalized_axis(op.attr_int("axis"), out.size());
   for (int d = 0; d < axis; ++d)
     if (out[size_t(d)] != 1) return false;
   for (const ir::Value* v : op.operands)

@@ -14,11 +14,11 @@ std::vector<DeviceAllocation> module_allocations(const Manifest& m, uint64_t max
   std::vector<DeviceAllocation> whole;
   for (const TensorDesc& t : m.tensors) {
     if (!t.view_of.empty()) continue;
-    if (t.role == TensorRole::Input) whole.push_back({cat("input '", t.name, "'"), storage_buffer_bytes(t.size_bytes())});
-    if (t.role == TensorRole::Output) whole.push_back({cat("output '", t.name, "'"), storage_buffer_bytes(t.size_bytes())});
+    if (t.role == TensorRole::Input || t.role == TensorRole::Output)
+      whole.push_back({storage_name(t.role, t.name), storage_buffer_bytes(t.size_bytes())});
   }
-  whole.push_back({"constants", storage_buffer_bytes(m.constants_bytes)});
-  whole.push_back({"arena", storage_buffer_bytes(m.arena_bytes)});
+  whole.push_back({storage_name(TensorRole::Constant, ""), storage_buffer_bytes(m.constants_bytes)});
+  whole.push_back({storage_name(TensorRole::Intermediate, ""), storage_buffer_bytes(m.arena_bytes)});
   if (max_allocation == 0) return whole;
   // Storage above one allocation is held in segments (module/storage_segments.h).
   std::map<std::string, std::vector<ByteRange>> used;

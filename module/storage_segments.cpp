@@ -14,17 +14,17 @@ constexpr uint64_t kEvenAlignment = 256;
 uint64_t round_down(uint64_t x, uint64_t a) { return x / a * a; }
 uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-std::string storage_name(const TensorDesc& root) {
-  switch (root.role) {
-    case TensorRole::Input: return cat("input '", root.name, "'");
-    case TensorRole::Output: return cat("output '", root.name, "'");
+}  // namespace
+
+std::string storage_name(TensorRole role, const std::string& tensor) {
+  switch (role) {
+    case TensorRole::Input: return cat("input '", tensor, "'");
+    case TensorRole::Output: return cat("output '", tensor, "'");
     case TensorRole::Constant: return "constants";
     case TensorRole::Intermediate: return "arena";
   }
   return "arena";
 }
-
-}  // namespace
 
 std::map<std::string, std::vector<ByteRange>> bound_ranges(const Manifest& m) {
   std::map<std::string, std::vector<ByteRange>> out;
@@ -34,7 +34,7 @@ std::map<std::string, std::vector<ByteRange>> bound_ranges(const Manifest& m) {
       const TensorDesc& t = tensors.tensor(b.tensor);
       const TensorDesc& root = tensors.storage_of(b.tensor);
       uint64_t base = root.role == TensorRole::Constant || root.role == TensorRole::Intermediate ? root.offset : 0;
-      if (t.size_bytes() > 0) out[storage_name(root)].push_back({base + tensors.offset_in_storage(b.tensor), t.size_bytes()});
+      if (t.size_bytes() > 0) out[storage_name(root.role, root.name)].push_back({base + tensors.offset_in_storage(b.tensor), t.size_bytes()});
     }
   return out;
 }

@@ -24,8 +24,11 @@ struct ByteRange {
   uint64_t size = 0;
 };
 
-// The byte ranges the dispatches bind in each storage, keyed as module_allocations names them:
-// "input 'x'", "output 'y'", "constants", "arena".
+// The name of the storage a root tensor of `role` owns, as reports, errors and the maps below use
+// it: "input 'x'", "output 'y'", "constants", "arena".
+std::string storage_name(TensorRole role, const std::string& tensor);
+
+// The byte ranges the dispatches bind in each storage, keyed by storage_name.
 std::map<std::string, std::vector<ByteRange>> bound_ranges(const Manifest& m);
 
 // Segment starts (the first is 0) for a storage of `size` bytes in which `used` ranges must each

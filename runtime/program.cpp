@@ -241,11 +241,11 @@ void Program::Impl::create_buffers() {
   };
   for (const TensorDesc& t : manifest.tensors) {
     if (!t.view_of.empty()) continue;
-    if (t.role == TensorRole::Input) input_buffers[t.name] = storage(t.size_bytes(), cat("input '", t.name, "'"));
-    if (t.role == TensorRole::Output) output_buffers[t.name] = storage(t.size_bytes(), cat("output '", t.name, "'"));
+    if (t.role == TensorRole::Input) input_buffers[t.name] = storage(t.size_bytes(), storage_name(t.role, t.name));
+    if (t.role == TensorRole::Output) output_buffers[t.name] = storage(t.size_bytes(), storage_name(t.role, t.name));
   }
-  constants = storage(manifest.constants_bytes, "constants");
-  arena = storage(manifest.arena_bytes, "arena");
+  constants = storage(manifest.constants_bytes, storage_name(TensorRole::Constant, ""));
+  arena = storage(manifest.arena_bytes, storage_name(TensorRole::Intermediate, ""));
   dummy = std::make_unique<Buffer>(ctx, 4, BufferUse::Storage, "zero-size tensor placeholder");
   for (const std::string& name : manifest.inputs) {
     SegmentedBuffer& b = buffer_of(resolve_storage(manifest, name));

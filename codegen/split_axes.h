@@ -1,0 +1,43 @@
+// Along which dims of its result each op can be computed piece by piece, and what each piece
+// reads of each operand: the per-op rules behind the range split (codegen/range_split.h). A dim
+// is listed only where pieces computed on their own and rejoined equal the whole op exactly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace vkc::codegen {
+
+// A result dim along which operand 0 is read through a sliding window (conv and pooling rows):
+// output indices [o, o + r) read input indices [o * stride - pad, (o + r - 1) * stride - pad + span)
+// of the mapped dim, the overlap between pieces being the halo. Pieces get their own pads.
+struct Window {
+  int64_t stride = 1, span = 1, pad_begin = 0;  // span: (kernel - 1) * dilation + 1
+  int spatial = 0;                              // which spatial dim (index into pads)
+};
+
+// Per dim of the op's results: whether the op can be computed piece by piece along it, and which
+// dim of each operand follows it (-1: every piece reads that operand whole along it).
+struct AxisMap {
+  std::vector<bool> parallel;                  // per result dim (every result has result 0's rank)
+  std::vector<std::vector<int>> operand_axis;  // [operand][result dim]
+  std::vector<std::optional<Window>> window;   // per result dim: operand 0 read through a window
+};
+
+// No dim can be cut: every operand read whole.
+AxisMap no_parallel(const ir::Op& op);
+
+// The rules per op category (a new category is not split until it gets its row here).
+AxisMap axis_map(const ir::Op& op);
+
+// "batch" / "channels" for conv and pooling results, else "dim N": for reports.
+std::string dim_name(const ir::Op& op, int axis);
+
+// A possibly negative axis attribute as an index into `rank` dims.
+inline int normalized_axis(int64_t axis, size_t rank) { return int(axis < 0 ? axis + int64_t(rank) : axis); }
+
+}  // namespace vkc::codegen
