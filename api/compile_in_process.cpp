@@ -12,8 +12,9 @@ ir::Graph load_graph(const std::string& path, const LoadOptions& options) {
     std::string e(ext);
     return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
   };
-  if (ends_with(".onnx")) return onnx::import_model(path, {options.input_shapes});
+  if (ends_with(".onnx")) return onnx::import_model(path, {options.input_shapes, options.input_values});
   check(options.input_shapes.empty(), path, ": --input-shape applies to ONNX models only");
+  check(options.input_values.empty(), path, ": input values bound at compile time apply to ONNX models only");
   check(ends_with(".vkir"), path, ": unknown input format (expected .vkir or .onnx)");
   return ir::parse_graph_file(path);
 }

@@ -14,6 +14,7 @@ namespace vkc {
 
 struct LoadOptions {
   std::map<std::string, Shape> input_shapes;  // pins dynamic ONNX input dims by input name
+  std::map<std::string, HostTensor> input_values = {};  // binds ONNX graph inputs to values (constants)
 };
 
 // Loads a graph from a .vkir text file or an .onnx model, by extension. Errors name the file.

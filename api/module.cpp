@@ -94,7 +94,7 @@ Module Module::load_or_recompile(const std::string& path, const Device& device) 
 }
 
 Module Module::compile(const std::string& model_path, const Device& device, const CompileOptions& options) {
-  ir::Graph graph = load_graph(model_path, {options.input_shapes});
+  ir::Graph graph = load_graph(model_path, {options.input_shapes, options.input_values});
   if (!options.module_cache_dir || options.module_cache_dir->empty()) return compile(graph, device, options);
   // The cache (api/module_cache.h) is keyed by the graph printed with its weights digested; the
   // full text, which the module carries, is printed only on a miss.

@@ -45,9 +45,17 @@ ir::Value* NodeContext::input(int i) {
 }
 
 const HostTensor& NodeContext::constant_input(int i, const std::string& what) {
-  const HostTensor* t = constant_data(input(i));
-  if (!t) unsupported(cat(what, " (input ", i, ") must be a constant"));
-  return *t;
+  ir::Value* v = input(i);
+  const HostTensor* t = constant_data(v);
+  if (t) return *t;
+  const auto& inputs = ctx.graph.inputs();
+  if (std::find(inputs.begin(), inputs.end(), v) != inputs.end()) {
+    ctx.values_needed.insert(node.input(i));
+    ++ctx.value_requests;
+    unsupported(cat(what, " (input ", i, ") must be known when compiling; it is graph input '", node.input(i),
+                    "': give its value (vkc::ModelSession and vk-run specialize on it at first use)"));
+  }
+  unsupported(cat(what, " (input ", i, ") must be a constant"));
 }
 
 std::vector<int64_t> NodeContext::constant_ints(int i, const std::string& what) {

@@ -27,6 +27,11 @@ struct ImportContext {
   std::set<std::string> graph_output_names;
   // How many node inputs and graph outputs read each ONNX value name.
   std::map<std::string, int> use_counts;
+  // Graph inputs whose values some node needs at compile time (a Reshape's shape, TopK's K fed as
+  // graph inputs): import_model reports them as InputValuesNeeded, so a caller that has the
+  // values (a session at first use) can bind them and import again.
+  std::set<std::string> values_needed;
+  int64_t value_requests = 0;  // how often a node asked for one (a second node may ask for the same)
 
   // The IR value of an ONNX name, materializing an initializer as a constant on first use.
   // Returns nullptr when the name is unknown.
@@ -50,7 +55,8 @@ class NodeContext {
   bool has_input(int i) const;
   int num_inputs() const { return node.input_size(); }
   ir::Value* input(int i);
-  // Constant data of input i, or an Unsupported naming `what` when it is not a constant.
+  // Constant data of input i, or an Unsupported naming `what` when it is not a constant (a graph
+  // input there is also recorded in ctx.values_needed).
   const HostTensor& constant_input(int i, const std::string& what);
   std::vector<int64_t> constant_ints(int i, const std::string& what);
   std::vector<double> constant_floats(int i, const std::string& what);

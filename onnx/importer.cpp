@@ -121,7 +121,7 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
   ir::Graph graph;
   graph.source = path;
   ImportContext ctx{graph, path, std::filesystem::path(path).parent_path().string(), opset,
-                    ir::Location{path, 0, 0}, {}, {}, {}, {}};
+                    ir::Location{path, 0, 0}, {}, {}, {}, {}, {}, 0};
   for (const auto& init : gp.initializer()) ctx.initializers[init.name()] = &init;
   check(gp.sparse_initializer_size() == 0, path, ": sparse initializers are not supported");
   check_single_writer(path, gp);
@@ -157,9 +157,13 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
   // Values produced by nodes that failed: their consumers are skipped (they would only repeat
   // the same failure) unless their own op type is unknown too.
   std::set<std::string> poisoned;
+  size_t input_problems = problems.size();  // the graph inputs' own problems: never resolved by values
+  size_t value_problems = 0;                // nodes that failed only for want of an input's value
   for (const ::onnx::NodeProto& node : gp.node()) {
     NodeContext nc(ctx, node);
+    const int64_t requests_before = ctx.value_requests;
     auto fail = [&](const std::string& reason) {
+      if (ctx.value_requests > requests_before) ++value_problems;
       problems.push_back(cat(nc.label(), ": ", reason));
       for (const std::string& o : node.output()) poisoned.insert(o);
     };
@@ -203,8 +207,13 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
   if (!problems.empty()) {
     std::string list;
     for (const std::string& p : problems) list += (list.empty() ? "" : "; ") + p;
-    throw Error(cat(path, ": cannot import ", problems.size(), " item",
-                    problems.size() == 1 ? "" : "s", ": ", list));
+    std::string message = cat(path, ": cannot import ", problems.size(), " item", problems.size() == 1 ? "" : "s",
+                              ": ", list);
+    // Nodes after the ones that failed were skipped, so once the values are bound another import
+    // may still find problems; those are reported then.
+    if (input_problems == 0 && value_problems == problems.size())
+      throw InputValuesNeeded(message, {ctx.values_needed.begin(), ctx.values_needed.end()});
+    throw Error(message);
   }
 
   std::set<ir::Value*> taken;
@@ -218,6 +227,31 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
   graph.remove_dead_ops();
   ir::verify_graph(graph);
   return graph;
+}
+
+std::vector<ModelInput> read_model_inputs(const std::string& path) {
+  ::onnx::ModelProto model = read_model_proto(path);
+  const ::onnx::GraphProto& gp = model.graph();
+  std::set<std::string> initializers;
+  for (const auto& init : gp.initializer()) initializers.insert(init.name());
+  std::vector<ModelInput> inputs;
+  for (const auto& in : gp.input()) {
+    if (initializers.count(in.name())) continue;
+    check(in.type().has_tensor_type(), path, ": graph input '", in.name(), "': only tensor inputs are supported");
+    const auto& tt = in.type().tensor_type();
+    std::optional<DType> dtype = dtype_from_onnx(tt.elem_type());
+    check(dtype.has_value(), path, ": graph input '", in.name(), "': element type ", onnx_dtype_name(tt.elem_type()),
+          " is not supported");
+    ModelInput m{in.name(), *dtype, tt.has_shape(), {}, {}};
+    if (tt.has_shape())
+      for (const auto& d : tt.shape().dim()) {
+        bool is_static = d.has_dim_value() && d.dim_value() >= 0;
+        m.dims.push_back(is_static ? d.dim_value() : -1);
+        m.symbols.push_back(!is_static && d.has_dim_param() ? d.dim_param() : std::string());
+      }
+    inputs.push_back(std::move(m));
+  }
+  return inputs;
 }
 
 }  // namespace vkc::onnx

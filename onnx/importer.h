@@ -3,8 +3,10 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
+#include "support/error.h"
 
 namespace vkc::onnx {
 
@@ -16,6 +18,30 @@ struct ImportOptions {
   // constants; the conformance runner uses it with the test data's values.
   std::map<std::string, HostTensor> constant_inputs = {};
 };
+
+// Thrown by import_model when the only obstacle is that some nodes need the values of graph
+// inputs at compile time (a Reshape's shape, TopK's K, Squeeze's axes fed at run time): `names`
+// are those inputs; binding them with ImportOptions::constant_inputs lets the import proceed.
+class InputValuesNeeded : public Error {
+ public:
+  InputValuesNeeded(const std::string& message, std::vector<std::string> input_names)
+      : Error(message), names(std::move(input_names)) {}
+  std::vector<std::string> names;
+};
+
+// A graph input as the model declares it: each dim a number, or a symbol (dim_param, "" when the
+// dim is dynamic without a name).
+struct ModelInput {
+  std::string name;
+  DType dtype = DType::f32;
+  bool has_shape = false;           // no shape at all: only --input-shape / the run can say
+  std::vector<int64_t> dims;        // -1 where dynamic
+  std::vector<std::string> symbols; // per dim: the dim_param ("" where static or unnamed)
+};
+
+// The model's graph inputs (initializers listed as inputs excluded), in order. Errors name the
+// file; an input of a type vkc cannot take is refused here too.
+std::vector<ModelInput> read_model_inputs(const std::string& path);
 
 // Reads a .onnx model (opsets 11-21; older opsets where the node's form is known; external data
 // files resolved next to the model). Every

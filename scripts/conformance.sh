@@ -41,9 +41,10 @@ bar_filter=$(cat "$here/tests/conformance/bar_filter.txt")
   echo "- **fail**: the model imported but the result differs or compilation/execution failed. A"
   echo "  failure says whether the device differs from vkc's reference interpreter (a kernel bug) or"
   echo "  the interpreter differs from ONNX too (a semantic difference)."
-  echo "- Inputs a model takes as graph inputs but vkc needs as constants (a Reshape's shape, Clip's"
-  echo "  bounds, TopK's K) are bound to the test data's values when every data set agrees; such"
-  echo "  rows say \"bound as constants\"."
+  echo "- Every input is fed at run time, except those the importer needs by value (a Reshape's"
+  echo "  shape, TopK's K, Clip's bounds): the module is specialized on their values, as"
+  echo "  vkc::ModelSession and vk-run do at first use (docs/api.md), when every data set gives the"
+  echo "  same value; such rows say \"specialized on the values of\"."
   echo "- The CTest entry \`onnx.conformance_bar\` requires every test matching"
   echo "  \`tests/conformance/bar_filter.txt\` to pass (unsupported ones excepted)."
   echo

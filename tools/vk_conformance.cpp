@@ -149,34 +149,39 @@ Outcome run_test(const fs::path& test, vkc::rt::Context& context, const Toleranc
     for (size_t i = 0; i < set.size(); ++i)
       if (set[i].name.empty()) set[i].name = names[i];
   }
-  // Import as is; then with the data's shapes pinned (dynamic dims); then also with the inputs
-  // after the first bound to the data's values (operands vkc needs as constants, such as a
-  // Reshape's shape or Clip's bounds: only those every data set gives the same value).
+  // Import with the data's shapes pinned (as vkc::ModelSession does at first use); then with the
+  // inputs the importer needs by value (a Reshape's shape, TopK's K, Clip's bounds fed as inputs)
+  // bound to the data's values, when every data set gives the same value: the module is then
+  // specialized on them, as ModelSession would. Every other input is fed at run time.
   vkc::ir::Graph graph;
   std::string note;
   std::string first_error;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    vkc::onnx::ImportOptions options;
-    if (attempt >= 1)
-      for (const auto& t : inputs[0]) options.input_shapes[t.name] = t.tensor.shape();
-    if (attempt == 2) {
-      for (size_t i = 0; i < inputs[0].size(); ++i) {
-        const vkc::HostTensor& t = inputs[0][i].tensor;
-        if (i == 0) continue;
-        bool same = std::all_of(inputs.begin(), inputs.end(), [&](const auto& set) { return set[i].tensor == t; });
-        if (!same) continue;
-        options.constant_inputs[inputs[0][i].name] = t;
-        options.input_shapes.erase(inputs[0][i].name);
-        note += (note.empty() ? "bound as constants: " : ", ") + inputs[0][i].name;
-      }
-      if (options.constant_inputs.empty()) break;
-    }
+  vkc::onnx::ImportOptions options;
+  for (const auto& t : inputs[0]) options.input_shapes[t.name] = t.tensor.shape();
+  for (size_t attempt = 0; attempt <= inputs[0].size(); ++attempt) {  // each retry binds one more input at least
     try {
       graph = vkc::onnx::import_model(model, options);
       first_error.clear();
       break;
+    } catch (const vkc::onnx::InputValuesNeeded& need) {
+      first_error = need.what();
+      bool bound = false;
+      for (const std::string& name : need.names) {
+        size_t i = 0;
+        while (i < inputs[0].size() && inputs[0][i].name != name) ++i;
+        if (i == inputs[0].size() || options.constant_inputs.count(name)) continue;
+        const vkc::HostTensor& t = inputs[0][i].tensor;
+        bool same = std::all_of(inputs.begin(), inputs.end(), [&](const auto& set) { return set[i].tensor == t; });
+        if (!same) continue;
+        options.constant_inputs[name] = t;
+        options.input_shapes.erase(name);
+        note += (note.empty() ? "specialized on the values of: " : ", ") + name;
+        bound = true;
+      }
+      if (!bound) break;
     } catch (const vkc::Error& e) {
-      first_error = e.what();  // the last attempt's reason is the most specific
+      first_error = e.what();
+      break;
     }
   }
   if (!first_error.empty()) return {"unsupported", first_error};

@@ -24,6 +24,7 @@ const char* kUsage =
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
     "              [--benchmark N] [--profile] [--recompile] [--no-cache] [--robust]\n"
     "              [--device-io] [--list-devices]\n"
+    "  an ONNX model's symbolic dims take the --input files' shapes (compiled once per shape)\n"
     "  --device-io          with --benchmark: also time runs whose inputs and outputs stay in\n"
     "                       device memory (uploaded once; no copies in the timed runs)\n"
     "  --recompile          recompile a module whose target exceeds the device, or that another\n"
@@ -91,6 +92,86 @@ void check_against_reference(const vkc::Module& module, const std::map<std::stri
   vkc::check(ok, "outputs differ from the reference interpreter beyond tolerance ", tolerance);
 }
 
+// What vk-run needs to read or generate one input.
+struct InputSpec {
+  std::string name;
+  vkc::DType dtype = vkc::DType::f32;
+  std::optional<vkc::Shape> shape;  // unset: symbolic, only a file (or --input-shape) gives it
+  std::string symbolic;             // which dim is symbolic, for the message
+};
+
+InputSpec spec_of(const vkc::ModelInputInfo& in, const std::map<std::string, vkc::Shape>& pinned) {
+  InputSpec s{in.name, in.dtype, std::nullopt, ""};
+  auto pin = pinned.find(in.name);
+  if (pin != pinned.end()) {
+    s.shape = pin->second;
+    return s;
+  }
+  if (!in.has_shape) {
+    s.symbolic = "has no declared shape";
+    return s;
+  }
+  vkc::Shape shape;
+  for (size_t d = 0; d < in.dims.size(); ++d) {
+    if (in.dims[d].value < 0 && s.symbolic.empty())
+      s.symbolic = vkc::cat("dim ", d, in.dims[d].symbol.empty() ? "" : " ('" + in.dims[d].symbol + "')", " is symbolic");
+    shape.push_back(in.dims[d].value);
+  }
+  if (s.symbolic.empty()) s.shape = shape;
+  return s;
+}
+
+void print_origin(vkc::ModuleOrigin origin, const vkc::CompileOptions& compile_options) {
+  switch (origin) {
+    case vkc::ModuleOrigin::Loaded: break;
+    case vkc::ModuleOrigin::Compiled:
+      std::cout << "module: compiled"
+                << (compile_options.module_cache_dir.value_or("").empty() ? "" : " (kept in the module cache)") << "\n";
+      break;
+    case vkc::ModuleOrigin::Cached: std::cout << "module: loaded from the module cache\n"; break;
+    case vkc::ModuleOrigin::Recompiled:
+      std::cout << "module: recompiled from its source graph (written by another vkc format version)\n";
+      break;
+  }
+}
+
+// --input files (converted to the input's dtype, with notes), then seeded random data for the rest.
+std::map<std::string, vkc::HostTensor> make_inputs(const std::vector<std::string>& input_args, const std::string& seed,
+                                                   uint32_t seed_value, const std::vector<InputSpec>& specs) {
+  std::map<std::string, vkc::HostTensor> inputs;
+  std::string known;
+  for (const InputSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+  for (const std::string& a : input_args) {
+    auto [name, file] = vkc::cli::split_assignment(a, "--input");
+    const InputSpec* spec = nullptr;
+    for (const InputSpec& s : specs)
+      if (s.name == name) spec = &s;
+    vkc::check(spec != nullptr, "--input ", name, ": the module has no input named '", name, "' (its inputs are: ",
+               known, ")");
+    // NumPy's float64 and Fortran-order defaults are converted, each with a note on stderr, so
+    // the user knows the file they gave is not exactly what ran.
+    std::vector<std::string> notes;
+    inputs[name] = vkc::read_npy_for(file, spec->dtype, notes);
+    for (const std::string& n : notes) std::cerr << "vk-run: note: " << n << "\n";
+  }
+  // A seed that generates nothing would be silently ignored.
+  vkc::check(seed.empty() || inputs.size() < specs.size(),
+             "usage: --random-inputs is unused: every input is given with --input");
+  std::mt19937 rng(seed_value);
+  for (const InputSpec& t : specs) {
+    if (inputs.count(t.name)) continue;
+    vkc::check(!seed.empty(), "input '", t.name, "' is missing (give --input ", t.name,
+               "=FILE.npy or --random-inputs SEED)");
+    vkc::check(t.shape.has_value(), "input '", t.name, "' ", t.symbolic, ": give --input ", t.name,
+               "=FILE.npy, or --input-shape ", t.name, "=D0,D1,... for random data");
+    vkc::HostTensor h(t.dtype, *t.shape);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    for (int64_t i = 0; i < h.numel(); ++i) h.set_f64(i, vkc::is_float(t.dtype) ? dist(rng) : double(rng() % 8));
+    inputs[t.name] = std::move(h);
+  }
+  return inputs;
+}
+
 int run_main(int argc, char** argv) {
   vkc::cli::Args args(argc, argv);
   if (args.flag("--help") || args.flag("-h")) {
@@ -152,62 +233,55 @@ int run_main(int argc, char** argv) {
   // A module that cannot be read (damaged, another format version) is refused before any GPU work.
   std::optional<vkc::Module> loaded;
   if (compiled && !session_options.recompile_if_unmet) loaded.emplace(vkc::Module::load(pos[0]));
+  // An ONNX model runs through a ModelSession: its symbolic dims take the inputs' shapes, and
+  // inputs that decide shapes (a Reshape's shape fed as an input) are compiled in as values.
+  const bool onnx_model = !compiled && pos[0].size() > 5 && pos[0].compare(pos[0].size() - 5, 5, ".onnx") == 0;
   vkc::Device device(device_options);
   std::cout << "device: " << device.info().name << " (" << device.info().type << ", " << device.info().driver << ")\n";
-  vkc::Module module = loaded    ? *loaded
-                       : compiled ? vkc::Module::load_or_recompile(pos[0], device)
-                                  : vkc::Module::compile(pos[0], device, compile_options);
-  switch (module.origin()) {
-    case vkc::ModuleOrigin::Loaded: break;
-    case vkc::ModuleOrigin::Compiled:
-      std::cout << "module: compiled"
-                << (compile_options.module_cache_dir.value_or("").empty() ? "" : " (kept in the module cache)") << "\n";
-      break;
-    case vkc::ModuleOrigin::Cached: std::cout << "module: loaded from the module cache\n"; break;
-    case vkc::ModuleOrigin::Recompiled:
-      std::cout << "module: recompiled from its source graph (written by another vkc format version)\n";
-      break;
+  std::optional<vkc::ModelSession> model;
+  std::optional<vkc::Module> module_holder;
+  std::vector<InputSpec> specs;
+  if (onnx_model) {
+    model.emplace(device, pos[0], vkc::ModelSessionOptions{compile_options, session_options});
+    for (const vkc::ModelInputInfo& in : model->inputs()) specs.push_back(spec_of(in, compile_options.input_shapes));
+  } else {
+    module_holder.emplace(loaded    ? *loaded
+                          : compiled ? vkc::Module::load_or_recompile(pos[0], device)
+                                     : vkc::Module::compile(pos[0], device, compile_options));
+    for (const vkc::TensorInfo& t : module_holder->inputs()) specs.push_back({t.name, t.dtype, t.shape, ""});
   }
-
-  std::map<std::string, vkc::HostTensor> inputs;
-  for (const std::string& a : input_args) {
-    auto [name, file] = vkc::cli::split_assignment(a, "--input");
-    vkc::DType dtype{};
-    try {
-      dtype = module.input(name).dtype;
-    } catch (const vkc::Error& e) {
-      throw vkc::Error(vkc::cat("--input ", name, ": ", e.what()));
-    }
-    // NumPy's float64 and Fortran-order defaults are converted, each with a note on stderr, so
-    // the user knows the file they gave is not exactly what ran.
-    std::vector<std::string> notes;
-    inputs[name] = vkc::read_npy_for(file, dtype, notes);
-    for (const std::string& n : notes) std::cerr << "vk-run: note: " << n << "\n";
-  }
-  // A seed that generates nothing would be silently ignored.
-  vkc::check(seed.empty() || inputs.size() < module.inputs().size(),
-             "usage: --random-inputs is unused: every input is given with --input");
-  std::mt19937 rng(seed_value);
-  for (const vkc::TensorInfo& t : module.inputs()) {
-    if (inputs.count(t.name)) continue;
-    vkc::check(!seed.empty(), "input '", t.name, "' is missing (give --input ", t.name,
-               "=FILE.npy or --random-inputs SEED)");
-    vkc::HostTensor h(t.dtype, t.shape);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    for (int64_t i = 0; i < h.numel(); ++i) h.set_f64(i, vkc::is_float(t.dtype) ? dist(rng) : double(rng() % 8));
-    inputs[t.name] = std::move(h);
-  }
+  std::map<std::string, vkc::HostTensor> inputs = make_inputs(input_args, seed, seed_value, specs);
 
   // A compiled module's refusals (limits the device lacks, its source graph failing to recompile)
   // do not know the module's path: name it, as every other error names its file.
   std::optional<vkc::Session> session_holder;
-  try {
-    session_holder.emplace(device, module, session_options);
-  } catch (const vkc::Error& e) {
-    if (!compiled) throw;
-    throw vkc::Error(vkc::cat(pos[0], ": ", e.what()));
+  vkc::Session* session_ptr = nullptr;
+  if (model) {
+    session_ptr = &model->prepare(inputs);
+    const vkc::Specialization& sp = model->last_specialization();
+    print_origin(sp.origin, compile_options);
+    std::cout << "shapes: " << sp.key << (sp.new_now ? "" : " (compiled earlier in this session)") << "\n";
+    if (sp.new_now)
+      std::cout << "specialized for these shapes in " << std::fixed << std::setprecision(1) << sp.compile_ms
+                << " ms (" << (sp.origin == vkc::ModuleOrigin::Cached ? "loaded from the module cache" : "compiled")
+                << ", " << sp.dispatches << " dispatches)\n";
+    if (!sp.bound_inputs.empty()) {
+      std::cout << "compiled in as values (they decide shapes):";
+      for (const std::string& b : sp.bound_inputs) std::cout << " " << b;
+      std::cout << "\n";
+    }
+    for (const std::string& b : sp.bound_inputs) inputs.erase(b);
+  } else {
+    print_origin(module_holder->origin(), compile_options);
+    try {
+      session_holder.emplace(device, *module_holder, session_options);
+    } catch (const vkc::Error& e) {
+      if (!compiled) throw;
+      throw vkc::Error(vkc::cat(pos[0], ": ", e.what()));
+    }
+    session_ptr = &*session_holder;
   }
-  vkc::Session& session = *session_holder;
+  vkc::Session& session = *session_ptr;
   auto t0 = std::chrono::steady_clock::now();
   vkc::RunOptions run_options;
   run_options.profile = profile;

@@ -29,6 +29,9 @@ struct CompileOptions {
   std::string target = "host";
   // Pins dynamic ONNX input dims by input name.
   std::map<std::string, Shape> input_shapes;
+  // Binds ONNX graph inputs to values: they become constants of the module, not inputs. For inputs
+  // that decide shapes (a Reshape's shape, TopK's K); vkc::ModelSession fills it at first use.
+  std::map<std::string, HostTensor> input_values;
   // Compiling from a file only: a directory of compiled modules (usually cache_dir("modules")).
   // A module compiled earlier from the same graph with the same options, for the same device, by
   // the same vkc build is loaded from there instead of compiled; a new one is stored. Unset or

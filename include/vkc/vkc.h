@@ -10,6 +10,7 @@
 #pragma once
 
 #include "vkc/device.h"
+#include "vkc/model_session.h"
 #include "vkc/module.h"
 #include "vkc/session.h"
 #include "vkc/tensor.h"

@@ -90,5 +90,22 @@ rm "$work/mod/source.vkir"
 [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "it carries no source graph, so only vk-compile can" "$work/err" && pass ||
   fail "--recompile without a source graph: $(cat "$work/err")"
 
+# Shapes fixed at first use: without --input-shape, the symbolic dim takes the input file's shape;
+# a new shape compiles (and says how long it took), a shape seen before loads from the cache.
+"$python" - "$work" <<'PY'
+import sys
+import numpy as np
+np.save(sys.argv[1] + "/x4.npy", np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+np.save(sys.argv[1] + "/x7.npy", np.linspace(-2, 2, 21, dtype=np.float32).reshape(7, 3))
+PY
+runfile() { "$run" "$work/dyn.onnx" --input "x=$work/$1.npy" --check >"$work/out" 2>&1; }
+runfile x4; expect "a new shape is specialized" "^specialized for these shapes in [0-9.]* ms (compiled"
+grep -q "^shapes: x f32\[4x3\]" "$work/out" && pass || fail "the shape line: $(grep shapes "$work/out")"
+runfile x7; expect "another shape compiles" "^specialized for these shapes in [0-9.]* ms (compiled"
+runfile x4; expect "a shape seen before loads" "^specialized for these shapes in [0-9.]* ms (loaded from the module cache"
+"$run" "$work/dyn.onnx" --random-inputs 1 >"$work/out" 2>"$work/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "input 'x' dim 0 ('N') is symbolic: give --input x=FILE.npy" "$work/err" &&
+  pass || fail "random data for a symbolic dim: $(cat "$work/err")"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -32,6 +32,19 @@ class OnnxModel {
   void input(const std::string& name, const std::vector<int64_t>& dims, int elem = 1) {
     fill_value_info(graph().add_input(), name, dims, elem);
   }
+  // dims: a number is static, anything else a symbolic dim of that name ("batch", "seq").
+  void input_symbolic(const std::string& name, const std::vector<std::string>& dims, int elem = 1) {
+    auto* v = graph().add_input();
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elem);
+    auto* shape = tt->mutable_shape();
+    for (const std::string& d : dims) {
+      auto* dim = shape->add_dim();
+      if (!d.empty() && d.find_first_not_of("0123456789") == std::string::npos) dim->set_dim_value(std::stoll(d));
+      else dim->set_dim_param(d);
+    }
+  }
   void output(const std::string& name, int elem = 1) {
     auto* v = graph().add_output();
     v->set_name(name);
