@@ -7,6 +7,7 @@
 #include "codegen/dispatch_group.h"
 #include "codegen/glsl_compiler.h"
 #include "codegen/kernel_context.h"
+#include "codegen/kernels/attention_plan.h"
 #include "codegen/range_split.h"
 #include "codegen/spirv_cache.h"
 #include "codegen/spirv_tools.h"
@@ -19,7 +20,7 @@
 
 namespace vkc::codegen {
 
-ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options) {
+ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target) {
   // Constants first (dequantized or transposed weights become plain constants), then reshapes are
   // canonicalized so pads reach the convs they feed, then convs absorb pads and BatchNorm
   // constants; dce last removes what the rewrites left unused.
@@ -28,6 +29,11 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options) {
   pm.add(ir::reshape_propagation_pass());
   pm.add(ir::fold_pad_into_conv_pass());
   pm.add(ir::fold_batchnorm_into_conv_pass());
+  // Attention fuses where the kernel's planner finds tiles for the target (else it stays unfused).
+  ir::AttentionFits fits;
+  if (target)
+    fits = [limits = *target](const ir::Op& op) { return kernels::plan_attention(op, limits).has_value(); };
+  pm.add(ir::fuse_attention_pass(fits));
   pm.add(ir::dead_code_elimination_pass());
   return pm;
 }
@@ -125,7 +131,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   check(!graph.outputs().empty(), source_prefix(graph), "graph '", graph.name, "' has no outputs");
   for (const ir::Value* in : graph.inputs())
     check(!in->name.empty(), source_prefix(graph), "graph '", graph.name, "' has an input without a name");
-  default_pass_pipeline(options.passes).run(graph);
+  default_pass_pipeline(options.passes, &options.target).run(graph);
   // After the passes (which may fold ops) and before storage: pieces are ordinary ops.
   auto plan = [&] {
     try {

@@ -23,8 +23,9 @@ struct CompileOptions {
 // and stay within maxComputeSharedMemorySize, its workgroup size and grid within their limits.
 ModuleImage compile_graph(const ir::Graph& graph, const CompileOptions& options);
 
-// The default pass pipeline (names usable with --print-ir-after).
-ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options);
+// The default pass pipeline (names usable with --print-ir-after). With a target, attention fuses
+// only where its kernel finds tiles for it; without, at every match.
+ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target = nullptr);
 
 // A human-readable table: one row per dispatch (ops, strategy, workgroup size, tiles, workgroup
 // memory used / limit, FLOPs, bytes) plus the memory plan's totals.

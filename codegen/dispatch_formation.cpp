@@ -61,14 +61,19 @@ bool is_anchor(const ir::Op* op) { return family_of(op) != FusionAnchor::None; }
 
 // Operands whose producers may fuse: conv's input and filter, matmul's A and B (gemm's C is read
 // by the kernel's own epilogue), the single input of pooling and reductions.
-int prologue_operands(FusionAnchor f) { return f == FusionAnchor::Conv || f == FusionAnchor::Contraction ? 2 : 1; }
+// attention's q, k and v (its mask is read as it is).
+int prologue_operands(FusionAnchor f) {
+  if (f == FusionAnchor::Attention) return 3;
+  return f == FusionAnchor::Conv || f == FusionAnchor::Contraction ? 2 : 1;
+}
 
 // The epilogue takes the anchor's f32 accumulator (store_result(i, float acc)): integer results
 // (an i32 sum, an i8 max pool) and argmax indices would lose bits through it.
 bool takes_epilogue(const ir::Op* anchor) {
   switch (family_of(anchor)) {
     case FusionAnchor::Conv:
-    case FusionAnchor::Contraction: return true;
+    case FusionAnchor::Contraction:
+    case FusionAnchor::Attention: return true;
     case FusionAnchor::Pool:
     case FusionAnchor::Reduction: return is_float(anchor->result()->type.dtype);
     case FusionAnchor::ArgReduction:

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "codegen/conv_planner.h"
+#include "codegen/kernels/attention_plan.h"
 #include "codegen/kernels/contraction_plan.h"
 #include "codegen/op_codegen.h"
 #include "ir/conv_geometry.h"
@@ -78,6 +79,12 @@ int64_t operand_reads_per_element(const ir::Op& anchor, int operand, const Targe
     case OperandReads::SoftmaxPasses: reads = 3; break;  // row max, sum of exponentials, the store
     case OperandReads::Contraction: reads = contraction_reads(anchor, operand, target); break;
     case OperandReads::ConvInput: reads = conv_reads(anchor, operand, target); break;
+    case OperandReads::AttentionTiles: {
+      // q is staged once; k and v once per tile of query rows.
+      std::optional<kernels::AttentionPlan> p = kernels::plan_attention(anchor, target);
+      reads = operand == 0 || !p ? 1 : int64_t(p->workgroups_x);
+      break;
+    }
   }
   return std::max<int64_t>(1, reads);
 }

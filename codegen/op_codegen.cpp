@@ -114,6 +114,9 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::MaxPoolWithIndices, {.emitter = kernels::emit_pool_indices});
   t.set(K::Resize, {.emitter = kernels::emit_resize});
   t.set({K::Sort, K::TopK}, {.emitter = kernels::emit_sort});
+  // attention: q, k and v take prologues (the head-split transposes), the result an epilogue.
+  t.set(K::Attention,
+        {.emitter = kernels::emit_attention, .anchor = FusionAnchor::Attention, .reads = OperandReads::AttentionTiles});
   return t;
 }
 

@@ -14,7 +14,7 @@
 namespace vkc::codegen {
 
 // Kernels that take fused prologues and epilogues (codegen/fusion.h), grouped by how they fuse.
-enum class FusionAnchor { None, Conv, Contraction, Pool, Reduction, ArgReduction };
+enum class FusionAnchor { None, Conv, Contraction, Pool, Reduction, ArgReduction, Attention };
 
 // How an op fuses into an anchor kernel's operand read: as which index map or per-element
 // conversion (prologue_fn in codegen/fusion.cpp has the code for each; FloatCast fuses only casts
@@ -25,7 +25,7 @@ enum class Prologue { None, View, Reverse, Transpose, Pad, FloatCast, Dequantize
 enum class Epilogue { None, Always, FloatResult };
 
 // How often an anchor kernel reads each element of its operands (codegen/fusion_budget.h).
-enum class OperandReads { Once, PoolWindow, SoftmaxPasses, Contraction, ConvInput };
+enum class OperandReads { Once, PoolWindow, SoftmaxPasses, Contraction, ConvInput, AttentionTiles };
 
 // The GLSL value of an elementwise op from its operand expressions, computed in the compute type
 // of `t` (the op's result type).

@@ -66,6 +66,8 @@ Results eval_resize(const Op& op, const Operands& in, const ResultTypes& types);
 // interpreter_contraction.cpp
 Results eval_matmul(const Op& op, const Operands& in, const ResultTypes& types);  // + batch_matmul
 Results eval_gemm(const Op& op, const Operands& in, const ResultTypes& types);
+// interpreter_attention.cpp
+Results eval_attention(const Op& op, const Operands& in, const ResultTypes& types);
 
 // interpreter_shape.cpp
 Results eval_same_bytes(const Op& op, const Operands& in, const ResultTypes& types);  // reshapes

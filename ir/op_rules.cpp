@@ -165,6 +165,8 @@ constexpr OpTable<OpRules> build() {
   t.set(K::Resize, {infer_resize, eval_resize});
   t.set(K::Sort, {infer_sort, eval_sort});
   t.set(K::TopK, {infer_topk, eval_topk});
+  // attention (formed by ir/passes/fuse_attention.cpp)
+  t.set(K::Attention, {infer_attention, eval_attention});
   return t;
 }
 

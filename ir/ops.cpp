@@ -104,6 +104,8 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::Min:
     case OpKind::Pow:
     case OpKind::Select: return {};
+    // softmax(scale * q k^T + mask, causal) v: scale is required (the pass that forms it knows it).
+    case OpKind::Attention: return {req("scale", K::Float), def("causal", false), def("k_transposed", false)};
   }
   // No default above: -Wswitch names an op added to ops.def without deciding its attributes.
   return {};
@@ -123,6 +125,7 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
     case OpKind::Quantize:
     case OpKind::Dequantize: return {"input", "scale", "zero_point"};
     case OpKind::Sort: return {"keys"};
+    case OpKind::Attention: return {"q", "k", "v", "mask"};
     default: return {};  // numbered ("operand 0"): a label is a nicety, not a fact to forget
   }
 }

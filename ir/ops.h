@@ -21,7 +21,7 @@ enum class OpKind {
 
 enum class OpCategory {
   Source, Conv, Contraction, Reshape, DataMovement, Unary, Binary, Ternary, Quant, Reduction,
-  Normalize, Pool, Sort
+  Normalize, Pool, Sort, Attention
 };
 
 struct AttrSpec {

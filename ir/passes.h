@@ -30,4 +30,10 @@ Pass fold_pad_into_conv_pass();
 // inference form) folds into the conv's weights and bias when W (and b) are constants.
 Pass fold_batchnorm_into_conv_pass();
 
+// matmul(softmax(scale * matmul(q, k^T) + mask), v) -> attention(q, k, v, mask) (docs/ops.md): the
+// forms torch's scaled_dot_product_attention, HF BERT/GPT-2 and torchvision ViT export. `fits`
+// (the codegen planner) may refuse a candidate, which then stays unfused; empty: fuse every match.
+using AttentionFits = std::function<bool(const Op& attention)>;
+Pass fuse_attention_pass(AttentionFits fits = {});
+
 }  // namespace vkc::ir

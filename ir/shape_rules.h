@@ -49,6 +49,7 @@ std::vector<TensorType> infer_resize(const Op& op);
 std::vector<TensorType> infer_matmul(const Op& op);
 std::vector<TensorType> infer_batch_matmul(const Op& op);
 std::vector<TensorType> infer_gemm(const Op& op);
+std::vector<TensorType> infer_attention(const Op& op);  // shape_rules_attention.cpp
 
 std::vector<TensorType> infer_expand_shape(const Op& op);
 std::vector<TensorType> infer_collapse_shape(const Op& op);

@@ -57,4 +57,8 @@ std::vector<EmittedKernel> emit_quant(const DispatchGroup& group, const KernelCo
 std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelContext& context,
                                  std::vector<ScratchTensor>& scratch);
 
+// Attention (softmax(scale * q k^T + mask) v) as one tiled kernel. codegen/kernels/attention.cpp
+std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const KernelContext& context,
+                                          std::vector<ScratchTensor>& scratch);
+
 }  // namespace vkc::codegen::kernels

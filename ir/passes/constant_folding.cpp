@@ -22,6 +22,7 @@ int64_t element_limit(const Op& op, int64_t max_elements) {
   switch (op.schema().category) {
     case OpCategory::Conv:
     case OpCategory::Contraction:
+    case OpCategory::Attention:
     case OpCategory::Sort: return std::min<int64_t>(max_elements, 65536);
     case OpCategory::Source:
     case OpCategory::Reshape:

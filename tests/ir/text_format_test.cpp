@@ -265,6 +265,16 @@ std::map<OpKind, Builder> op_builders() {
     g.add_output(op->result(0), "values");
     g.add_output(op->result(1), "indices");
   };
+  // attention
+  b[OpKind::Attention] = [](Graph& g) {
+    Value* q = g.add_input("q", f32({2, 3, 4}));
+    Value* k = g.add_input("k", f32({2, 4, 5}));
+    Value* v = g.add_input("v", f32({2, 5, 6}));
+    Value* mask = g.add_input("mask", f32({3, 5}));
+    g.add_output(g.add_op(OpKind::Attention, {q, k, v, mask},
+                          {{"scale", 0.125}, {"causal", true}, {"k_transposed", true}})
+                     ->result());
+  };
   return b;
 }
 

@@ -1,0 +1,62 @@
+// Reference attention: softmax(scale * q k^T + mask) v per batch, in float64, with the causal
+// mask aligned to the last query (key j is hidden from query i when j > i + Sk - Sq).
+#include <cmath>
+#include <limits>
+
+#include "ir/interpreter_ops.h"
+
+namespace vkc::ir::interp {
+
+Results eval_attention(const Op& op, const Operands& in, const ResultTypes& types) {
+  const Shape& qs = in[0]->shape();
+  const size_t r = qs.size();
+  const bool kt = op.attr_bool("k_transposed"), causal = op.attr_bool("causal");
+  const double scale = op.attr_float("scale");
+  const int64_t Sq = qs[r - 2], D = qs[r - 1];
+  const int64_t Sk = kt ? in[1]->shape()[r - 1] : in[1]->shape()[r - 2];
+  const int64_t Dv = in[2]->shape()[r - 1];
+  Shape batch(qs.begin(), qs.end() - 2);
+  Shape scores = batch;
+  scores.push_back(Sq);
+  scores.push_back(Sk);
+  Shape out_shape = batch;
+  out_shape.push_back(Sq);
+  out_shape.push_back(Dv);
+  check_result_shape(op, out_shape, types[0]);
+  std::vector<double> q = to_f64(*in[0]), k = to_f64(*in[1]), v = to_f64(*in[2]);
+  std::vector<double> mask = in.size() > 3 ? to_f64(*in[3]) : std::vector<double>{};
+  std::vector<double> out(size_t(shape_numel(out_shape)));
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  std::vector<double> s(static_cast<size_t>(Sk));
+  const int64_t batches = shape_numel(batch);
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t i = 0; i < Sq; ++i) {
+      double m = neg_inf;
+      bool nan = false;
+      for (int64_t j = 0; j < Sk; ++j) {
+        double acc = 0;
+        for (int64_t d = 0; d < D; ++d)
+          acc += q[size_t((b * Sq + i) * D + d)] * k[size_t(kt ? (b * D + d) * Sk + j : (b * Sk + j) * D + d)];
+        double x = scale * acc;
+        if (!mask.empty()) {
+          std::vector<int64_t> index = unravel((b * Sq + i) * Sk + j, scores);
+          x += mask[size_t(broadcast_offset(in[3]->shape(), scores, index))];
+        }
+        if (causal && j > i + Sk - Sq) x = neg_inf;
+        s[size_t(j)] = x;
+        nan |= std::isnan(x);
+        if (x > m) m = x;
+      }
+      // As softmax: a NaN score makes the row NaN; a row with every key hidden is 0/0 = NaN.
+      double sum = 0;
+      for (int64_t j = 0; j < Sk; ++j) sum += std::exp(s[size_t(j)] - m);
+      for (int64_t e = 0; e < Dv; ++e) {
+        double acc = 0;
+        for (int64_t j = 0; j < Sk; ++j) acc += std::exp(s[size_t(j)] - m) / sum * v[size_t((b * Sk + j) * Dv + e)];
+        out[size_t((b * Sq + i) * Dv + e)] = nan ? std::numeric_limits<double>::quiet_NaN() : acc;
+      }
+    }
+  return {from_f64(types[0], out)};
+}
+
+}  // namespace vkc::ir::interp

@@ -1,0 +1,55 @@
+// Shape rule for attention: q [B..., Sq, D], k [B..., Sk, D] (or [B..., D, Sk] with k_transposed),
+// v [B..., Sk, Dv], an optional additive mask broadcastable to [B..., Sq, Sk]; result [B..., Sq, Dv].
+#include "ir/shape_rules.h"
+
+namespace vkc::ir::rules {
+
+std::vector<TensorType> infer_attention(const Op& op) {
+  require_dtype(op, 0, is_float, "a float type (f32 or f16)");
+  const TensorType& q = operand_type(op, 0);
+  for (int i = 1; i < 3; ++i)
+    if (operand_type(op, i).dtype != q.dtype)
+      fail(op, op.operand_label(i), " has element type ", dtype_name(operand_type(op, i).dtype), ", q has ",
+           dtype_name(q.dtype), "; they must match");
+  const int64_t rank = q.rank();
+  if (rank < 2) fail(op, "q has rank ", rank, ", expected rank >= 2 ([..., Sq, D])");
+  for (int i = 1; i < 3; ++i)
+    if (operand_type(op, i).rank() != rank)
+      fail(op, op.operand_label(i), " has rank ", operand_type(op, i).rank(), ", q has rank ", rank,
+           "; they must match");
+  const Shape& qs = q.shape;
+  const Shape& ks = operand_type(op, 1).shape;
+  const Shape& vs = operand_type(op, 2).shape;
+  for (size_t d = 0; d + 2 < size_t(rank); ++d)
+    for (int i = 1; i < 3; ++i)
+      if (operand_type(op, i).shape[d] != qs[d])
+        fail(op, op.operand_label(i), " dim ", d, " (batch) is ", operand_type(op, i).shape[d], ", q has ", qs[d],
+             "; batch dims must match");
+  const bool kt = op.attr_bool("k_transposed");
+  const size_t r = size_t(rank);
+  const int64_t d_model = qs[r - 1];
+  const int64_t k_depth = kt ? ks[r - 2] : ks[r - 1], seq_k = kt ? ks[r - 1] : ks[r - 2];
+  if (k_depth != d_model)
+    fail(op, "k dim ", kt ? r - 2 : r - 1, " (D) is ", k_depth, ", q dim ", r - 1, " (D) is ", d_model,
+         "; they must match");
+  if (vs[r - 2] != seq_k)
+    fail(op, "v dim ", r - 2, " (Sk) is ", vs[r - 2], ", k has ", seq_k, " keys; they must match");
+  Shape scores = qs;
+  scores[r - 1] = seq_k;
+  if (op.num_operands() == 4) {
+    require_dtype(op, 3, is_float, "a float type (an additive mask)");
+    const Shape& ms = operand_type(op, 3).shape;
+    if (ms.size() > r) fail(op, "mask has rank ", ms.size(), ", above the scores' rank ", r);
+    for (size_t d = 0; d < ms.size(); ++d) {
+      int64_t target = scores[r - ms.size() + d];
+      if (ms[d] != 1 && ms[d] != target)
+        fail(op, "mask dim ", d, " is ", ms[d], ", which does not broadcast to scores dim ", r - ms.size() + d,
+             " (", target, ")");
+    }
+  }
+  Shape out = qs;
+  out[r - 1] = vs[r - 1];
+  return {TensorType{q.dtype, out}};
+}
+
+}  // namespace vkc::ir::rules

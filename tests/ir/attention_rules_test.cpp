@@ -1,0 +1,46 @@
+// attention: shape rule errors and a hand-computed reference case.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ir/interpreter_test_helpers.h"
+#include "tests/ir/verifier_test_helpers.h"
+
+namespace vkc::ir::test {
+namespace {
+
+TEST(VerifierAttention, ShapesAndErrors) {
+  AttrMap s{{"scale", 0.5}};
+  EXPECT_EQ(infer(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6})}, s), f32({2, 3, 6}));
+  EXPECT_EQ(infer(OpKind::Attention, {f32({2, 3, 4}), f32({2, 4, 5}), f32({2, 5, 6}), f32({3, 1})},
+                  {{"scale", 0.5}, {"k_transposed", true}}),
+            f32({2, 3, 6}));
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 3}), f32({2, 5, 6})}, s),
+            "attention 'n': k dim 2 (D) is 3, q dim 2 (D) is 4; they must match");
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 7, 6})}, s),
+            "attention 'n': v dim 1 (Sk) is 7, k has 5 keys; they must match");
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({1, 5, 4}), f32({2, 5, 6})}, s),
+            "attention 'n': k dim 0 (batch) is 1, q has 2; batch dims must match");
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), f32({3, 4})}, s),
+            "attention 'n': mask dim 1 is 4, which does not broadcast to scores dim 2 (5)");
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), typed(DType::f16, {2, 5, 6})}, s),
+            "attention 'n': v has element type f16, q has f32; they must match");
+  EXPECT_NE(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6})}).find("scale"),
+            std::string::npos);
+}
+
+// One query, two keys: scores 0.5 * [1, 3] = [0.5, 1.5] (+ mask [0, -1] = [0.5, 0.5]):
+// weights [1/2, 1/2], out = (v0 + v1) / 2. Causal with Sq = Sk = 2 hides key 1 from query 0.
+TEST(InterpreterAttention, HandComputed) {
+  HostTensor q = make_f32({1, 1, 2}, {1, 0});
+  HostTensor k = make_f32({1, 2, 2}, {1, 5, 3, 7});
+  HostTensor v = make_f32({1, 2, 2}, {10, 20, 30, 40});
+  HostTensor mask = make_f32({2}, {0, -1});
+  vkc::test::expect_values(vkc::test::run_op(OpKind::Attention, {q, k, v, mask}, {{"scale", 0.5}}), {20, 30});
+  HostTensor q2 = make_f32({1, 2, 2}, {1, 0, 0, 1});
+  HostTensor y = vkc::test::run_op(OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"causal", true}});
+  vkc::test::expect_values(y, {10, 20, 20, 30});  // query 0 sees key 0 only; query 1 both, equally
+}
+
+}  // namespace
+}  // namespace vkc::ir::test

@@ -1,0 +1,244 @@
+// Attention (issue 23 item 3): the forms exporters emit fuse into one attention op
+// (ir/passes/fuse_attention.cpp), whose tiled online-softmax kernel runs on the device against the
+// reference interpreter of the UNFUSED graph: several shapes (query and key counts not multiples
+// of the tiles, head dims 16 to 128, Sq = 1 as in decoding), every tiling, masks of every
+// broadcast, fully masked rows, NaN, a head split fused into the loads, and the fallback to the
+// unfused kernels when no tiling fits the target.
+#include <cmath>
+
+#include "ir/passes.h"
+#include "ir/pass_manager.h"
+#include "kernels/op_test_helpers.h"
+
+namespace vkc::test {
+namespace {
+
+using K = ir::OpKind;
+
+enum class Form {
+  Sdpa,            // torch SDPA export: q * sqrt(s) @ (k^T * sqrt(s))
+  Bert,            // HF BERT: (q @ k^T) / sqrt(d) + mask
+  Vit,             // torchvision ViT: (q * s) @ k^T
+  TransposeFlag,   // matmul(q, k, transpose_b)
+  KPreTransposed,  // k arrives as [.., D, Sk]
+};
+
+struct Shape6 {
+  int64_t b, h, sq, sk, d, dv;
+};
+
+ir::Value* scalar(ir::Graph& g, double v) {
+  HostTensor t(DType::f32, {1});
+  t.set_f64(0, v);
+  return g.add_constant(t);
+}
+
+// The attention pattern over q [b,h,sq,d], k [b,h,sk,d] (or [b,h,d,sk]), v [b,h,sk,dv], with an
+// optional mask input of `mask_shape`.
+ir::Graph pattern(Form form, Shape6 s, const Shape* mask_shape = nullptr) {
+  ir::Graph g;
+  ir::Value* q = g.add_input("q", f32({s.b, s.h, s.sq, s.d}));
+  ir::Value* k = g.add_input("k", form == Form::KPreTransposed ? f32({s.b, s.h, s.d, s.sk}) : f32({s.b, s.h, s.sk, s.d}));
+  ir::Value* v = g.add_input("v", f32({s.b, s.h, s.sk, s.dv}));
+  ir::Value* mask = mask_shape ? g.add_input("mask", f32(*mask_shape)) : nullptr;
+  const double scale = 1.0 / std::sqrt(double(s.d));
+  auto kt = [&] { return g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result(); };
+  ir::Value* scores = nullptr;
+  switch (form) {
+    case Form::Sdpa: {
+      ir::Value* qs = g.add_op(K::Mul, {q, scalar(g, std::sqrt(scale))})->result();
+      ir::Value* ks = g.add_op(K::Mul, {kt(), scalar(g, std::sqrt(scale))})->result();
+      scores = g.add_op(K::MatMul, {qs, ks})->result();
+      break;
+    }
+    case Form::Bert:
+      scores = g.add_op(K::Div, {g.add_op(K::MatMul, {q, kt()})->result(), scalar(g, std::sqrt(double(s.d)))})->result();
+      break;
+    case Form::Vit:
+      scores = g.add_op(K::MatMul, {g.add_op(K::Mul, {q, scalar(g, scale)})->result(), kt()})->result();
+      break;
+    case Form::TransposeFlag:
+      scores = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, k}, {{"transpose_b", true}})->result(), scalar(g, scale)})
+                   ->result();
+      break;
+    case Form::KPreTransposed:
+      scores = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, k})->result(), scalar(g, scale)})->result();
+      break;
+  }
+  if (mask) scores = g.add_op(K::Add, {scores, mask})->result();
+  ir::Value* p = g.add_op(K::Softmax, {scores}, {{"axis", int64_t(-1)}}, "softmax")->result();
+  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  return g;
+}
+
+int attention_dispatches(const ModuleImage& m) {
+  int n = 0;
+  for (const DispatchDesc& d : m.manifest.dispatches) n += d.kernel == "attention";
+  return n;
+}
+
+void expect_fused_match(const ir::Graph& g, uint32_t seed, const std::string& tiles = "",
+                        std::map<std::string, HostTensor> inputs = {}) {
+  GpuRunOptions o;
+  if (!tiles.empty()) o.forced_strategy["attention"] = tiles;
+  o.rel_tol = 2e-5;
+  if (inputs.empty()) inputs = random_inputs(g, seed);
+  try {
+    GpuRun run = run_on_gpu(g, inputs, o);
+    EXPECT_EQ(attention_dispatches(run.module), 1) << "the pattern did not become one attention kernel";
+    EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
+    EXPECT_TRUE(outputs_match(run, o));
+    if (!tiles.empty()) {
+      EXPECT_EQ(run.module.manifest.dispatches[0].strategy, "tiled " + tiles);
+    }
+  } catch (const Error& e) {
+    ADD_FAILURE() << e.what();
+  }
+}
+
+TEST(Attention, EveryExportedFormFusesAndMatches) {
+  const Shape6 shapes[] = {{1, 2, 37, 45, 16, 24}, {2, 3, 64, 64, 64, 64}, {1, 1, 1, 77, 64, 64},
+                           {1, 2, 33, 130, 128, 128}, {1, 1, 70, 19, 80, 40}};
+  const Form forms[] = {Form::Sdpa, Form::Bert, Form::Vit, Form::TransposeFlag, Form::KPreTransposed};
+  uint32_t seed = 1;
+  for (const Shape6& s : shapes)
+    for (Form f : forms) {
+      SCOPED_TRACE(cat("form ", int(f), " shape ", s.b, "x", s.h, " sq ", s.sq, " sk ", s.sk, " d ", s.d, " dv ", s.dv));
+      expect_fused_match(pattern(f, s), seed++);
+    }
+}
+
+TEST(Attention, EveryTilingMatches) {
+  const Shape mask{1, 1, 1, 45};
+  for (const char* tiles : {"16x16", "16x8", "32x16", "32x32", "64x32", "64x64", "32x24"}) {
+    SCOPED_TRACE(tiles);
+    expect_fused_match(pattern(Form::Bert, {2, 2, 70, 45, 16, 24}, &mask), 11, tiles);
+  }
+}
+
+TEST(Attention, MasksOfEveryBroadcastMatch) {
+  const Shape6 s{2, 3, 21, 29, 32, 32};
+  const Shape masks[] = {{2, 1, 1, 29}, {21, 29}, {2, 3, 21, 29}, {1}, {3, 1, 29}, {29}};
+  uint32_t seed = 20;
+  for (const Shape& m : masks) {
+    SCOPED_TRACE(cat("mask ", shape_str(m)));
+    expect_fused_match(pattern(Form::Bert, s, &m), seed++);
+  }
+}
+
+// A causal mask as models build it (large negative above the diagonal), rows whose every key is
+// hidden (-inf everywhere: NaN, as softmax gives), and a NaN in q (its row is NaN).
+TEST(Attention, HiddenKeysAndNaNMatchTheReference) {
+  const Shape6 s{1, 2, 40, 40, 16, 16};
+  const Shape mshape{40, 40};
+  ir::Graph g = pattern(Form::Sdpa, s, &mshape);
+  std::map<std::string, HostTensor> in = random_inputs(g, 5);
+  HostTensor& mask = in.at("mask");
+  for (int64_t i = 0; i < 40; ++i)
+    for (int64_t j = 0; j < 40; ++j) mask.set_f64(i * 40 + j, j > i ? -1e9 : 0.0);
+  expect_fused_match(g, 0, "", in);
+  for (int64_t j = 0; j < 40; ++j) mask.set_f64(7 * 40 + j, -INFINITY);  // row 7: no key left
+  in.at("q").set_f64(3 * 16 + 2, NAN);                                 // row 3 of head 0
+  expect_fused_match(g, 0, "", in);
+  expect_fused_match(g, 0, "16x16", in);
+}
+
+// The attention op itself with causal = true and k_transposed = true (the pass does not form
+// them from these graphs; the kernel and the reference must agree on them all the same).
+TEST(Attention, CausalAndTransposedKeysOnTheOpItself) {
+  for (bool kt : {false, true})
+    for (auto [sq, sk] : {std::pair<int64_t, int64_t>{33, 33}, {5, 47}, {1, 20}}) {
+      SCOPED_TRACE(cat("k_transposed ", kt, " sq ", sq, " sk ", sk));
+      ir::Graph g;
+      ir::Value* q = g.add_input("q", f32({2, sq, 32}));
+      ir::Value* k = g.add_input("k", kt ? f32({2, 32, sk}) : f32({2, sk, 32}));
+      ir::Value* v = g.add_input("v", f32({2, sk, 24}));
+      ir::Op* a = g.add_op(K::Attention, {q, k, v}, {{"scale", 0.2}, {"causal", true}, {"k_transposed", kt}}, "attention");
+      g.add_output(a->result(), "out");
+      expect_fused_match(g, 31);
+      expect_fused_match(g, 31, "32x16");
+    }
+}
+
+// BERT splits heads with reshape + transpose before the scores: they fuse into q/k/v's loads.
+TEST(Attention, HeadSplitFusesIntoTheLoads) {
+  const int64_t b = 2, sq = 19, h = 4, d = 16;
+  ir::Graph g;
+  auto heads = [&](const char* name) {
+    ir::Value* x = g.add_input(name, f32({b, sq, h * d}));
+    ir::Value* r = g.add_op(K::Reshape, {x}, {{"shape", Ints{b, sq, h, d}}})->result();
+    return g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
+  };
+  ir::Value* q = heads("q");
+  ir::Value* k = heads("k");
+  ir::Value* v = heads("v");
+  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+  ir::Value* s = g.add_op(K::Div, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 4.0)})->result();
+  ir::Value* p = g.add_op(K::Softmax, {s}, {{"axis", int64_t(3)}})->result();
+  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  expect_fused_match(g, 41);
+}
+
+// Forms that must stay unfused: softmax over another axis, scores used twice, a broadcast batch.
+TEST(Attention, OtherGraphsStayUnfused) {
+  auto count_attention = [](ir::Graph g) {
+    ir::PassManager pm;
+    pm.add(ir::fuse_attention_pass());
+    pm.run(g);
+    int n = 0;
+    for (const ir::Op* op : g.ops()) n += op->kind == K::Attention;
+    return n;
+  };
+  EXPECT_EQ(count_attention(pattern(Form::Bert, {1, 2, 8, 8, 16, 16})), 1);  // the positive control
+  {
+    ir::Graph g;
+    ir::Value* q = g.add_input("q", f32({2, 8, 16}));
+    ir::Value* k = g.add_input("k", f32({2, 8, 16}));
+    ir::Value* v = g.add_input("v", f32({2, 8, 16}));
+    ir::Value* s = g.add_op(K::MatMul, {q, k}, {{"transpose_b", true}})->result();
+    ir::Value* p = g.add_op(K::Softmax, {s}, {{"axis", int64_t(1)}})->result();
+    g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+    EXPECT_EQ(count_attention(std::move(g)), 0) << "softmax over the query axis";
+  }
+  {
+    ir::Graph g;
+    ir::Value* q = g.add_input("q", f32({2, 8, 16}));
+    ir::Value* k = g.add_input("k", f32({2, 8, 16}));
+    ir::Value* v = g.add_input("v", f32({2, 8, 16}));
+    ir::Value* s = g.add_op(K::MatMul, {q, k}, {{"transpose_b", true}})->result();
+    ir::Value* p = g.add_op(K::Softmax, {s}, {{"axis", int64_t(-1)}})->result();
+    g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+    g.add_output(p, "probabilities");
+    EXPECT_EQ(count_attention(std::move(g)), 0) << "the probabilities are an output too";
+  }
+  {
+    ir::Graph g;
+    ir::Value* q = g.add_input("q", f32({2, 8, 16}));
+    ir::Value* k = g.add_input("k", f32({1, 8, 16}));
+    ir::Value* v = g.add_input("v", f32({2, 8, 16}));
+    ir::Value* s = g.add_op(K::MatMul, {q, k}, {{"transpose_b", true}})->result();
+    ir::Value* p = g.add_op(K::Softmax, {s}, {{"axis", int64_t(-1)}})->result();
+    g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+    EXPECT_EQ(count_attention(std::move(g)), 0) << "k's batch broadcasts";
+  }
+}
+
+// No tiling fits 4 KiB of workgroup memory: the unfused kernels run instead, never a failure.
+TEST(Attention, FallsBackToUnfusedKernelsWhenNoTilingFits) {
+  ir::Graph g = pattern(Form::Bert, {1, 2, 24, 24, 64, 64});
+  GpuRunOptions o;
+  o.adjust_target = [](TargetLimits& t) { t.max_compute_shared_memory_size = 4096; };
+  o.rel_tol = 2e-5;
+  GpuRun run = run_on_gpu(g, random_inputs(g, 3), o);
+  EXPECT_EQ(attention_dispatches(run.module), 0);
+  EXPECT_GT(run.module.manifest.dispatches.size(), 1u);
+  EXPECT_TRUE(outputs_match(run, o));
+  for (const DispatchDesc& d : run.module.manifest.dispatches) EXPECT_LE(d.workgroup_memory_bytes, 4096u) << d.name;
+}
+
+TEST(Attention, PlansFitEveryProfile) {
+  for (int64_t d : {32, 64, 128}) expect_compiles_everywhere(pattern(Form::Bert, {1, 12, 128, 128, d, d}));
+}
+
+}  // namespace
+}  // namespace vkc::test
