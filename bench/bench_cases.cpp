@@ -1,5 +1,7 @@
 #include "bench/bench_cases.h"
 
+#include <cmath>
+
 #include "ir/conv_geometry.h"
 #include "support/int_math.h"
 
@@ -137,6 +139,31 @@ BenchCase relu_case(int64_t n, uint64_t max_binding_bytes = 0, const std::string
   return c;
 }
 
+// Attention as BERT exports it (matmul, divide by sqrt(d), softmax, matmul): the fuse-attention
+// pass makes it one kernel; `tiles` forces its tiling (BQxBK) to compare tilings in one run.
+// Against torch's scaled_dot_product_attention (issue 23: faster than SDPA fp32 at 1x12x1024x64).
+BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::string& tiles = "") {
+  BenchCase c;
+  c.name = "attention_1x" + std::to_string(heads) + "x" + std::to_string(seq) + "x" + std::to_string(d) +
+           (tiles.empty() ? "" : "_" + tiles);
+  c.group = "attention";
+  if (!tiles.empty()) c.forced = {{"attention", tiles}};
+  c.flops = 4.0 * double(heads) * double(seq) * double(seq) * double(d);
+  c.build = [=](ir::Graph& g) {
+    ir::Value* q = g.add_input("q", {DType::f32, {1, heads, seq, d}});
+    ir::Value* k = g.add_input("k", {DType::f32, {1, heads, seq, d}});
+    ir::Value* v = g.add_input("v", {DType::f32, {1, heads, seq, d}});
+    ir::Value* kt = g.add_op(OpKind::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+    HostTensor root(DType::f32, {1});
+    root.set_f64(0, std::sqrt(double(d)));
+    ir::Value* s = g.add_op(OpKind::Div, {g.add_op(OpKind::MatMul, {q, kt})->result(), g.add_constant(root)})->result();
+    ir::Value* p = g.add_op(OpKind::Softmax, {s}, {{"axis", int64_t(-1)}}, "softmax")->result();
+    g.add_output(g.add_op(OpKind::MatMul, {p, v})->result(), "y");
+  };
+  c.torch = {{"op", "sdpa"}};
+  return c;
+}
+
 }  // namespace
 
 std::vector<BenchCase> make_cases(bool small) {
@@ -182,6 +209,9 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({64, 64, 4, 4}, {8, 8, 4, 4}), false, 1, p1, {2, 2}));
   cases.push_back(im2col_case(s({1, 64, 256, 256}, {1, 4, 16, 16}), {3, 3}, p1));
   cases.push_back(matmul_case(n(4096, 64)));
+  for (const char* tiles : {"", "64x32", "32x32", "32x16", "16x16"})
+    cases.push_back(attention_case(n(12, 2), n(1024, 64), 64, tiles));
+  cases.push_back(attention_case(n(12, 2), n(128, 32), 64));
   // float16 on tensor cores (issue 9; forced, so that a planner change cannot move them off): the
   // two large convs and the matmul again, and the two CONV_2D shapes ggml-vulkan's figures are for
   // ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096, 1536x1536x32 * 3x3x32x64). Compared with
