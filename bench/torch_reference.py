@@ -157,7 +157,7 @@ def check_case(case, spec, inputs, ref, vkc):
     (TF32 off); im2col exactly; topk/sort: values exactly, and the indices must point at those
     values (so ties may pick either index)."""
     op = spec["op"]
-    if op in ("conv", "conv_transpose", "matmul", "global_avg_pool"):
+    if op in ("conv", "conv_transpose", "matmul", "global_avg_pool", "sdpa"):
         if not torch.isfinite(vkc["y"]).all():
             return "MISMATCH (non-finite)", None
         err = rel_l2(vkc["y"], ref["y"])
