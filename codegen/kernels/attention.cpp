@@ -158,6 +158,7 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                     {"BQ", cat(p.bq)},
                     {"BK", cat(p.bk)},
                     {"HD", cat(e.d)},
+                    {"DSTEP", e.d % 4 == 0 ? "4" : "1"},
                     {"DV", cat(e.dv)},
                     {"RM", cat(p.rm)},
                     {"KC", cat(p.kc)},
