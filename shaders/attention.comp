@@ -2,8 +2,7 @@
 // Attention, one workgroup per tile of BQ query rows of one batch (codegen/kernels/attention.cpp):
 // out = softmax(scale * q k^T + mask) v with an online softmax (FlashAttention), so the Sq x Sk
 // scores never leave the workgroup. 128 invocations as TY x TX = 16 x 8: invocation (ty, tx) owns
-// query rows ty*RM .. ty*RM+RM-1, the keys tx*KC .. tx*KC+KC-1 of each key tile, and the output
-// dims tx*DC .. tx*DC+DC-1: consecutive elements, so its workgroup-memory reads can be wide.
+// query rows ty*RM .. ty*RM+RM-1, the keys c*TX+tx of each key tile, and the output dims c*TX+tx.
 // Per key tile: K (transposed) and V are staged in workgroup memory, each invocation computes its
 // RM x KC block of scores from Q^T and K^T, the row maxima combine through `red`, the
 // probabilities go to P^T, and each invocation adds P V for its RM x DC outputs. Row sums stay
@@ -18,7 +17,6 @@ ${BUFFERS}
 ${FUNCTIONS}
 const uint BQ = ${BQ}u, BK = ${BK}u, HD = ${HD}u, DV = ${DV}u;
 const uint TX = 8u, RM = ${RM}u, KC = ${KC}u, DC = ${DC}u;
-const uint DSTEP = ${DSTEP}u;  // 4 where HD allows: unrolled steps of the score loop
 const uint SQ = ${SQ}u, SK = ${SK}u;
 #define NEG_INF uintBitsToFloat(0xff800000u)
 
@@ -58,11 +56,10 @@ ${LOAD_K}
     float s[RM][KC];
     [[unroll]] for (uint r = 0u; r < RM; ++r)
       [[unroll]] for (uint c = 0u; c < KC; ++c) s[r][c] = 0.0;
-    for (uint d0 = 0u; d0 < HD; d0 += DSTEP) [[unroll]] for (uint dd = 0u; dd < DSTEP; ++dd) {
-      const uint d = d0 + dd;
+    for (uint d = 0u; d < HD; ++d) {
       float qv[RM], kv[KC];
       [[unroll]] for (uint r = 0u; r < RM; ++r) qv[r] = qt[d * BQ + ty * RM + r];
-      [[unroll]] for (uint c = 0u; c < KC; ++c) kv[c] = kt[d * BK + tx * KC + c];
+      [[unroll]] for (uint c = 0u; c < KC; ++c) kv[c] = kt[d * BK + c * TX + tx];
       [[unroll]] for (uint r = 0u; r < RM; ++r)
         [[unroll]] for (uint c = 0u; c < KC; ++c) s[r][c] += qv[r] * kv[c];
     }
@@ -70,7 +67,7 @@ ${LOAD_K}
       const uint qi = q0 + ty * RM + r;
       float tile_max = NEG_INF;
       [[unroll]] for (uint c = 0u; c < KC; ++c) {
-        const uint kj = k0 + tx * KC + c;
+        const uint kj = k0 + c * TX + tx;
         float x = s[r][c] * ${SCALE};
 ${MASK}
         if (kj >= SK${CAUSAL}) x = NEG_INF;
@@ -93,15 +90,14 @@ ${MASK}
       [[unroll]] for (uint c = 0u; c < KC; ++c) {
         float p = m_new == NEG_INF ? 0.0 : exp(s[r][c] - m_new);
         l[r] += p;
-        pt[(tx * KC + c) * BQ + ty * RM + r] = p;
+        pt[(c * TX + tx) * BQ + ty * RM + r] = p;
       }
     }
     barrier();
-    for (uint j0 = 0u; j0 < BK; j0 += 4u) [[unroll]] for (uint jj = 0u; jj < 4u; ++jj) {
-      const uint j = j0 + jj;
+    for (uint j = 0u; j < BK; ++j) {
       float pv[RM], vv[DC];
       [[unroll]] for (uint r = 0u; r < RM; ++r) pv[r] = pt[j * BQ + ty * RM + r];
-      [[unroll]] for (uint c = 0u; c < DC; ++c) vv[c] = tx * DC + c < DV ? vs[j * DV + tx * DC + c] : 0.0;
+      [[unroll]] for (uint c = 0u; c < DC; ++c) vv[c] = c * TX + tx < DV ? vs[j * DV + c * TX + tx] : 0.0;
       [[unroll]] for (uint r = 0u; r < RM; ++r)
         [[unroll]] for (uint c = 0u; c < DC; ++c) acc[r][c] += pv[r] * vv[c];
     }
@@ -116,6 +112,6 @@ ${MASK}
     [[unroll]] for (uint x = 0u; x < TX; ++x) sum += red[(ty * RM + r) * TX + x];
     // A row whose every key is hidden sums to 0: 0/0 is NaN, as softmax gives (reference).
     [[unroll]] for (uint c = 0u; c < DC; ++c)
-      if (tx * DC + c < DV) store_result((b * SQ + qi) * DV + tx * DC + c, acc[r][c] / sum);
+      if (c * TX + tx < DV) store_result((b * SQ + qi) * DV + c * TX + tx, acc[r][c] / sum);
   }
 }

@@ -50,7 +50,9 @@ std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t
     uint32_t bq, bk;
   };
   // Larger tiles read K and V fewer times; the occupancy rule below trades that for workgroups.
-  std::vector<Tile> candidates{{64, 64}, {64, 32}, {32, 32}, {32, 16}, {16, 16}};
+  // 32x16 before 32x32: on an H200 at 1x12x1024x64 it ran 0.248 ms against 0.284 ms (RESULTS.md,
+  // session 13), the smaller score block leaving more workgroups resident.
+  std::vector<Tile> candidates{{64, 64}, {64, 32}, {32, 16}, {32, 32}, {16, 16}};
   if (!forced.empty()) {
     size_t x = forced.find('x');
     check(x != std::string::npos, "attention: strategy '", forced, "' is not BQxBK (e.g. 64x32)");
@@ -158,7 +160,6 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                     {"BQ", cat(p.bq)},
                     {"BK", cat(p.bk)},
                     {"HD", cat(e.d)},
-                    {"DSTEP", e.d % 4 == 0 ? "4" : "1"},
                     {"DV", cat(e.dv)},
                     {"RM", cat(p.rm)},
                     {"KC", cat(p.kc)},
