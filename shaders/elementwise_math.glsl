@@ -47,3 +47,58 @@ float vkc_gelu_tanh(float x) {
   return 0.5 * x * (1.0 + vkc_tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 }
 float vkc_hardswish(float x) { return x * clamp(x + 3.0, 0.0, 6.0) / 6.0; }
+
+// Issue 23, elementwise and logic group.
+// mod takes the divisor's sign (Python, numpy), fmod the dividend's (C); integer x mod 0 and
+// INT_MIN mod -1 are 0. GLSL's % is undefined for negative operands, so both go through the
+// truncating division.
+int vkc_fmod(int a, int b) { return (b == 0 || b == -1) ? 0 : a - b * (a / b); }
+int vkc_mod(int a, int b) {
+  int r = vkc_fmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+// Float fmod by repeated reduction with an exact fused multiply-add (each step removes up to 2^24
+// multiples of b), then one step back where the quotient rounded to a neighbouring integer.
+float vkc_fmod(float a, float b) {
+  if (isnan(a) || isnan(b) || isinf(a) || b == 0.0) return uintBitsToFloat(0x7fc00000u);
+  if (isinf(b)) return a;
+  float ab = abs(b);
+  precise float r = a;
+  for (int k = 0; k < 12 && abs(r) >= ab; ++k) r = fma(-b, trunc(r / b), r);
+  if (a >= 0.0 && r < 0.0) r += ab;
+  if (a < 0.0 && r > 0.0) r -= ab;
+  return r;
+}
+float vkc_mod(float a, float b) {
+  float r = vkc_fmod(a, b);
+  return (r != 0.0 && ((r < 0.0) != (b < 0.0))) ? r + b : r;
+}
+// log(1 + y) and exp(x) - 1 without cancellation (the rounding error of 1 + y cancels out).
+float vkc_log1p(float y) {
+  precise float u = 1.0 + y;
+  precise float d = u - 1.0;
+  return d == 0.0 ? y : log(u) * (y / d);
+}
+float vkc_expm1(float x) {
+  precise float u = exp(x);
+  if (u == 1.0) return x;
+  precise float um1 = u - 1.0;
+  if (um1 == -1.0) return -1.0;
+  return um1 * x / log(u);
+}
+float vkc_elu(float x, float alpha) { return x < 0.0 ? alpha * vkc_expm1(x) : x; }
+float vkc_selu(float x, float alpha, float gamma) {
+  return x <= 0.0 ? gamma * alpha * vkc_expm1(x) : gamma * x;
+}
+float vkc_softplus(float x) {
+  if (isnan(x)) return x;
+  return max(x, 0.0) + vkc_log1p(exp(-abs(x)));
+}
+// x * tanh(softplus(x)) with tanh(log(1 + n)) = n (n + 2) / (n (n + 2) + 2), n = e^x: no
+// cancellation for negative x; beyond 20 the factor is 1 in float.
+float vkc_mish(float x) {
+  if (x > 20.0) return x;
+  float n = exp(x);
+  float t = n * (n + 2.0);
+  return x * t / (t + 2.0);
+}
