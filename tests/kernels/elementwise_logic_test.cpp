@@ -245,6 +245,36 @@ TEST(ElementwiseLogicKernel, FusedBoolChains) {
   expect_matches(w, special_inputs(w, 901), 1e-5, 1);
 }
 
+// Casts to and from bool as kernels of their own (no fused producer): any nonzero is true, NaN
+// included; true is 1 in every type.
+TEST(ElementwiseLogicKernel, StandaloneCastsWithBool) {
+  uint32_t seed = 960;
+  for (DType t : {DType::f32, DType::f16, DType::i64, DType::i32, DType::i8, DType::u8}) {
+    SCOPED_TRACE(dtype_name(t));
+    ir::Graph to_bool = one_op_graph(K::Cast, {{t, {5, 17}}}, {{"to", std::string("bool")}});
+    expect_matches(to_bool, special_inputs(to_bool, seed++, true, 1.0));  // quarters: many zeros
+    ir::Graph from_bool = one_op_graph(K::Cast, {{kBool, {5, 17}}}, {{"to", std::string(dtype_name(t))}});
+    expect_matches(from_bool, special_inputs(from_bool, seed++));
+  }
+}
+
+// Between int64 and 32-bit compute types the cast is an explicit GLSL conversion (cast_expr).
+TEST(ElementwiseLogicKernel, CastsBetweenIntWidths) {
+  uint32_t seed = 965;
+  for (auto [from, to] : {std::pair{DType::i64, DType::i32}, std::pair{DType::i32, DType::i64},
+                          std::pair{DType::i64, DType::i8}, std::pair{DType::u8, DType::i64}}) {
+    SCOPED_TRACE(cat(dtype_name(from), " -> ", dtype_name(to)));
+    ir::Graph g = one_op_graph(K::Cast, {{from, {4, 9}}}, {{"to", std::string(dtype_name(to))}});
+    expect_matches(g, special_inputs(g, seed++));
+  }
+}
+
+// select on bool values (where(c, a, b) with bool a and b), broadcast.
+TEST(ElementwiseLogicKernel, SelectOfBools) {
+  ir::Graph g = one_op_graph(K::Select, {{kBool, {3, 1, 8}}, {kBool, {4, 8}}, {kBool, {1}}});
+  expect_matches(g, special_inputs(g, 970));
+}
+
 // A comparison's bool result feeding a data movement kernel and coming back into a chain.
 TEST(ElementwiseLogicKernel, BoolThroughDataMovement) {
   ir::Graph g;
