@@ -269,6 +269,19 @@ TEST(ElementwiseLogicKernel, CastsBetweenIntWidths) {
   }
 }
 
+// A stored bool cast to float fuses into a matmul's operand loader (the byte read as 0/1), and a
+// comparison computed before it stays its own elementwise kernel.
+TEST(ElementwiseLogicKernel, BoolCastIntoMatMulPrologue) {
+  ir::Graph g;
+  ir::Value* a = g.add_input("a", f32({4, 8}));
+  ir::Value* b = g.add_input("b", f32({8}));
+  ir::Value* w = g.add_input("w", f32({8, 3}));
+  ir::Value* mask = g.add_op(K::GreaterOrEqual, {a, b})->result();
+  ir::Value* m = g.add_op(K::Cast, {mask}, {{"to", std::string("f32")}})->result();
+  g.add_output(g.add_op(K::MatMul, {m, w})->result(), "y");
+  expect_matches(g, special_inputs(g, 975, false), 1e-5, 2);
+}
+
 // select on bool values (where(c, a, b) with bool a and b), broadcast.
 TEST(ElementwiseLogicKernel, SelectOfBools) {
   ir::Graph g = one_op_graph(K::Select, {{kBool, {3, 1, 8}}, {kBool, {4, 8}}, {kBool, {1}}});
