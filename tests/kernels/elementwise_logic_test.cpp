@@ -269,6 +269,25 @@ TEST(ElementwiseLogicKernel, CastsBetweenIntWidths) {
   }
 }
 
+// Float-in, float-out chains through every new expression compile for every target profile
+// (vulkan-min included: the bools stay in registers, no 8-bit storage needed).
+TEST(ElementwiseLogicKernel, FloatChainsCompileEverywhere) {
+  ir::Graph g;
+  ir::Value* a = g.add_input("a", f32({4, 16}));
+  ir::Value* b = g.add_input("b", f32({16}));
+  ir::Value* cmp = g.add_op(K::Or, {g.add_op(K::Less, {a, b})->result(), g.add_op(K::IsInf, {a})->result()})->result();
+  ir::Value* keep = g.add_op(K::Xor, {g.add_op(K::Not, {cmp})->result(), g.add_op(K::IsNaN, {b})->result()})->result();
+  ir::Value* v = a;
+  for (K k : {K::Sign, K::Elu, K::Selu, K::Softplus, K::Mish, K::Sin, K::Cos, K::Floor, K::Ceil, K::Round})
+    v = g.add_op(k, {v})->result();
+  v = g.add_op(K::PRelu, {g.add_op(K::Mod, {v, b})->result(), b})->result();
+  v = g.add_op(K::FMod, {v, b})->result();
+  ir::Value* sel = g.add_op(K::Select, {keep, v, a})->result();
+  g.add_output(sel, "y");
+  expect_compiles_everywhere(g);
+  expect_matches(g, special_inputs(g, 980), 1e-5, 1);
+}
+
 // A stored bool cast to float fuses into a matmul's operand loader (the byte read as 0/1), and a
 // comparison computed before it stays its own elementwise kernel.
 TEST(ElementwiseLogicKernel, BoolCastIntoMatMulPrologue) {
