@@ -251,7 +251,7 @@ constexpr OpTable<OpRules> build() {
   t.set(K::IsInf, unary_as(infer_float_test, math::is_inf));
   t.set(K::Mod, binary(math::mod, math::mod_i64));
   t.set(K::FMod, binary(math::fmod, math::fmod_i64));
-  t.set(K::Sign, unary(math::sign, kSignedInts, math::sign_i64));
+  t.set(K::Sign, {infer_sign, eval_unary, {math::sign, math::sign_i64, kSignedInts, nullptr, nullptr}});  // u8 too
   t.set(K::Elu, unary(math::elu));
   t.set(K::Selu, unary(math::selu));
   t.set(K::Softplus, unary(math::softplus));

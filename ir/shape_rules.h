@@ -71,6 +71,7 @@ std::vector<TensorType> infer_topk(const Op& op);
 std::vector<TensorType> infer_compare(const Op& op);     // equal, less, greater, ..._or_equal
 std::vector<TensorType> infer_logic(const Op& op);       // and, or, xor, not
 std::vector<TensorType> infer_float_test(const Op& op);  // is_nan, is_inf
+std::vector<TensorType> infer_sign(const Op& op);
 std::vector<TensorType> infer_prelu(const Op& op);
 
 }  // namespace vkc::ir::rules

@@ -37,6 +37,12 @@ std::vector<TensorType> infer_float_test(const Op& op) {
   return {TensorType{DType::boolean, operand_type(op, 0).shape}};
 }
 
+// sign takes every numeric type (ONNX Sign includes the unsigned ones).
+std::vector<TensorType> infer_sign(const Op& op) {
+  require_dtype(op, 0, numeric, "a numeric type");
+  return {operand_type(op, 0)};
+}
+
 // The slope broadcasts to the input (ONNX "unidirectional"): the result has the input's shape.
 std::vector<TensorType> infer_prelu(const Op& op) {
   require_same_dtype(op);

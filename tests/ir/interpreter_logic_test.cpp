@@ -77,6 +77,7 @@ TEST(InterpreterUnaryMath, SignRoundingAndActivations) {
   expect_values(run_op(OpKind::Sign, {f32({-3, 0, 2, NAN})}), {-1, 0, 1, NAN});
   EXPECT_TRUE(std::signbit(run_op(OpKind::Sign, {f32({-0.0f})}).get_f64(0)));
   EXPECT_EQ(ints_of(run_op(OpKind::Sign, {make_i64({3}, {-9, 0, 4})})), (Ints{-1, 0, 1}));
+  EXPECT_EQ(ints_of(run_op(OpKind::Sign, {ints(DType::u8, {3}, {0, 200, 1})})), (Ints{0, 1, 1}));
   expect_values(run_op(OpKind::Round, {f32({0.5, 1.5, 2.5, -0.5, -1.5, 2.4f, -2.6f})}), {0, 2, 2, -0, -2, 2, -3});
   expect_values(run_op(OpKind::Floor, {f32({-1.5, 1.5, NAN})}), {-2, 1, NAN});
   expect_values(run_op(OpKind::Ceil, {f32({-1.5, 1.5, INFINITY})}), {-1, 2, INFINITY});

@@ -63,8 +63,9 @@ TEST(VerifierUnaryMath, FloatOnlyExceptSign) {
               cat(op_name(k), " 'n': operand 0 has element type i32, expected a float type (f32 or f16)"));
   }
   EXPECT_EQ(infer(OpKind::Sign, {typed(DType::i64, {2})}), typed(DType::i64, {2}));
+  EXPECT_EQ(infer(OpKind::Sign, {typed(DType::u8, {2})}), typed(DType::u8, {2}));
   EXPECT_EQ(error_of(OpKind::Sign, {typed(kBool, {2})}),
-            "sign 'n': operand 0 has element type bool, expected a float or signed integer type");
+            "sign 'n': operand 0 has element type bool, expected a numeric type");
 }
 
 TEST(VerifierPRelu, SlopeBroadcastsToTheInput) {

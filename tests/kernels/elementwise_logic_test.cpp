@@ -167,7 +167,7 @@ TEST(ElementwiseLogicKernel, UnaryMath) {
         // Quarters: round meets its ties (x.5) and floor/ceil exact integers.
         expect_matches(g, special_inputs(g, seed++, specials, c.scale), c.rel_tol);
       }
-  for (DType t : {DType::i32, DType::i64, DType::i8}) {
+  for (DType t : {DType::i32, DType::i64, DType::i8, DType::u8}) {
     ir::Graph g = one_op_graph(K::Sign, {{t, {5, 9}}});
     expect_matches(g, special_inputs(g, seed++));
   }
