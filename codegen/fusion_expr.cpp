@@ -9,7 +9,15 @@
 namespace vkc::codegen {
 
 std::string cast_expr(const std::string& x, DType from, DType to) {
-  if (is_float(from) == is_float(to)) return x;
+  if (from == to) return x;
+  // From bool: x is a GLSL bool (elementwise kernels) or the int 0/1 (fused prologues); the
+  // constructor takes either.
+  if (from == DType::boolean) return glsl_compute_type(to) + "(" + x + ")";
+  // To bool: nonzero is true, NaN included (docs/ops.md, cast).
+  if (to == DType::boolean)
+    return is_float(from) ? "(isnan(" + x + ") || " + x + " != 0.0)" : "(" + x + " != " + glsl_literal(from, 0.0) + ")";
+  if (is_float(from) == is_float(to))
+    return glsl_compute_type(from) == glsl_compute_type(to) ? x : glsl_compute_type(to) + "(" + x + ")";
   if (is_float(to)) return "float(" + x + ")";
   // Float -> int: saturate, truncate toward zero, NaN -> 0 (docs/ops.md, cast).
   return "(isnan(" + x + ") ? 0 : int(clamp(" + x + ", -2147483648.0, 2147483520.0)))";

@@ -54,6 +54,50 @@ std::string min(const ir::Op&, const Args& x, DType) { return call2("vkc_min", x
 std::string pow(const ir::Op&, const Args& x, DType) { return call2("vkc_pow", x); }
 std::string select(const ir::Op&, const Args& x, DType) { return "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")"; }
 
+// Issue 23, elementwise and logic group. Comparisons and logic compute GLSL bools (stored as
+// uint8_t 0/1 by the elementwise kernel); ordered comparisons are false on NaN, != is true.
+std::string equal(const ir::Op&, const Args& x, DType) { return infix("==", x); }
+std::string less(const ir::Op&, const Args& x, DType) { return infix("<", x); }
+std::string greater(const ir::Op&, const Args& x, DType) { return infix(">", x); }
+std::string less_or_equal(const ir::Op&, const Args& x, DType) { return infix("<=", x); }
+std::string greater_or_equal(const ir::Op&, const Args& x, DType) { return infix(">=", x); }
+std::string logical_and(const ir::Op&, const Args& x, DType) { return infix("&&", x); }
+std::string logical_or(const ir::Op&, const Args& x, DType) { return infix("||", x); }
+std::string logical_xor(const ir::Op&, const Args& x, DType) { return infix("!=", x); }
+std::string logical_not(const ir::Op&, const Args& x, DType) { return "(!" + x[0] + ")"; }
+std::string is_nan(const ir::Op&, const Args& x, DType) { return call("isnan", x); }
+std::string is_inf(const ir::Op& op, const Args& x, DType) {
+  bool pos = op.attr_bool("detect_positive"), neg = op.attr_bool("detect_negative");
+  if (pos && neg) return call("isinf", x);
+  if (!pos && !neg) return "false";
+  return "(isinf(" + x[0] + ") && " + x[0] + (pos ? " > 0.0)" : " < 0.0)");
+}
+std::string mod(const ir::Op&, const Args& x, DType) { return call2("vkc_mod", x); }
+std::string fmod(const ir::Op&, const Args& x, DType) { return call2("vkc_fmod", x); }
+// NaN and -0.0 fall through both tests and stay (docs/ops.md, sign).
+std::string sign(const ir::Op&, const Args& x, DType t) {
+  std::string zero = glsl_literal(t, 0.0);
+  return "(" + x[0] + " > " + zero + " ? " + glsl_literal(t, 1.0) + " : (" + x[0] + " < " + zero + " ? " +
+         glsl_literal(t, -1.0) + " : " + x[0] + "))";
+}
+std::string elu(const ir::Op& op, const Args& x, DType t) {
+  return "vkc_elu(" + x[0] + ", " + glsl_literal(t, op.attr_float("alpha")) + ")";
+}
+std::string selu(const ir::Op& op, const Args& x, DType t) {
+  return "vkc_selu(" + x[0] + ", " + glsl_literal(t, op.attr_float("alpha")) + ", " +
+         glsl_literal(t, op.attr_float("gamma")) + ")";
+}
+std::string softplus(const ir::Op&, const Args& x, DType) { return call("vkc_softplus", x); }
+std::string mish(const ir::Op&, const Args& x, DType) { return call("vkc_mish", x); }
+std::string sin(const ir::Op&, const Args& x, DType) { return call("sin", x); }
+std::string cos(const ir::Op&, const Args& x, DType) { return call("cos", x); }
+std::string floor(const ir::Op&, const Args& x, DType) { return call("floor", x); }
+std::string ceil(const ir::Op&, const Args& x, DType) { return call("ceil", x); }
+std::string round(const ir::Op&, const Args& x, DType) { return call("roundEven", x); }
+std::string prelu(const ir::Op&, const Args& x, DType t) {
+  return "(" + x[0] + " < " + glsl_literal(t, 0.0) + " ? " + x[1] + " * " + x[0] + " : " + x[0] + ")";
+}
+
 // Elementwise math: one kernel for a chain, fused into anchors' epilogues on float results and into
 // their prologues while the rereads stay cheap.
 constexpr OpCodegen math(GlslExpr e) {
@@ -117,6 +161,33 @@ constexpr ir::OpTable<OpCodegen> build() {
   // attention: q, k and v take prologues (the head-split transposes), the result an epilogue.
   t.set(K::Attention,
         {.emitter = kernels::emit_attention, .anchor = FusionAnchor::Attention, .reads = OperandReads::AttentionTiles});
+  // Issue 23, elementwise and logic group. Bool results and operands chain only in elementwise
+  // kernels (prologues and epilogues carry float values).
+  constexpr auto logic = [](GlslExpr e) { return OpCodegen{.emitter = kernels::emit_elementwise, .glsl = e}; };
+  t.set(K::Equal, logic(equal));
+  t.set(K::Less, logic(less));
+  t.set(K::Greater, logic(greater));
+  t.set(K::LessOrEqual, logic(less_or_equal));
+  t.set(K::GreaterOrEqual, logic(greater_or_equal));
+  t.set(K::And, logic(logical_and));
+  t.set(K::Or, logic(logical_or));
+  t.set(K::Xor, logic(logical_xor));
+  t.set(K::Not, logic(logical_not));
+  t.set(K::IsNaN, logic(is_nan));
+  t.set(K::IsInf, logic(is_inf));
+  t.set(K::Mod, math(mod));
+  t.set(K::FMod, math(fmod));
+  t.set(K::Sign, math(sign));
+  t.set(K::Elu, math(elu));
+  t.set(K::Selu, math(selu));
+  t.set(K::Softplus, math(softplus));
+  t.set(K::Mish, math(mish));
+  t.set(K::Sin, math(sin));
+  t.set(K::Cos, math(cos));
+  t.set(K::Floor, math(floor));
+  t.set(K::Ceil, math(ceil));
+  t.set(K::Round, math(round));
+  t.set(K::PRelu, math(prelu));
   return t;
 }
 

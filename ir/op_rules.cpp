@@ -94,6 +94,69 @@ int64_t pow_i64(int64_t a, int64_t b) {
   return int64_t(result);
 }
 
+// Issue 23, elementwise and logic group: comparisons and logic give 0/1 (stored as bool), NaN
+// compares false except for "not equal" (ONNX and IEEE).
+double sign(const Op&, double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : x); }  // NaN, -0.0 stay
+int64_t sign_i64(int64_t x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+double elu(const Op& op, double x) { return x < 0 ? op.attr_float("alpha") * std::expm1(x) : x; }
+double selu(const Op& op, double x) {
+  double g = op.attr_float("gamma");
+  return x <= 0 ? g * op.attr_float("alpha") * std::expm1(x) : g * x;
+}
+// log(1 + e^x) without overflow for large x or loss of e^x for very negative x.
+double softplus_of(double x) {
+  if (std::isnan(x)) return x;
+  return (x > 0 ? x : 0.0) + std::log1p(std::exp(-std::fabs(x)));
+}
+double softplus(const Op&, double x) { return softplus_of(x); }
+double mish(const Op&, double x) { return x * std::tanh(softplus_of(x)); }
+double sin(const Op&, double x) { return std::sin(x); }
+double cos(const Op&, double x) { return std::cos(x); }
+double floor(const Op&, double x) { return std::floor(x); }
+double ceil(const Op&, double x) { return std::ceil(x); }
+double round(const Op&, double x) { return std::nearbyint(x); }  // default mode: half to even
+double logical_not(const Op&, double x) { return x == 0 ? 1.0 : 0.0; }
+double is_nan(const Op&, double x) { return std::isnan(x) ? 1.0 : 0.0; }
+double is_inf(const Op& op, double x) {
+  if (!std::isinf(x)) return 0.0;
+  return (x > 0 ? op.attr_bool("detect_positive") : op.attr_bool("detect_negative")) ? 1.0 : 0.0;
+}
+
+double equal(double a, double b) { return a == b ? 1.0 : 0.0; }
+double less(double a, double b) { return a < b ? 1.0 : 0.0; }
+double greater(double a, double b) { return a > b ? 1.0 : 0.0; }
+double less_or_equal(double a, double b) { return a <= b ? 1.0 : 0.0; }
+double greater_or_equal(double a, double b) { return a >= b ? 1.0 : 0.0; }
+int64_t equal_i64(int64_t a, int64_t b) { return a == b; }
+int64_t less_i64(int64_t a, int64_t b) { return a < b; }
+int64_t greater_i64(int64_t a, int64_t b) { return a > b; }
+int64_t less_or_equal_i64(int64_t a, int64_t b) { return a <= b; }
+int64_t greater_or_equal_i64(int64_t a, int64_t b) { return a >= b; }
+// Bool operands only (the shape rule), so both paths see 0 or 1.
+double logical_and(double a, double b) { return a != 0 && b != 0 ? 1.0 : 0.0; }
+double logical_or(double a, double b) { return a != 0 || b != 0 ? 1.0 : 0.0; }
+double logical_xor(double a, double b) { return (a != 0) != (b != 0) ? 1.0 : 0.0; }
+int64_t logical_and_i64(int64_t a, int64_t b) { return a != 0 && b != 0; }
+int64_t logical_or_i64(int64_t a, int64_t b) { return a != 0 || b != 0; }
+int64_t logical_xor_i64(int64_t a, int64_t b) { return (a != 0) != (b != 0); }
+// mod takes the divisor's sign (Python, numpy), fmod the dividend's (C). Integer x mod 0 is 0, as
+// integer division by zero is (div_i64); INT64_MIN mod -1 is 0 without overflowing.
+double fmod(double a, double b) { return std::fmod(a, b); }
+double mod(double a, double b) {
+  double r = std::fmod(a, b);
+  if (std::isnan(r)) return r;
+  if (r == 0) return std::copysign(0.0, b);
+  return (r < 0) != (b < 0) ? r + b : r;
+}
+int64_t fmod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+int64_t mod_i64(int64_t a, int64_t b) {
+  int64_t r = fmod_i64(a, b);
+  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+// x < 0 (not x >= 0) so NaN passes through.
+double prelu(double x, double slope) { return x < 0 ? slope * x : x; }
+int64_t prelu_i64(int64_t x, int64_t slope) { return x < 0 ? mul_i64(slope, x) : x; }
+
 }  // namespace math
 
 using namespace rules;
@@ -109,6 +172,15 @@ constexpr OpRules unary(double (*f)(const Op&, double), bool signed_ints = false
 
 constexpr OpRules binary(double (*f)(double, double), int64_t (*exact)(int64_t, int64_t)) {
   return {infer_binary, eval_binary, {nullptr, nullptr, false, f, exact}};
+}
+
+// Issue 23, elementwise and logic group: elementwise math under another shape rule (bool
+// results or operands, the input-shaped prelu).
+constexpr OpRules unary_as(ShapeRule shape, double (*f)(const Op&, double), int64_t (*exact)(int64_t) = nullptr) {
+  return {shape, eval_unary, {f, exact, false, nullptr, nullptr}};
+}
+constexpr OpRules binary_as(ShapeRule shape, double (*f)(double, double), int64_t (*exact)(int64_t, int64_t)) {
+  return {shape, eval_binary, {nullptr, nullptr, false, f, exact}};
 }
 
 Results eval_constant_op(const Op& op, const Operands&, const ResultTypes& types) {
@@ -167,6 +239,31 @@ constexpr OpTable<OpRules> build() {
   t.set(K::TopK, {infer_topk, eval_topk});
   // attention (formed by ir/passes/fuse_attention.cpp)
   t.set(K::Attention, {infer_attention, eval_attention});
+  // Issue 23, elementwise and logic group.
+  t.set(K::Equal, binary_as(infer_compare, math::equal, math::equal_i64));
+  t.set(K::Less, binary_as(infer_compare, math::less, math::less_i64));
+  t.set(K::Greater, binary_as(infer_compare, math::greater, math::greater_i64));
+  t.set(K::LessOrEqual, binary_as(infer_compare, math::less_or_equal, math::less_or_equal_i64));
+  t.set(K::GreaterOrEqual, binary_as(infer_compare, math::greater_or_equal, math::greater_or_equal_i64));
+  t.set(K::And, binary_as(infer_logic, math::logical_and, math::logical_and_i64));
+  t.set(K::Or, binary_as(infer_logic, math::logical_or, math::logical_or_i64));
+  t.set(K::Xor, binary_as(infer_logic, math::logical_xor, math::logical_xor_i64));
+  t.set(K::Not, unary_as(infer_logic, math::logical_not));
+  t.set(K::IsNaN, unary_as(infer_float_test, math::is_nan));
+  t.set(K::IsInf, unary_as(infer_float_test, math::is_inf));
+  t.set(K::Mod, binary(math::mod, math::mod_i64));
+  t.set(K::FMod, binary(math::fmod, math::fmod_i64));
+  t.set(K::Sign, {infer_sign, eval_unary, {math::sign, math::sign_i64, kSignedInts, nullptr, nullptr}});  // u8 too
+  t.set(K::Elu, unary(math::elu));
+  t.set(K::Selu, unary(math::selu));
+  t.set(K::Softplus, unary(math::softplus));
+  t.set(K::Mish, unary(math::mish));
+  t.set(K::Sin, unary(math::sin));
+  t.set(K::Cos, unary(math::cos));
+  t.set(K::Floor, unary(math::floor));
+  t.set(K::Ceil, unary(math::ceil));
+  t.set(K::Round, unary(math::round));
+  t.set(K::PRelu, binary_as(infer_prelu, math::prelu, math::prelu_i64));
   return t;
 }
 

@@ -106,6 +106,31 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::Select: return {};
     // softmax(scale * q k^T + mask, causal) v: scale is required (the pass that forms it knows it).
     case OpKind::Attention: return {req("scale", K::Float), def("causal", false), def("k_transposed", false)};
+    // Issue 23, elementwise and logic group.
+    case OpKind::IsInf: return {def("detect_positive", true), def("detect_negative", true)};
+    case OpKind::Elu: return {def("alpha", 1.0)};
+    case OpKind::Selu: return {def("alpha", 1.67326319217681884765625), def("gamma", 1.05070102214813232421875)};
+    case OpKind::Equal:
+    case OpKind::Less:
+    case OpKind::Greater:
+    case OpKind::LessOrEqual:
+    case OpKind::GreaterOrEqual:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Not:
+    case OpKind::IsNaN:
+    case OpKind::Mod:
+    case OpKind::FMod:
+    case OpKind::Sign:
+    case OpKind::Softplus:
+    case OpKind::Mish:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::PRelu: return {};
   }
   // No default above: -Wswitch names an op added to ops.def without deciding its attributes.
   return {};
@@ -126,6 +151,7 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
     case OpKind::Dequantize: return {"input", "scale", "zero_point"};
     case OpKind::Sort: return {"keys"};
     case OpKind::Attention: return {"q", "k", "v", "mask"};
+    case OpKind::PRelu: return {"input", "slope"};  // issue 23, elementwise and logic group
     default: return {};  // numbered ("operand 0"): a label is a nicety, not a fact to forget
   }
 }

@@ -68,4 +68,11 @@ std::vector<TensorType> infer_softmax(const Op& op);  // softmax, log_softmax
 std::vector<TensorType> infer_sort(const Op& op);
 std::vector<TensorType> infer_topk(const Op& op);
 
+// Issue 23, elementwise and logic group (ir/shape_rules_logic.cpp).
+std::vector<TensorType> infer_compare(const Op& op);     // equal, less, greater, ..._or_equal
+std::vector<TensorType> infer_logic(const Op& op);       // and, or, xor, not
+std::vector<TensorType> infer_float_test(const Op& op);  // is_nan, is_inf
+std::vector<TensorType> infer_sign(const Op& op);
+std::vector<TensorType> infer_prelu(const Op& op);
+
 }  // namespace vkc::ir::rules

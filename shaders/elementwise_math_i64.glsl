@@ -14,3 +14,8 @@ int64_t vkc_pow(int64_t a, int64_t b) {
   }
   return r;
 }
+int64_t vkc_fmod(int64_t a, int64_t b) { return (b == 0l || b == -1l) ? 0l : a - b * (a / b); }
+int64_t vkc_mod(int64_t a, int64_t b) {
+  int64_t r = vkc_fmod(a, b);
+  return (r != 0l && ((r < 0l) != (b < 0l))) ? r + b : r;
+}

@@ -108,10 +108,11 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
     std::vector<std::string> args;
     for (int i = 0; i < op->num_operands(); ++i) args.push_back(arg(i));
     std::string e = elementwise_expr(*op, args);
-    check(t != DType::boolean, op->describe(), ": bool results are not supported on the GPU yet");
     types.insert(t);
     names[r] = cat("v", next_local++);
-    body += cat("  ", glsl_compute_type(t), " ", names[r], " = ", e, ";\n");
+    // Bool values live in GLSL bools inside the chain (loads compare the stored byte with 0).
+    std::string type = t == DType::boolean ? "bool" : glsl_compute_type(t);
+    body += cat("  ", type, " ", names[r], " = ", e, ";\n");
     k.flops += double(total);
   }
 
@@ -119,6 +120,8 @@ std::vector<EmittedKernel> emit_elementwise(const DispatchGroup& group, const Ke
   buffers += glsl_buffer(out_binding, out_type, true, "result");
   k.bindings.push_back({out_tensor, true});
   std::string value = group.ops.empty() ? load(result, out_shape) : names.at(result);
+  // A bool is stored as the byte 0 or 1.
+  if (out_type == DType::boolean) value = "(" + value + " ? 1u : 0u)";
   body += cat("  result.data[gid] = ", glsl_storage_type(out_type), "(", value, ");\n");
 
   uint32_t wg = fit_workgroup_size_x(256, ctx.target);

@@ -275,6 +275,26 @@ std::map<OpKind, Builder> op_builders() {
                           {{"scale", 0.125}, {"causal", true}, {"k_transposed", true}})
                      ->result());
   };
+  // Issue 23, elementwise and logic group.
+  for (OpKind k : {OpKind::Equal, OpKind::Less, OpKind::Greater, OpKind::LessOrEqual, OpKind::GreaterOrEqual,
+                   OpKind::Mod, OpKind::FMod, OpKind::PRelu})
+    b[k] = binary(k);
+  for (OpKind k : {OpKind::And, OpKind::Or, OpKind::Xor})
+    b[k] = [k](Graph& g) {
+      Value* x = g.add_input("x", {DType::boolean, {2, 3}});
+      Value* y = g.add_input("y", {DType::boolean, {3}});
+      g.add_output(g.add_op(k, {x, y})->result());
+    };
+  b[OpKind::Not] = [](Graph& g) {
+    Value* x = g.add_input("x", {DType::boolean, {2, 3}});
+    g.add_output(g.add_op(OpKind::Not, {x})->result());
+  };
+  for (OpKind k : {OpKind::IsNaN, OpKind::Sign, OpKind::Softplus, OpKind::Mish, OpKind::Sin, OpKind::Cos,
+                   OpKind::Floor, OpKind::Ceil, OpKind::Round})
+    b[k] = unary(k);
+  b[OpKind::IsInf] = unary(OpKind::IsInf, {{"detect_negative", false}});
+  b[OpKind::Elu] = unary(OpKind::Elu, {{"alpha", 0.5}});
+  b[OpKind::Selu] = unary(OpKind::Selu, {{"alpha", 1.5}, {"gamma", 2.25}});
   return b;
 }
 

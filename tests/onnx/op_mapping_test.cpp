@@ -65,6 +65,31 @@ const std::map<K, std::string> kOnnxOp = {
     {K::MaxPoolWithIndices, "MaxPool"},  // with its Indices output
     {K::Resize, "Resize"},
     {K::TopK, "TopK"},
+    // Issue 23, elementwise and logic group.
+    {K::Equal, "Equal"},
+    {K::Less, "Less"},
+    {K::Greater, "Greater"},
+    {K::LessOrEqual, "LessOrEqual"},
+    {K::GreaterOrEqual, "GreaterOrEqual"},
+    {K::And, "And"},
+    {K::Or, "Or"},
+    {K::Xor, "Xor"},
+    {K::Not, "Not"},
+    {K::IsNaN, "IsNaN"},
+    {K::IsInf, "IsInf"},
+    {K::Mod, "Mod"},
+    {K::FMod, "Mod"},  // fmod = 1
+    {K::Sign, "Sign"},
+    {K::Elu, "Elu"},
+    {K::Selu, "Selu"},
+    {K::Softplus, "Softplus"},
+    {K::Mish, "Mish"},
+    {K::Sin, "Sin"},
+    {K::Cos, "Cos"},
+    {K::Floor, "Floor"},
+    {K::Ceil, "Ceil"},
+    {K::Round, "Round"},
+    {K::PRelu, "PRelu"},
 };
 
 // IR ops ONNX has no counterpart for.
