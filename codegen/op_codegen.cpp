@@ -114,6 +114,9 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::MaxPoolWithIndices, {.emitter = kernels::emit_pool_indices});
   t.set(K::Resize, {.emitter = kernels::emit_resize});
   t.set({K::Sort, K::TopK}, {.emitter = kernels::emit_sort});
+  // Indexing (issue 23, indexing and data movement group): one kernel each, no fusion.
+  t.set({K::Gather, K::GatherElements, K::GatherND, K::ScatterND, K::ScatterElements},
+        {.emitter = kernels::emit_indexing});
   return t;
 }
 

@@ -165,6 +165,12 @@ constexpr OpTable<OpRules> build() {
   t.set(K::Resize, {infer_resize, eval_resize});
   t.set(K::Sort, {infer_sort, eval_sort});
   t.set(K::TopK, {infer_topk, eval_topk});
+  // Indexing (issue 23, indexing and data movement group)
+  t.set(K::Gather, {infer_gather, eval_gather});
+  t.set(K::GatherElements, {infer_gather_elements, eval_gather_elements});
+  t.set(K::GatherND, {infer_gather_nd, eval_gather_nd});
+  t.set(K::ScatterND, {infer_scatter_nd, eval_scatter_nd});
+  t.set(K::ScatterElements, {infer_scatter_elements, eval_scatter_elements});
   return t;
 }
 

@@ -67,4 +67,11 @@ std::vector<TensorType> infer_softmax(const Op& op);  // softmax, log_softmax
 std::vector<TensorType> infer_sort(const Op& op);
 std::vector<TensorType> infer_topk(const Op& op);
 
+// Indexing (issue 23, indexing and data movement group). ir/shape_rules_indexing.cpp
+std::vector<TensorType> infer_gather(const Op& op);
+std::vector<TensorType> infer_gather_elements(const Op& op);
+std::vector<TensorType> infer_gather_nd(const Op& op);
+std::vector<TensorType> infer_scatter_nd(const Op& op);
+std::vector<TensorType> infer_scatter_elements(const Op& op);
+
 }  // namespace vkc::ir::rules

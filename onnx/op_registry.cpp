@@ -15,6 +15,7 @@ const OpImporter* find_importer(const std::string& op_type) {
     register_quant_importers(r);
     register_folding_importers(r);
     register_resize_importers(r);
+    register_indexing_importers(r);  // issue 23, indexing and data movement group
     return r;
   }();
   auto it = table.find(op_type);

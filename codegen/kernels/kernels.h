@@ -57,4 +57,9 @@ std::vector<EmittedKernel> emit_quant(const DispatchGroup& group, const KernelCo
 std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelContext& context,
                                  std::vector<ScratchTensor>& scratch);
 
+// Indexing (issue 23, indexing and data movement group): Gather, GatherElements, GatherND,
+// ScatterND, ScatterElements with run-time indices. codegen/kernels/indexing.cpp
+std::vector<EmittedKernel> emit_indexing(const DispatchGroup& group, const KernelContext& context,
+                                         std::vector<ScratchTensor>& scratch);
+
 }  // namespace vkc::codegen::kernels

@@ -65,6 +65,12 @@ const std::map<K, std::string> kOnnxOp = {
     {K::MaxPoolWithIndices, "MaxPool"},  // with its Indices output
     {K::Resize, "Resize"},
     {K::TopK, "TopK"},
+    // Indexing (issue 23, indexing and data movement group)
+    {K::Gather, "Gather"},
+    {K::GatherElements, "GatherElements"},
+    {K::GatherND, "GatherND"},
+    {K::ScatterND, "ScatterND"},
+    {K::ScatterElements, "ScatterElements"},
 };
 
 // IR ops ONNX has no counterpart for.
