@@ -91,6 +91,7 @@ void register_folding_importers(std::map<std::string, OpImporter>& r);
 void register_resize_importers(std::map<std::string, OpImporter>& r);
 // Indexing and data movement (issue 23): onnx/op_importers_indexing.cpp, op_importers_einsum.cpp
 void register_indexing_importers(std::map<std::string, OpImporter>& r);
+void register_einsum_importers(std::map<std::string, OpImporter>& r);
 
 // Helpers shared by several families.
 // The axes of Reduce*: an attribute before `input_from_opset`, an optional constant input 1 after.
