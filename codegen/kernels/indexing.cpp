@@ -2,12 +2,12 @@
 // invocation per output element (shaders/indexing.comp).
 //
 // Gathers read one data element per output element (zero where the index is out of range).
-// Scatters are computed by the OWNER of each output element: it starts from the data element and
-// scans the index entries that can address it, applying the matching updates in index order. That
-// makes every result deterministic (duplicates: the last update wins for reduction 'none', and
-// reductions apply in index order, as the reference does) and needs no atomics, at a cost of
-// reading the candidate indices once per output element: O(elements x index tuples) for
-// scatter_nd, O(elements x indices dim along the axis) for scatter_elements (docs/ops.md).
+// Scatters are deterministic without atomics: matching updates are applied in index order, as the
+// reference does (duplicates: the last update wins for reduction 'none'). scatter_elements is
+// computed by the OWNER of each output element, which scans the indices along the axis that can
+// address it. scatter_nd picks the cheaper of an owner scan (every tuple per result element) and
+// an update scan (a copy of the data, then per update element the first tuple of each addressed
+// slice folds all its duplicates), by the tuples each would decode (docs/ops.md).
 #include <algorithm>
 
 #include "codegen/glsl_types.h"
@@ -85,15 +85,19 @@ struct Plan {
   std::string extensions;
 };
 
-EmittedKernel finish(const ir::Op& op, Plan p, const KernelContext& ctx, const std::string& what) {
+// One dispatch of `total` invocations binding `operands` then the op's result.
+EmittedKernel finish(const ir::Op& op, Plan p, const KernelContext& ctx, const std::string& what,
+                     std::vector<const ir::Value*> operands = {}, int64_t total = -1) {
   const ir::Value* out = op.result();
-  int64_t total = shape_numel(out->type.shape);
+  if (operands.empty())
+    for (int i = 0; i < op.num_operands(); ++i) operands.push_back(op.operand(i));
+  if (total < 0) total = shape_numel(out->type.shape);
   EmittedKernel k;
   k.kernel = p.family;
   k.strategy = p.strategy;
-  for (int i = 0; i < op.num_operands(); ++i) {
-    k.bindings.push_back({ctx.tensor(op.operand(i)), false});
-    k.bytes += double(op.operand(i)->type.size_bytes());
+  for (const ir::Value* v : operands) {
+    k.bindings.push_back({ctx.tensor(v), false});
+    k.bytes += double(v->type.size_bytes());
   }
   k.bindings.push_back({ctx.tensor(out), true});
   k.bytes += double(out->type.size_bytes());
@@ -180,23 +184,102 @@ Plan plan_gather_nd(const ir::Op& op, const Element& e) {
   return p;
 }
 
-Plan plan_scatter_nd(const ir::Op& op, const Element& e, DType t) {
-  Plan p = plan_buffers(op, e);
+// "uint tuple_target(uint t)": the flat slice index (in data dims [0, k)) that index tuple t
+// addresses, or 0xFFFFFFFFu when a component is out of range (no slice index reaches it: the
+// data holds fewer than 2^31 elements).
+std::string tuple_function(const Shape& ds, size_t k) {
+  std::string s = "uint tuple_target(uint t) {\n  uint at = 0u;\n";
+  for (size_t j = 0; j < k; ++j)
+    s += cat("  { int q = index_at(t * ", k, "u + ", j, "u, ", ds[j], "u); if (q < 0) return 0xFFFFFFFFu; at = at * ",
+             ds[j], "u + uint(q); }\n");
+  return s + "  return at;\n}\n";
+}
+
+struct ScatterNdShape {
+  size_t k;
+  int64_t slice, tuples;
+};
+
+ScatterNdShape scatter_nd_shape(const ir::Op& op) {
   const Shape& ds = op.operand(0)->type.shape;
   const Shape& is = op.operand(1)->type.shape;
-  const std::string& reduction = op.attr_string("reduction");
   size_t k = size_t(is.back());
-  int64_t slice = product(ds, k, ds.size()), tuples = product(is, 0, is.size() - 1);
+  return {k, product(ds, k, ds.size()), product(is, 0, is.size() - 1)};
+}
+
+Plan scatter_nd_common(const ir::Op& op, const Element& e, DType t) {
+  Plan p = plan_buffers(op, e);
+  const std::string& reduction = op.attr_string("reduction");
   p.family = "scatter_nd";
-  p.strategy = cat("owner scan, reduction ", reduction);
   if (e.arithmetic && is_float(t) && (reduction == "max" || reduction == "min")) p.functions += kFloatMinMax;
-  p.body = cat("  uint s = gid / ", slice, "u;\n  uint c = gid % ", slice, "u;\n  ", e.compute,
-               " v = ", e.load("data_buf.data[gid]"), ";\n  for (uint u = 0u; u < ", tuples, "u; ++u) {\n");
-  p.body += tuple_code(ds, 0, k, "u", "    ");
-  p.body += cat("    if (inside && at == s) { ",
-                combine_code(reduction, e, t, e.load(cat("updates.data[u * ", slice, "u + c]"))), " }\n  }\n");
+  p.functions += tuple_function(op.operand(0)->type.shape, scatter_nd_shape(op).k);
+  return p;
+}
+
+// Owner scan: each result element starts from its data element and applies, in order, the
+// updates of every tuple that addresses its slice.
+Plan plan_scatter_nd_owner(const ir::Op& op, const Element& e, DType t) {
+  Plan p = scatter_nd_common(op, e, t);
+  ScatterNdShape sh = scatter_nd_shape(op);
+  const std::string& reduction = op.attr_string("reduction");
+  p.strategy = cat("owner scan, reduction ", reduction);
+  p.body = cat("  uint s = gid / ", sh.slice, "u;\n  uint c = gid % ", sh.slice, "u;\n  ", e.compute,
+               " v = ", e.load("data_buf.data[gid]"), ";\n  for (uint u = 0u; u < ", sh.tuples, "u; ++u) {\n");
+  p.body += cat("    if (tuple_target(u) == s) { ",
+                combine_code(reduction, e, t, e.load(cat("updates.data[u * ", sh.slice, "u + c]"))), " }\n  }\n");
   p.body += cat("  result.data[gid] = ", e.store("v"), ";\n");
   return p;
+}
+
+// Update scan, after a copy of the data: one invocation per update element; the FIRST tuple of
+// each addressed slice folds, in order, the updates of every tuple that addresses the same slice
+// and writes the result once; later duplicates and out-of-range tuples write nothing. The same
+// order and the same result as the owner scan, in O(update elements x tuples) instead of
+// O(result elements x tuples).
+Plan plan_scatter_nd_updates(const ir::Op& op, const Element& e, DType t) {
+  Plan p = scatter_nd_common(op, e, t);
+  ScatterNdShape sh = scatter_nd_shape(op);
+  const std::string& reduction = op.attr_string("reduction");
+  p.strategy = cat("update scan, reduction ", reduction);
+  p.body = cat("  uint u = gid / ", sh.slice, "u;\n  uint c = gid % ", sh.slice, "u;\n",
+               "  uint s = tuple_target(u);\n  if (s == 0xFFFFFFFFu) return;\n",
+               "  for (uint w = 0u; w < u; ++w)\n    if (tuple_target(w) == s) return;\n",
+               "  uint at = s * ", sh.slice, "u + c;\n  ", e.compute, " v = ", e.load("data_buf.data[at]"), ";\n",
+               "  for (uint w = u; w < ", sh.tuples, "u; ++w)\n",
+               "    if (tuple_target(w) == s) { ",
+               combine_code(reduction, e, t, e.load(cat("updates.data[w * ", sh.slice, "u + c]"))), " }\n",
+               "  result.data[at] = ", e.store("v"), ";\n");
+  return p;
+}
+
+// The data copied to the result, bit-exactly (the first dispatch of the update scan).
+Plan plan_copy(const Element& e) {
+  Plan p;
+  p.family = "scatter_nd";
+  p.strategy = "update scan: copy data";
+  p.extensions = e.extensions;
+  p.buffers = buffer_decl(0, e.storage, false, "data_buf") + buffer_decl(1, e.storage, true, "result");
+  p.body = "  result.data[gid] = data_buf.data[gid];\n";
+  return p;
+}
+
+std::vector<EmittedKernel> emit_scatter_nd(const ir::Op& op, const Element& e, DType t, const KernelContext& ctx,
+                                           const std::string& what) {
+  ScatterNdShape sh = scatter_nd_shape(op);
+  double n = double(op.result()->type.numel()), updates = double(sh.tuples) * double(sh.slice);
+  // Index tuples decoded: the owner scan decodes every tuple for every result element; the update
+  // scan decodes every tuple for every update element (the first-occurrence check and the fold)
+  // and copies the data once.
+  double owner = n * double(sh.tuples), update = n / double(sh.k) + updates * double(sh.tuples);
+  std::string forced = ctx.forced(op);
+  if (!forced.empty() && forced != "owner scan" && forced != "update scan")
+    throw Error(cat(what, ": strategy '", forced, "' is not one of 'owner scan', 'update scan'"));
+  bool by_updates = forced.empty() ? update < owner : forced == "update scan";
+  if (!by_updates) return {finish(op, plan_scatter_nd_owner(op, e, t), ctx, what)};
+  Element words = element_of(t, false, ctx, what);
+  check_32bit(int64_t(updates), what);
+  return {finish(op, plan_copy(words), ctx, what, {op.operand(0)}),
+          finish(op, plan_scatter_nd_updates(op, e, t), ctx, what, {}, int64_t(updates))};
 }
 
 Plan plan_scatter_elements(const ir::Op& op, const Element& e, DType t) {
@@ -244,12 +327,12 @@ std::vector<EmittedKernel> emit_indexing(const DispatchGroup& group, const Kerne
   bool scatter = op.kind == K::ScatterND || op.kind == K::ScatterElements;
   bool arithmetic = scatter && op.attr_string("reduction") != "none";
   Element e = element_of(t, arithmetic, ctx, what);
+  if (op.kind == K::ScatterND) return emit_scatter_nd(op, e, t, ctx, what);
   Plan p;
   switch (op.kind) {
     case K::Gather: p = plan_gather(op, e); break;
     case K::GatherElements: p = plan_gather_elements(op, e); break;
     case K::GatherND: p = plan_gather_nd(op, e); break;
-    case K::ScatterND: p = plan_scatter_nd(op, e, t); break;
     case K::ScatterElements: p = plan_scatter_elements(op, e, t); break;
     default: throw Error(cat("internal: ", what, " is not an indexing op"));
   }

@@ -23,10 +23,10 @@ HostTensor random_indices(DType t, const Shape& shape, int64_t lo, int64_t hi, u
 
 // Runs `g` (inputs x0 = data, x1 = indices, x2 = updates) with `indices` and random data.
 void expect_matches(const ir::Graph& g, const HostTensor& indices, uint32_t seed, const std::string& op,
-                    const std::string& target = "") {
+                    const std::string& target = "", const std::string& strategy = "") {
   std::map<std::string, HostTensor> in = random_inputs(g, seed);
   in["x1"] = indices;
-  expect_gpu_matches(g, in, op, "", target);
+  expect_gpu_matches(g, in, op, strategy, target);
 }
 
 struct GatherCase {
@@ -131,11 +131,39 @@ TEST(IndexingKernelTest, ScatterNdReductionsWithDuplicatesAndOutOfRange) {
         ir::Graph g = one_op_graph(K::ScatterND, {{dt, c.data}, {DType::i64, c.indices}, {dt, updates}},
                                    {{"reduction", std::string(r)}});
         // Small ranges make duplicates likely; -6..5 also goes out of range for dims of 4 and 5.
-        expect_matches(g, random_indices(DType::i64, c.indices, -4, 3, seed), seed, "scatter_nd");
-        expect_matches(g, random_indices(DType::i64, c.indices, -6, 5, seed + 1), seed + 1, "scatter_nd");
+        // Both strategies (docs/ops.md) must give the reference's result, duplicates included.
+        for (const char* strategy : {"owner scan", "update scan"}) {
+          expect_matches(g, random_indices(DType::i64, c.indices, -4, 3, seed), seed, "scatter_nd", "", strategy);
+          expect_matches(g, random_indices(DType::i64, c.indices, -6, 5, seed + 1), seed + 1, "scatter_nd", "",
+                         strategy);
+        }
         seed += 2;
       }
   }
+}
+
+TEST(IndexingKernelTest, ScatterNdPicksTheScanThatDecodesFewerTuples) {
+  // A few rows written into a large table (a cache update): the update scan. Many duplicate
+  // tuples each carrying large slices into a small table: the owner scan.
+  auto strategies = [](const ir::Graph& g) {
+    codegen::CompileOptions co;
+    co.target = find_target("lavapipe").limits;
+    std::string s;
+    for (const DispatchDesc& d : codegen::compile_graph(g, co).manifest.dispatches) s += d.strategy + ";";
+    return s;
+  };
+  ir::Graph cache = one_op_graph(K::ScatterND, {f32({64, 32}), {DType::i64, {8, 1}}, f32({8, 32})});
+  EXPECT_EQ(strategies(cache), "update scan: copy data;update scan, reduction none;");
+  ir::Graph dense = one_op_graph(K::ScatterND, {f32({4, 5, 3}), {DType::i64, {6, 1}}, f32({6, 5, 3})},
+                                 {{"reduction", std::string("add")}});
+  EXPECT_EQ(strategies(dense), "owner scan, reduction add;");
+  expect_matches(cache, random_indices(DType::i64, {8, 1}, -70, 70, 450), 450, "scatter_nd");
+  expect_compiles_everywhere(cache);
+  codegen::CompileOptions co;
+  co.forced_strategy["scatter_nd"] = "atomics";
+  EXPECT_NE(compile_error(cache, co).find("strategy 'atomics' is not one of 'owner scan', 'update scan'"),
+            std::string::npos)
+      << compile_error(cache, co);
 }
 
 TEST(IndexingKernelTest, ScatterElementsReductionsEveryAxis) {
