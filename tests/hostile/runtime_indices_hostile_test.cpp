@@ -26,9 +26,11 @@ ir::Graph graph_of(K kind, const std::vector<ir::TensorType>& inputs, ir::AttrMa
   return g;
 }
 
-void expect_exact(const ir::Graph& g, const std::map<std::string, HostTensor>& in, rt::Context* ctx) {
+void expect_exact(const ir::Graph& g, const std::map<std::string, HostTensor>& in, rt::Context* ctx,
+                  const std::string& scatter_nd_strategy = "") {
   test::GpuRunOptions o;
   o.context = ctx;
+  if (!scatter_nd_strategy.empty()) o.forced_strategy["scatter_nd"] = scatter_nd_strategy;
   test::GpuRun run = test::run_on_gpu(g, in, o);
   EXPECT_TRUE(test::same_bytes(run.outputs.at("y"), run.reference.at("y")));
 }
@@ -56,9 +58,10 @@ TEST(HostileRuntimeIndices, FarOutOfRangeIndicesGiveTheDefinedResult) {
     expect_exact(graph_of(K::Gather, {{DType::f32, {5, 3}}, {DType::i64, {10}}}), {{"x0", data}, {"x1", idx}}, ctx);
     expect_exact(graph_of(K::GatherND, {{DType::f32, {5, 3}}, {DType::i64, {10, 1}}}), {{"x0", data}, {"x1", idx2}},
                  ctx);
-    expect_exact(graph_of(K::ScatterND, {{DType::f32, {5, 3}}, {DType::i64, {10, 1}}, {DType::f32, {10, 3}}},
-                          {{"reduction", std::string("add")}}),
-                 {{"x0", data}, {"x1", idx2}, {"x2", updates}}, ctx);
+    for (const char* strategy : {"owner scan", "update scan"})
+      expect_exact(graph_of(K::ScatterND, {{DType::f32, {5, 3}}, {DType::i64, {10, 1}}, {DType::f32, {10, 3}}},
+                            {{"reduction", std::string("add")}}),
+                   {{"x0", data}, {"x1", idx2}, {"x2", updates}}, ctx, strategy);
     expect_exact(graph_of(K::ScatterElements, {{DType::f32, {5, 3}}, {DType::i64, {10, 3}}, {DType::f32, {10, 3}}}),
                  {{"x0", data}, {"x1", idx_e}, {"x2", upd_e}}, ctx);
   }
