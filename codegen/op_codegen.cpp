@@ -188,6 +188,9 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::Ceil, math(ceil));
   t.set(K::Round, math(round));
   t.set(K::PRelu, math(prelu));
+  // Indexing (issue 23, indexing and data movement group): one kernel each, no fusion.
+  t.set({K::Gather, K::GatherElements, K::GatherND, K::ScatterND, K::ScatterElements},
+        {.emitter = kernels::emit_indexing});
   return t;
 }
 

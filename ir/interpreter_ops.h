@@ -97,4 +97,14 @@ Results eval_softmax(const Op& op, const Operands& in, const ResultTypes& types)
 Results eval_sort(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_topk(const Op& op, const Operands& in, const ResultTypes& types);
 
+// interpreter_indexing.cpp (issue 23, indexing and data movement group)
+// An index v addresses position v of a dim of n when 0 <= v < n and v + n when -n <= v < 0;
+// any other value is out of range: a gather reads zeros there, a scatter skips that update.
+int64_t resolve_index(int64_t v, int64_t n);  // -1 when out of range
+Results eval_gather(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_gather_elements(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_gather_nd(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_scatter_nd(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_scatter_elements(const Op& op, const Operands& in, const ResultTypes& types);
+
 }  // namespace vkc::ir::interp

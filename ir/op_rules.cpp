@@ -264,6 +264,12 @@ constexpr OpTable<OpRules> build() {
   t.set(K::Ceil, unary(math::ceil));
   t.set(K::Round, unary(math::round));
   t.set(K::PRelu, binary_as(infer_prelu, math::prelu, math::prelu_i64));
+  // Indexing (issue 23, indexing and data movement group)
+  t.set(K::Gather, {infer_gather, eval_gather});
+  t.set(K::GatherElements, {infer_gather_elements, eval_gather_elements});
+  t.set(K::GatherND, {infer_gather_nd, eval_gather_nd});
+  t.set(K::ScatterND, {infer_scatter_nd, eval_scatter_nd});
+  t.set(K::ScatterElements, {infer_scatter_elements, eval_scatter_elements});
   return t;
 }
 

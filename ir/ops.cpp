@@ -86,6 +86,13 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::TopK:
       return {req("k", K::Int), def("axis", int64_t(-1)), def("largest", true),
               def("sorted", true), def("index_type", std::string("i64"))};
+    // Indexing (issue 23, indexing and data movement group)
+    case OpKind::Gather:
+    case OpKind::GatherElements: return {def("axis", int64_t(0))};
+    case OpKind::GatherND: return {def("batch_dims", int64_t(0))};
+    case OpKind::ScatterND: return {def("reduction", std::string("none"))};
+    case OpKind::ScatterElements:
+      return {def("axis", int64_t(0)), def("reduction", std::string("none"))};
     case OpKind::Neg:
     case OpKind::Abs:
     case OpKind::Relu:
@@ -152,6 +159,12 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
     case OpKind::Sort: return {"keys"};
     case OpKind::Attention: return {"q", "k", "v", "mask"};
     case OpKind::PRelu: return {"input", "slope"};  // issue 23, elementwise and logic group
+    // Indexing (issue 23, indexing and data movement group)
+    case OpKind::Gather:
+    case OpKind::GatherElements:
+    case OpKind::GatherND: return {"data", "indices"};
+    case OpKind::ScatterND:
+    case OpKind::ScatterElements: return {"data", "indices", "updates"};
     default: return {};  // numbered ("operand 0"): a label is a nicety, not a fact to forget
   }
 }

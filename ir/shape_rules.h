@@ -74,5 +74,11 @@ std::vector<TensorType> infer_logic(const Op& op);       // and, or, xor, not
 std::vector<TensorType> infer_float_test(const Op& op);  // is_nan, is_inf
 std::vector<TensorType> infer_sign(const Op& op);
 std::vector<TensorType> infer_prelu(const Op& op);
+// Indexing (issue 23, indexing and data movement group). ir/shape_rules_indexing.cpp
+std::vector<TensorType> infer_gather(const Op& op);
+std::vector<TensorType> infer_gather_elements(const Op& op);
+std::vector<TensorType> infer_gather_nd(const Op& op);
+std::vector<TensorType> infer_scatter_nd(const Op& op);
+std::vector<TensorType> infer_scatter_elements(const Op& op);
 
 }  // namespace vkc::ir::rules

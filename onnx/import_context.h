@@ -96,6 +96,9 @@ void register_quant_importers(std::map<std::string, OpImporter>& r);
 void register_folding_importers(std::map<std::string, OpImporter>& r);
 void register_resize_importers(std::map<std::string, OpImporter>& r);
 void register_logic_importers(std::map<std::string, OpImporter>& r);  // issue 23, elementwise and logic
+// Indexing and data movement (issue 23): onnx/op_importers_indexing.cpp, op_importers_einsum.cpp
+void register_indexing_importers(std::map<std::string, OpImporter>& r);
+void register_einsum_importers(std::map<std::string, OpImporter>& r);
 
 // Helpers shared by several families.
 // The axes of Reduce*: an attribute before `input_from_opset`, an optional constant input 1 after.

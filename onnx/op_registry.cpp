@@ -16,6 +16,8 @@ const OpImporter* find_importer(const std::string& op_type) {
     register_folding_importers(r);
     register_resize_importers(r);
     register_logic_importers(r);  // issue 23, elementwise and logic group
+    register_indexing_importers(r);  // issue 23, indexing and data movement group
+    register_einsum_importers(r);    // issue 23, indexing and data movement group
     return r;
   }();
   auto it = table.find(op_type);

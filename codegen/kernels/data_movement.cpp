@@ -10,16 +10,12 @@
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
+#include "codegen/kernels/word_storage.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 
 namespace vkc::codegen::kernels {
-namespace {
 
-constexpr uint32_t kWorkgroup = 256;
-
-// How elements of `t` appear in buffers: 4- and 8-byte types as uint / uvec2 words (bit-exact and
-// available on every target, i64 included), 8/16-bit types through the storage extensions.
 std::string word_type(DType t, const TargetLimits& target, const std::string& what) {
   switch (dtype_size(t)) {
     case 4: return "uint";
@@ -37,6 +33,10 @@ std::string buffer_decl(uint32_t binding, const std::string& type, bool writes, 
              writes ? "writeonly " : "readonly ", "buffer Buffer", binding, " { ", type,
              " data[]; } ", name, ";\n");
 }
+
+namespace {
+
+constexpr uint32_t kWorkgroup = 256;
 
 // The pad value as a word literal with exactly the bits the reference stores (set_f64 rounding and
 // saturation included).

@@ -60,5 +60,9 @@ std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelCon
 // Attention (softmax(scale * q k^T + mask) v) as one tiled kernel. codegen/kernels/attention.cpp
 std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const KernelContext& context,
                                           std::vector<ScratchTensor>& scratch);
+// Indexing (issue 23, indexing and data movement group): Gather, GatherElements, GatherND,
+// ScatterND, ScatterElements with run-time indices. codegen/kernels/indexing.cpp
+std::vector<EmittedKernel> emit_indexing(const DispatchGroup& group, const KernelContext& context,
+                                         std::vector<ScratchTensor>& scratch);
 
 }  // namespace vkc::codegen::kernels

@@ -295,6 +295,35 @@ std::map<OpKind, Builder> op_builders() {
   b[OpKind::IsInf] = unary(OpKind::IsInf, {{"detect_negative", false}});
   b[OpKind::Elu] = unary(OpKind::Elu, {{"alpha", 0.5}});
   b[OpKind::Selu] = unary(OpKind::Selu, {{"alpha", 1.5}, {"gamma", 2.25}});
+  // Indexing (issue 23, indexing and data movement group)
+  b[OpKind::Gather] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({5, 3}));
+    Value* i = g.add_input("i", {DType::i64, {2, 2}});
+    g.add_output(g.add_op(OpKind::Gather, {x, i}, {{"axis", int64_t(-2)}})->result());
+  };
+  b[OpKind::GatherElements] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({5, 3}));
+    Value* i = g.add_input("i", {DType::i32, {5, 2}});
+    g.add_output(g.add_op(OpKind::GatherElements, {x, i}, {{"axis", int64_t(1)}})->result());
+  };
+  b[OpKind::GatherND] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({2, 5, 3}));
+    Value* i = g.add_input("i", {DType::i64, {2, 4, 1}});
+    g.add_output(g.add_op(OpKind::GatherND, {x, i}, {{"batch_dims", int64_t(1)}})->result());
+  };
+  b[OpKind::ScatterND] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({5, 3}));
+    Value* i = g.add_input("i", {DType::i64, {2, 1}});
+    Value* u = g.add_input("u", f32({2, 3}));
+    g.add_output(g.add_op(OpKind::ScatterND, {x, i, u}, {{"reduction", std::string("add")}})->result());
+  };
+  b[OpKind::ScatterElements] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({5, 3}));
+    Value* i = g.add_input("i", {DType::i64, {2, 3}});
+    Value* u = g.add_input("u", f32({2, 3}));
+    g.add_output(g.add_op(OpKind::ScatterElements, {x, i, u}, {{"axis", int64_t(0)}, {"reduction", std::string("max")}})
+                     ->result());
+  };
   return b;
 }
 

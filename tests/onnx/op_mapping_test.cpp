@@ -90,6 +90,12 @@ const std::map<K, std::string> kOnnxOp = {
     {K::Ceil, "Ceil"},
     {K::Round, "Round"},
     {K::PRelu, "PRelu"},
+    // Indexing (issue 23, indexing and data movement group)
+    {K::Gather, "Gather"},
+    {K::GatherElements, "GatherElements"},
+    {K::GatherND, "GatherND"},
+    {K::ScatterND, "ScatterND"},
+    {K::ScatterElements, "ScatterElements"},
 };
 
 // IR ops ONNX has no counterpart for.
