@@ -95,4 +95,11 @@ Results eval_softmax(const Op& op, const Operands& in, const ResultTypes& types)
 Results eval_sort(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_topk(const Op& op, const Operands& in, const ResultTypes& types);
 
+// Normalizations and reductions (issue 23): interpreter_normalization.cpp.
+// reduce_prod, reduce_l1, reduce_l2, reduce_log_sum_exp.
+Results eval_reduce_more(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_layer_norm(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_group_norm(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_cumsum(const Op& op, const Operands& in, const ResultTypes& types);
+
 }  // namespace vkc::ir::interp

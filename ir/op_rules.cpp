@@ -165,6 +165,12 @@ constexpr OpTable<OpRules> build() {
   t.set(K::Resize, {infer_resize, eval_resize});
   t.set(K::Sort, {infer_sort, eval_sort});
   t.set(K::TopK, {infer_topk, eval_topk});
+  // Normalizations and reductions (issue 23).
+  t.set({K::ReduceProd, K::ReduceL1}, {infer_reduce, eval_reduce_more});
+  t.set({K::ReduceL2, K::ReduceLogSumExp}, {infer_reduce_float, eval_reduce_more});
+  t.set(K::LayerNorm, {infer_layer_norm, eval_layer_norm});
+  t.set(K::GroupNorm, {infer_group_norm, eval_group_norm});
+  t.set(K::CumSum, {infer_cumsum, eval_cumsum});
   return t;
 }
 

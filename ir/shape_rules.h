@@ -67,4 +67,10 @@ std::vector<TensorType> infer_softmax(const Op& op);  // softmax, log_softmax
 std::vector<TensorType> infer_sort(const Op& op);
 std::vector<TensorType> infer_topk(const Op& op);
 
+// Normalizations and reductions (issue 23): ir/shape_rules_normalization.cpp.
+std::vector<TensorType> infer_reduce_float(const Op& op);  // reduce_l2, reduce_log_sum_exp
+std::vector<TensorType> infer_layer_norm(const Op& op);
+std::vector<TensorType> infer_group_norm(const Op& op);
+std::vector<TensorType> infer_cumsum(const Op& op);
+
 }  // namespace vkc::ir::rules

@@ -89,6 +89,7 @@ void register_reduce_importers(std::map<std::string, OpImporter>& r);
 void register_quant_importers(std::map<std::string, OpImporter>& r);
 void register_folding_importers(std::map<std::string, OpImporter>& r);
 void register_resize_importers(std::map<std::string, OpImporter>& r);
+void register_norm_reduce_importers(std::map<std::string, OpImporter>& r);  // issue 23 normalizations
 
 // Helpers shared by several families.
 // The axes of Reduce*: an attribute before `input_from_opset`, an optional constant input 1 after.

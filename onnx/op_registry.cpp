@@ -15,6 +15,7 @@ const OpImporter* find_importer(const std::string& op_type) {
     register_quant_importers(r);
     register_folding_importers(r);
     register_resize_importers(r);
+    register_norm_reduce_importers(r);  // normalizations and reductions (issue 23)
     return r;
   }();
   auto it = table.find(op_type);
