@@ -16,9 +16,10 @@
 // The input is read through the group's prologue (x_at), so a residual add in front fuses into the
 // load; the result goes through the fused epilogue (store_result).
 //
-// cumsum: one invocation per line along the axis, a sequential running sum in the compute type
-// (f32 for floats; exact integers), reading and writing plain buffers. Correct for every length,
-// but a long single line is one thread's work: a workgroup scan is future work (docs/ops.md).
+// cumsum, in the compute type (f32 for floats; exact integers), plain buffers in and out:
+//   - "line": one invocation per line along the axis, a sequential running sum (short lines);
+//   - "scan": one workgroup per line (lines of 256 or more), chunk by chunk: a Hillis-Steele scan
+//     in workgroup memory plus the running carry of the chunks before.
 #include <set>
 
 #include "codegen/fusion.h"
@@ -205,24 +206,57 @@ EmittedKernel cumsum_kernel(const DispatchGroup& group, const KernelContext& ctx
   const bool exclusive = op.attr_bool("exclusive"), reverse = op.attr_bool("reverse");
   const std::string ct = glsl_compute_type(t), st = glsl_storage_type(t);
 
+  std::string forced = ctx.forced(op);
+  check(forced.empty() || forced == "line" || forced == "scan", what, ": unknown strategy '", forced,
+        "' (cumsum has: line, scan)");
+  const bool scan = forced.empty() ? dim >= 256 : forced == "scan";
+  const std::string index = reverse ? cat("base + (", dim - 1, "u - k) * ", inner, "u") : cat("base + k * ", inner, "u");
+
   EmittedKernel k;
   k.kernel = "cumsum";
-  k.strategy = "line";
-  plan_linear(k, uint64_t(lines), 64, ctx.target, what);
-  std::string body = folded_global_index(k.workgroup_size[0], "line") + cat("  if (line >= ", lines, "u) return;\n");
-  body += cat("  uint base = (line / ", inner, "u) * ", dim * inner, "u + line % ", inner, "u;\n");
-  body += cat("  ", ct, " acc = ", ct, "(0);\n");
-  body += cat("  for (uint k = 0u; k < ", dim, "u; ++k) {\n");
-  body += reverse ? cat("    uint i = base + (", dim - 1, "u - k) * ", inner, "u;\n") : cat("    uint i = base + k * ", inner, "u;\n");
-  body += cat("    ", ct, " v = ", ct, "(x.data[i]);\n");
-  body += exclusive ? cat("    y.data[i] = ", st, "(acc);\n    acc += v;\n") : cat("    acc += v;\n    y.data[i] = ", st, "(acc);\n");
-  body += "  }\n";
+  std::string body, shared;
+  if (!scan) {
+    k.strategy = "line";
+    plan_linear(k, uint64_t(lines), 64, ctx.target, what);
+    body = folded_global_index(k.workgroup_size[0], "line") + cat("  if (line >= ", lines, "u) return;\n");
+    body += cat("  uint base = (line / ", inner, "u) * ", dim * inner, "u + line % ", inner, "u;\n");
+    body += cat("  ", ct, " acc = ", ct, "(0);\n");
+    body += cat("  for (uint k = 0u; k < ", dim, "u; ++k) {\n    uint i = ", index, ";\n");
+    body += cat("    ", ct, " v = ", ct, "(x.data[i]);\n");
+    body += exclusive ? cat("    y.data[i] = ", st, "(acc);\n    acc += v;\n") : cat("    acc += v;\n    y.data[i] = ", st, "(acc);\n");
+    body += "  }\n";
+  } else {
+    // One workgroup per line: chunks of wg elements, each scanned in workgroup memory
+    // (Hillis-Steele), plus the carry of the chunks before it. Exclusive sums are the inclusive
+    // ones minus the element (exact for integers; one rounding for floats).
+    k.strategy = "scan";
+    const uint32_t size = ct == "int64_t" ? 8 : 4;
+    uint32_t wg = fit_workgroup_size_x(256, ctx.target);
+    while (wg > 1 && wg * size > ctx.target.max_compute_shared_memory_size) wg /= 2;
+    k.workgroup_size = {wg, 1, 1};
+    k.workgroup_count = linear_grid(uint64_t(lines) * wg, wg, ctx.target, what);
+    body = folded_workgroup_index("line") + cat("  if (line >= ", lines, "u) return;\n");
+    body += "  uint tid = gl_LocalInvocationID.x;\n";
+    body += cat("  uint base = (line / ", inner, "u) * ", dim * inner, "u + line % ", inner, "u;\n");
+    body += cat("  ", ct, " carry = ", ct, "(0);\n");
+    body += cat("  for (uint c0 = 0u; c0 < ", dim, "u; c0 += ", wg, "u) {\n");
+    body += cat("    uint k = c0 + tid;\n    uint i = ", index, ";\n");
+    body += cat("    ", ct, " v = k < ", dim, "u ? ", ct, "(x.data[i]) : ", ct, "(0);\n");
+    body += "    part[tid] = v;\n    barrier();\n";
+    body += cat("    for (uint off = 1u; off < ", wg, "u; off <<= 1u) {\n");
+    body += cat("      ", ct, " t = tid >= off ? part[tid - off] : ", ct, "(0);\n");
+    body += "      barrier();\n      part[tid] += t;\n      barrier();\n    }\n";
+    body += cat("    if (k < ", dim, "u) y.data[i] = ", st, "(carry + ", exclusive ? "(part[tid] - v)" : "part[tid]", ");\n");
+    body += cat("    carry += part[", wg - 1, "];\n    barrier();  // all have read the chunk's total\n  }\n");
+    shared = cat("shared ", ct, " part[", wg, "];\n");
+    k.workgroup_memory_bytes = wg * size;
+  }
   std::set<DType> types{t};
   k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(out), true}};
   k.glsl = instantiate_shader("normalize", {{"EXTENSIONS", glsl_extensions(types)},
                                             {"WG_SIZE", cat(k.workgroup_size[0])},
                                             {"BUFFERS", glsl_buffer(0, t, false, "x") + glsl_buffer(1, t, true, "y")},
-                                            {"SHARED", ""},
+                                            {"SHARED", shared},
                                             {"FUNCTIONS", ""},
                                             {"BODY", body}});
   k.flops = double(shape_numel(shape));

@@ -182,13 +182,14 @@ TEST_P(CumSumKernelTest, EveryFormMatchesReference) {
       ir::Graph g = one_op_graph(K::CumSum, {{c.dtype, c.shape}},
                                  {{"axis", c.axis}, {"exclusive", exclusive}, {"reverse", reverse}});
       SCOPED_TRACE(cat("exclusive ", exclusive, " reverse ", reverse));
-      expect_gpu_matches(g, 81, "cumsum", "", "", c.dtype == DType::f16 ? 2e-3 : 1e-5);
+      for (const char* s : {"line", "scan"})
+        expect_gpu_matches(g, 81, "cumsum", s, "", c.dtype == DType::f16 ? 2e-3 : 1e-5);
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CumSumKernelTest,
                          ::testing::Values(CumSumCase{DType::f32, {5}, 0}, CumSumCase{DType::f32, {3, 7, 4}, 1},
-                                           CumSumCase{DType::f32, {3, 7, 4}, -1}, CumSumCase{DType::f32, {2, 3000}, 1},
+                                           CumSumCase{DType::f32, {3, 7, 4}, -1}, CumSumCase{DType::f32, {2, 3000}, 1}, CumSumCase{DType::f32, {1, 1000, 3}, 1},
                                            CumSumCase{DType::i32, {6, 9}, 0}, CumSumCase{DType::i64, {4, 5}, 1},
                                            CumSumCase{DType::f16, {3, 40}, 1}));
 
