@@ -84,6 +84,40 @@ TEST(OnnxNormalization, LayerNormBroadcastsScaleAndFusesTheResidualAdd) {
   ASSERT_EQ(run.module.manifest.dispatches.size(), 1u) << "the add fuses into the layer_norm's load";
 }
 
+// The TorchScript exporter below opset 17 spells LayerNorm out; it imports as those ops and
+// computes what LayerNormalization computes.
+TEST(OnnxNormalization, DecomposedLayerNormOfOlderExportsMatches) {
+  OnnxModel d(13);
+  d.input("x", {2, 5, 48});
+  d.initializer("w", {48}, ramp(48, 0.5f, 1));
+  d.initializer("b", {48}, ramp(48, 0.25f));
+  d.initializer("two", {}, {2});
+  d.initializer("eps", {}, {1e-5f});
+  OnnxModel::attr_ints(d.node("ReduceMean", {"x"}, {"m"}), "axes", {-1});
+  d.node("Sub", {"x", "m"}, {"c"});
+  d.node("Pow", {"c", "two"}, {"sq"});
+  OnnxModel::attr_ints(d.node("ReduceMean", {"sq"}, {"v"}), "axes", {-1});
+  d.node("Add", {"v", "eps"}, {"ve"});
+  d.node("Sqrt", {"ve"}, {"sd"});
+  d.node("Div", {"c", "sd"}, {"n"});
+  d.node("Mul", {"n", "w"}, {"s"});
+  d.node("Add", {"s", "b"}, {"y"});
+  d.output("y");
+  ir::Graph decomposed = onnx::import_model(d.write(scratch_dir("ln_decomposed")));
+
+  OnnxModel f(17);
+  f.input("x", {2, 5, 48});
+  f.initializer("w", {48}, ramp(48, 0.5f, 1));
+  f.initializer("b", {48}, ramp(48, 0.25f));
+  f.node("LayerNormalization", {"x", "w", "b"}, {"y"});
+  f.output("y");
+  ir::Graph fused = onnx::import_model(f.write(scratch_dir("ln_op")));
+  auto inputs = random_inputs(fused, 12);
+  Comparison c = compare(ir::interpret(decomposed, inputs).at("y"), ir::interpret(fused, inputs).at("y"), 1e-6, 1e-6);
+  EXPECT_TRUE(c.ok) << c.message;
+  EXPECT_TRUE(outputs_match(run_on_gpu(decomposed, inputs), kTol));
+}
+
 TEST(OnnxNormalization, LayerNormRefusesAnotherStashType) {
   OnnxModel m(17);
   m.input("x", {2, 8});
