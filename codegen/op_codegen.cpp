@@ -191,6 +191,18 @@ constexpr ir::OpTable<OpCodegen> build() {
   // Indexing (issue 23, indexing and data movement group): one kernel each, no fusion.
   t.set({K::Gather, K::GatherElements, K::GatherND, K::ScatterND, K::ScatterElements},
         {.emitter = kernels::emit_indexing});
+  // Normalizations and reductions (issue 23). The normalizations read their input up to three
+  // times (loop and streamed strategies), like softmax; a residual add in front fuses into the load.
+  t.set({K::ReduceProd, K::ReduceL1, K::ReduceL2}, {.emitter = kernels::emit_reduce, .anchor = FusionAnchor::Reduction});
+  t.set(K::ReduceLogSumExp,
+        {.emitter = kernels::emit_reduce_log_sum_exp,
+         .anchor = FusionAnchor::Reduction,
+         .reads = OperandReads::SoftmaxPasses});
+  t.set({K::LayerNorm, K::GroupNorm},
+        {.emitter = kernels::emit_normalization,
+         .anchor = FusionAnchor::Reduction,
+         .reads = OperandReads::SoftmaxPasses});
+  t.set(K::CumSum, {.emitter = kernels::emit_cumsum});
   return t;
 }
 

@@ -136,6 +136,18 @@ AxisMap axis_map(const ir::Op& op) {
       return m;
     }
     case ir::OpCategory::Normalize:
+      // Normalizations group (issue 23): layer_norm is cut only along the dims before its axis,
+      // group_norm only along the batch; every piece reads scale and bias whole.
+      if (op.kind == K::LayerNorm || op.kind == K::GroupNorm) {
+        int first = op.kind == K::LayerNorm ? normalized_axis(op.attr_int("axis"), rank) : 1;
+        std::set<int> normalized;
+        for (int d = first; d < int(rank); ++d) normalized.insert(d);
+        map_same_axes(op, normalized, m);
+        for (size_t k = 1; k < op.operands.size(); ++k) std::fill(m.operand_axis[k].begin(), m.operand_axis[k].end(), -1);
+        return m;
+      }
+      map_same_axes(op, {normalized_axis(op.attr_int("axis"), rank)}, m);  // softmax, cumsum: the axis
+      return m;
     case ir::OpCategory::Sort:
       map_same_axes(op, {normalized_axis(op.attr_int("axis"), rank)}, m);
       return m;

@@ -106,5 +106,11 @@ Results eval_gather_elements(const Op& op, const Operands& in, const ResultTypes
 Results eval_gather_nd(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_scatter_nd(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_scatter_elements(const Op& op, const Operands& in, const ResultTypes& types);
+// Normalizations and reductions (issue 23): interpreter_normalization.cpp.
+// reduce_prod, reduce_l1, reduce_l2, reduce_log_sum_exp.
+Results eval_reduce_more(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_layer_norm(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_group_norm(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_cumsum(const Op& op, const Operands& in, const ResultTypes& types);
 
 }  // namespace vkc::ir::interp

@@ -270,6 +270,12 @@ constexpr OpTable<OpRules> build() {
   t.set(K::GatherND, {infer_gather_nd, eval_gather_nd});
   t.set(K::ScatterND, {infer_scatter_nd, eval_scatter_nd});
   t.set(K::ScatterElements, {infer_scatter_elements, eval_scatter_elements});
+  // Normalizations and reductions (issue 23).
+  t.set({K::ReduceProd, K::ReduceL1}, {infer_reduce, eval_reduce_more});
+  t.set({K::ReduceL2, K::ReduceLogSumExp}, {infer_reduce_float, eval_reduce_more});
+  t.set(K::LayerNorm, {infer_layer_norm, eval_layer_norm});
+  t.set(K::GroupNorm, {infer_group_norm, eval_group_norm});
+  t.set(K::CumSum, {infer_cumsum, eval_cumsum});
   return t;
 }
 

@@ -138,6 +138,14 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::Ceil:
     case OpKind::Round:
     case OpKind::PRelu: return {};
+    // Normalizations and reductions (issue 23).
+    case OpKind::ReduceProd:
+    case OpKind::ReduceL1:
+    case OpKind::ReduceL2:
+    case OpKind::ReduceLogSumExp: return {opt("axes", K::Ints), def("keepdims", true)};
+    case OpKind::LayerNorm: return {def("axis", int64_t(-1)), def("epsilon", 1e-5)};
+    case OpKind::GroupNorm: return {req("num_groups", K::Int), def("epsilon", 1e-5)};
+    case OpKind::CumSum: return {req("axis", K::Int), def("exclusive", false), def("reverse", false)};
   }
   // No default above: -Wswitch names an op added to ops.def without deciding its attributes.
   return {};
@@ -165,6 +173,9 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
     case OpKind::GatherND: return {"data", "indices"};
     case OpKind::ScatterND:
     case OpKind::ScatterElements: return {"data", "indices", "updates"};
+    // Normalizations (issue 23).
+    case OpKind::LayerNorm:
+    case OpKind::GroupNorm: return {"input", "scale", "bias"};
     default: return {};  // numbered ("operand 0"): a label is a nicety, not a fact to forget
   }
 }

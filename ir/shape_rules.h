@@ -80,5 +80,10 @@ std::vector<TensorType> infer_gather_elements(const Op& op);
 std::vector<TensorType> infer_gather_nd(const Op& op);
 std::vector<TensorType> infer_scatter_nd(const Op& op);
 std::vector<TensorType> infer_scatter_elements(const Op& op);
+// Normalizations and reductions (issue 23): ir/shape_rules_normalization.cpp.
+std::vector<TensorType> infer_reduce_float(const Op& op);  // reduce_l2, reduce_log_sum_exp
+std::vector<TensorType> infer_layer_norm(const Op& op);
+std::vector<TensorType> infer_group_norm(const Op& op);
+std::vector<TensorType> infer_cumsum(const Op& op);
 
 }  // namespace vkc::ir::rules

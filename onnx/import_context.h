@@ -99,6 +99,7 @@ void register_logic_importers(std::map<std::string, OpImporter>& r);  // issue 2
 // Indexing and data movement (issue 23): onnx/op_importers_indexing.cpp, op_importers_einsum.cpp
 void register_indexing_importers(std::map<std::string, OpImporter>& r);
 void register_einsum_importers(std::map<std::string, OpImporter>& r);
+void register_norm_reduce_importers(std::map<std::string, OpImporter>& r);  // issue 23 normalizations
 
 // Helpers shared by several families.
 // The axes of Reduce*: an attribute before `input_from_opset`, an optional constant input 1 after.

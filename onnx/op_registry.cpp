@@ -18,6 +18,7 @@ const OpImporter* find_importer(const std::string& op_type) {
     register_logic_importers(r);  // issue 23, elementwise and logic group
     register_indexing_importers(r);  // issue 23, indexing and data movement group
     register_einsum_importers(r);    // issue 23, indexing and data movement group
+    register_norm_reduce_importers(r);  // normalizations and reductions (issue 23)
     return r;
   }();
   auto it = table.find(op_type);

@@ -64,5 +64,15 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
 // ScatterND, ScatterElements with run-time indices. codegen/kernels/indexing.cpp
 std::vector<EmittedKernel> emit_indexing(const DispatchGroup& group, const KernelContext& context,
                                          std::vector<ScratchTensor>& scratch);
+// Normalizations and reductions group (issue 23).
+// ReduceLogSumExp (two passes: row max, then the sum of exponentials). codegen/kernels/reduction.cpp
+std::vector<EmittedKernel> emit_reduce_log_sum_exp(const DispatchGroup& group, const KernelContext& context,
+                                                   std::vector<ScratchTensor>& scratch);
+// LayerNorm, GroupNorm. codegen/kernels/normalization.cpp
+std::vector<EmittedKernel> emit_normalization(const DispatchGroup& group, const KernelContext& context,
+                                              std::vector<ScratchTensor>& scratch);
+// CumSum. codegen/kernels/normalization.cpp
+std::vector<EmittedKernel> emit_cumsum(const DispatchGroup& group, const KernelContext& context,
+                                       std::vector<ScratchTensor>& scratch);
 
 }  // namespace vkc::codegen::kernels

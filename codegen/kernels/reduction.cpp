@@ -1,4 +1,4 @@
-// ReduceSum/Mean/Max/Min over any axes, ArgMax/ArgMin, Softmax/LogSoftmax over any axis.
+// ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSumExp over any axes, ArgMax/ArgMin, Softmax/LogSoftmax over any axis.
 //
 // The input splits into output rows ("slots", the kept dims) and the elements of a row (the
 // reduced dims); adjacent dims of the same kind merge so the generated index math stays short.
@@ -210,7 +210,7 @@ EmittedKernel reduce_kernel(const DispatchGroup& group, const KernelContext& ctx
   if (integer && op.kind == K::ReduceMean && ctx.target.shader_int64) acc_t = "int64_t";
   std::set<DType> types;
   if (acc_t == "int64_t") types.insert(DType::i64);
-  std::string init, combine;
+  std::string init, combine, element = "v";
   switch (op.kind) {
     case K::ReduceSum:
     case K::ReduceMean:
@@ -221,21 +221,39 @@ EmittedKernel reduce_kernel(const DispatchGroup& group, const KernelContext& ctx
       init = integer ? int_min(t) : kNegInf;
       combine = integer ? "max(a, b)" : cat("(isnan(a) || isnan(b)) ? ", kNaN, " : max(a, b)");
       break;
-    default:
+    case K::ReduceMin:
       init = integer ? int_max(t) : kPosInf;
       combine = integer ? "min(a, b)" : cat("(isnan(a) || isnan(b)) ? ", kNaN, " : min(a, b)");
       break;
+    // Normalizations and reductions group (issue 23): each element is mapped on load (|x|, x^2)
+    // so that the tree still combines partial results with plain + or *.
+    case K::ReduceProd:
+      init = integer ? acc_t + "(1)" : "1.0";
+      combine = "a * b";
+      break;
+    case K::ReduceL1:
+      init = integer ? acc_t + "(0)" : "0.0";
+      combine = "a + b";
+      element = "abs(v)";
+      break;
+    case K::ReduceL2:
+      init = "0.0";
+      combine = "a + b";
+      element = "v * v";
+      break;
+    default: throw Error(cat(what, ": internal error: not a reduce_kernel op"));
   }
   std::string finish = "acc";
   if (op.kind == K::ReduceMean)
     finish = !integer ? cat("acc / ", s.row, ".0") : s.row == 0 ? "0" : cat("acc / ", acc_t, "(", s.row, ")");
+  if (op.kind == K::ReduceL2) finish = "sqrt(acc)";
 
   EmittedKernel k;
   k.kernel = "reduce";
   Plan p = choose_strategy(op, s, ctx, acc_t == "int64_t" ? 8 : 4, what);
   std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
   fns += cat(acc_t, " combine(", acc_t, " a, ", acc_t, " b) { return ", combine, "; }\n");
-  fns += cat(acc_t, " load(uint i) { return ", acc_t, "(x_at(i)); }\n");
+  fns += cat(acc_t, " load(uint i) { ", acc_t, " v = ", acc_t, "(x_at(i)); return ", element, "; }\n");
   std::string body = row_index(k, p, s, ctx, what);
   body += cat("  uint base = slot_base(slot);\n  ", acc_t, " acc = ", init, ";\n");
   std::string shared;
@@ -352,6 +370,52 @@ EmittedKernel softmax_kernel(const DispatchGroup& group, const KernelContext& ct
   return k;
 }
 
+// reduce_log_sum_exp (issue 23): m + log(sum exp(x - m)) with m the row max, two passes like
+// softmax's. A NaN makes m NaN and so the result; an infinite m is the result itself.
+EmittedKernel log_sum_exp_kernel(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+  const ir::Op& op = *group.anchor;
+  const ir::Value* in = op.operand(0);
+  std::vector<bool> reduced(in->type.shape.size(), false);
+  std::vector<int64_t> axes = op.attr_ints_or("axes", {});
+  for (int64_t a : axes) reduced[size_t(a < 0 ? a + in->type.rank() : a)] = true;
+  if (axes.empty()) reduced.assign(reduced.size(), true);
+  Split s = split_axes(in->type.shape, reduced);
+
+  std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
+  fns += "float load(uint i) { return float(x_at(i)); }\n";
+  fns += cat("float max_nan(float a, float b) { return (isnan(a) || isnan(b)) ? ", kNaN, " : max(a, b); }\n");
+
+  EmittedKernel k;
+  k.kernel = "reduce_log_sum_exp";
+  Plan p = choose_strategy(op, s, ctx, 4, what);
+  std::string body = row_index(k, p, s, ctx, what);
+  body += cat("  uint base = slot_base(slot);\n  float m = ", kNegInf, ";\n  float sum = 0.0;\n");
+  std::string shared;
+  if (p.workgroup) {
+    std::string loop = cat("for (uint r = tid; r < ", s.row, "u; r += ", p.wg, "u)");
+    body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
+    body += "  red[tid] = m;\n" + tree(p, "      red[tid] = max_nan(red[tid], red[tid + s]);\n");
+    body += "  m = red[0];\n  barrier();  // everyone has read red[0] before it is reused\n";
+    body += cat("  if (!isinf(m)) ", loop, " sum += exp(load(base + element_offset(r)) - m);\n");
+    body += "  red[tid] = sum;\n" + tree(p, "      red[tid] += red[tid + s];\n");
+    body += "  if (tid != 0u) return;\n  sum = red[0];\n";
+    shared = cat("shared float red[", p.wg, "];\n");
+    k.workgroup_memory_bytes = p.wg * 4;
+    k.strategy = "workgroup";
+  } else {
+    std::string loop = cat("for (uint r = 0u; r < ", s.row, "u; ++r)");
+    body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
+    body += cat("  if (!isinf(m)) ", loop, " sum += exp(load(base + element_offset(r)) - m);\n");
+    k.strategy = "loop";
+  }
+  body += "  store_result(slot, isinf(m) ? m : m + log(sum));\n";
+  RowIo io = read_input(group, ctx);
+  write_result(io, group, ctx, "float", what);
+  finish_row_kernel(k, s, io, {}, shared, fns, body);
+  k.flops = double(s.slots * s.row) * 3;
+  return k;
+}
+
 // Element offsets into the input are 32-bit (offset_function returns uint): refuse inputs they
 // cannot address instead of letting slot * stride wrap.
 std::vector<EmittedKernel> checked(const DispatchGroup& group, const KernelContext& ctx,
@@ -367,6 +431,11 @@ std::vector<EmittedKernel> checked(const DispatchGroup& group, const KernelConte
 std::vector<EmittedKernel> emit_reduce(const DispatchGroup& group, const KernelContext& ctx,
                                        std::vector<ScratchTensor>&) {
   return checked(group, ctx, reduce_kernel);
+}
+
+std::vector<EmittedKernel> emit_reduce_log_sum_exp(const DispatchGroup& group, const KernelContext& ctx,
+                                                   std::vector<ScratchTensor>&) {
+  return checked(group, ctx, log_sum_exp_kernel);
 }
 
 std::vector<EmittedKernel> emit_arg_reduce(const DispatchGroup& group, const KernelContext& ctx,

@@ -324,6 +324,21 @@ std::map<OpKind, Builder> op_builders() {
     g.add_output(g.add_op(OpKind::ScatterElements, {x, i, u}, {{"axis", int64_t(0)}, {"reduction", std::string("max")}})
                      ->result());
   };
+  // Normalizations and reductions (issue 23).
+  for (OpKind k : {OpKind::ReduceProd, OpKind::ReduceL1, OpKind::ReduceL2, OpKind::ReduceLogSumExp}) b[k] = reduce(k);
+  b[OpKind::LayerNorm] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({2, 3, 4}));
+    Value* s = g.add_input("scale", f32({3, 4}));
+    Value* c = g.add_input("bias", f32({3, 4}));
+    g.add_output(g.add_op(OpKind::LayerNorm, {x, s, c}, {{"axis", int64_t(-2)}, {"epsilon", 1e-6}})->result());
+  };
+  b[OpKind::GroupNorm] = [](Graph& g) {
+    Value* x = g.add_input("x", f32({2, 6, 5}));
+    Value* s = g.add_input("scale", f32({6}));
+    Value* c = g.add_input("bias", f32({6}));
+    g.add_output(g.add_op(OpKind::GroupNorm, {x, s, c}, {{"num_groups", int64_t(3)}, {"epsilon", 0.01}})->result());
+  };
+  b[OpKind::CumSum] = unary(OpKind::CumSum, {{"axis", int64_t(1)}, {"exclusive", true}, {"reverse", true}});
   return b;
 }
 

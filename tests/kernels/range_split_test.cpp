@@ -144,6 +144,14 @@ std::vector<SplitCase> split_cases() {
          return g;
        },
        1e-4},
+      // Normalizations and reductions (issue 23): cut along the rows (layer_norm: the dims before
+      // its axis; group_norm: the batch), each piece reading scale and bias whole.
+      {"layer_norm_rows", [] { return graph_of(K::LayerNorm, {f32({32, 256}), f32({256}), f32({256})}); }},
+      {"group_norm_batch", [] {
+         return graph_of(K::GroupNorm, {f32({8, 4, 64}), f32({4}), f32({4})}, {{"num_groups", int64_t(2)}});
+       }},
+      {"cumsum_rows", [] { return graph_of(K::CumSum, {f32({32, 256})}, {{"axis", int64_t(1)}}); }},
+      {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
   };
 }
 

@@ -96,6 +96,14 @@ const std::map<K, std::string> kOnnxOp = {
     {K::GatherND, "GatherND"},
     {K::ScatterND, "ScatterND"},
     {K::ScatterElements, "ScatterElements"},
+    // Normalizations and reductions (issue 23).
+    {K::ReduceProd, "ReduceProd"},
+    {K::ReduceL1, "ReduceL1"},
+    {K::ReduceL2, "ReduceL2"},
+    {K::ReduceLogSumExp, "ReduceLogSumExp"},
+    {K::LayerNorm, "LayerNormalization"},
+    {K::GroupNorm, "GroupNormalization"},  // and InstanceNormalization
+    {K::CumSum, "CumSum"},
 };
 
 // IR ops ONNX has no counterpart for.
