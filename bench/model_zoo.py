@@ -52,7 +52,15 @@ MODELS = {
     "lraspp_mobilenet_v3_large": ((3, 320, 320), (1, 32)),
     "r3d_18": ((3, 16, 112, 112), (1, 32)),
     "r2plus1d_18": ((3, 16, 112, 112), (1, 32)),
+    # Transformers (issue 23): torchvision's, and HF BERT-base / GPT-2-small shapes with random
+    # weights, fed token ids [batch, 128] (an "ids" input: int64 in [0, vocab)).
+    "vit_b_16": (IMAGE, (1, 8)),
+    "swin_t": (IMAGE, (1, 8)),
+    "convnext_tiny": (IMAGE, (1, 8)),
+    "bert_base": ((128,), (1, 8)),
+    "gpt2_small": ((128,), (1,)),
 }
+TOKEN_MODELS = {"bert_base": 30522, "gpt2_small": 50257}  # name -> vocabulary size
 TOLERANCE = {"fp32": 1e-4, "fp16": 2e-3}
 
 
@@ -70,6 +78,22 @@ def build(name):
         def forward(self, x):
             return self.m(x)["out"]
 
+    if name in TOKEN_MODELS:
+        import transformers
+
+        class Hidden(torch.nn.Module):  # the last hidden state, for one tensor to compare
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, ids):
+                return self.m(input_ids=ids).last_hidden_state
+
+        if name == "bert_base":
+            cfg = transformers.BertConfig(attn_implementation="eager")
+            return Hidden(transformers.BertModel(cfg, add_pooling_layer=False))
+        cfg = transformers.GPT2Config(attn_implementation="eager")
+        return Hidden(transformers.GPT2Model(cfg))
     if name in ("fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"):
         kw = {} if name.startswith("lraspp") else {"aux_loss": False}
         return Out(getattr(ts, name)(weights=None, weights_backbone=None, **kw))
@@ -82,6 +106,15 @@ def build(name):
         # value, against which any output "matches": PyTorch's default init keeps them apart.
         return tm.googlenet(weights=None, aux_logits=False, init_weights=False)
     return getattr(tm, name)(weights=None)
+
+
+def model_input(name, batch, shape):
+    """The seeded input: token ids for the language models, an image (or clip) for the others."""
+    import torch
+    g = torch.Generator().manual_seed(1)
+    if name in TOKEN_MODELS:
+        return torch.randint(0, TOKEN_MODELS[name], (batch,) + shape, generator=g).cuda()
+    return torch.randn((batch,) + shape, generator=g).cuda()
 
 
 def host_ms(fn, runs, warmup=5):
@@ -196,9 +229,10 @@ def run_cases(args):
                 try:
                     torch.manual_seed(0)
                     model = build(name).eval().cuda()
-                    x = torch.randn((batch,) + shape, generator=torch.Generator().manual_seed(1)).cuda()
+                    x = model_input(name, batch, shape)
                     if prec == "fp16":
-                        model, x = model.half(), x.half()
+                        model = model.half()
+                        x = x if name in TOKEN_MODELS else x.half()
                     stem = f"{name}_b{batch}_{prec}"
                     onnx_path = os.path.join(work, stem + ".onnx")
                     t0 = time.perf_counter()
@@ -241,9 +275,10 @@ def run_cases(args):
                                   os.path.join(work, stem + "_prof"), 5, profile=True)
                 torch.manual_seed(0)
                 model = build(r["model"]).eval().cuda()
-                x = torch.randn((r["batch"],) + MODELS[r["model"]][0], generator=torch.Generator().manual_seed(1)).cuda()
+                x = model_input(r["model"], r["batch"], MODELS[r["model"]][0])
                 if r["precision"] == "fp16":
-                    model, x = model.half(), x.half()
+                    model = model.half()
+                    x = x if r["model"] in TOKEN_MODELS else x.half()
                 f.write(f"\n### {stem}: vkc {r['vkc_resident_ms']:.3f} ms resident, CUDA graph {r['graph_ms']:.3f} ms "
                         f"({r['vkc_over_graph']:.2f}x)\n\n| vkc kernel | dispatches | ms | share |\n|---|---:|---:|---:|\n")
                 for ms, n, k, share in vkc_profile_by_kernel(text)[:10]:
