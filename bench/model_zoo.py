@@ -105,6 +105,12 @@ def build(name):
         # Its own init (truncated normal, std 0.01) collapses the random-weight logits to one
         # value, against which any output "matches": PyTorch's default init keeps them apart.
         return tm.googlenet(weights=None, aux_logits=False, init_weights=False)
+    if name == "vit_b_16":
+        # Its classifier is zero-initialized, so random-weight logits would all equal the bias
+        # and any output would "match": give it PyTorch's default Linear init instead.
+        m = tm.vit_b_16(weights=None)
+        m.heads.head.reset_parameters()
+        return m
     return getattr(tm, name)(weights=None)
 
 

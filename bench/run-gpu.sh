@@ -10,6 +10,7 @@
 #                                      replay (bench/model_zoo.py; ARGS pick models, batches,
 #                                      precisions); results in $OUT/zoo, merged across calls
 #                                      with `python3 bench/model_zoo.py --table DIR` here
+#   bash bench/run-gpu.sh ort-cases    ONNX Runtime test cases for ops Debian's test data lacks
 #   bash bench/run-gpu.sh caches       process start of vk-run on resnet50 (exported here): cold,
 #                                      with the module cache, with the pipeline cache, each with
 #                                      the NVIDIA driver's own shader cache off and on (issue 24)
@@ -114,6 +115,12 @@ if [ "$mode" = zoo ]; then
   echo "== model zoo (commit $(cat $bin/COMMIT 2>/dev/null))"
   PYTHONUNBUFFERED=1 python3 bench/model_zoo.py $bin "$out/zoo" --commit "$(cut -c1-7 $bin/COMMIT 2>/dev/null)" "$@" 2>&1 |
     grep -v -i "warning\|warn(" | tee "$out/zoo.log"
+fi
+
+if [ "$mode" = ort-cases ]; then
+  # Test cases with ONNX Runtime's outputs for ops Debian's test data lacks (check them in under
+  # tests/conformance/ort_cases/).
+  python3 bench/make_ort_cases.py "$out/ort_cases" 2>&1 | tee "$out/ort_cases.log"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = models ]; then
