@@ -18,7 +18,13 @@ from onnx import TensorProto, helper, numpy_helper
 def write_case(out, name, model, inputs):
     d = os.path.join(out, "test_" + name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.checker.check_model(model)
+    try:
+        onnx.checker.check_model(model)
+    except onnx.checker.ValidationError as e:
+        # GroupNormalization-18 is deprecated by this onnx package (opset 21 replaced it), yet
+        # exporters still write it and onnxruntime still runs it: keep the case if ORT does.
+        if "deprecated" not in str(e):
+            raise
     onnx.save(model, os.path.join(d, "model.onnx"))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     feeds = {i.name: v for i, v in zip(sess.get_inputs(), inputs)}
