@@ -39,6 +39,22 @@ struct FusedCode {
   double bytes = 0;       // bytes read / written through these bindings
 };
 
+// What a kernel gathers from its loaders and stores, in binding order: add() each FusedCode as its
+// bindings are numbered (bindings.size() is the next binding).
+struct KernelIo {
+  std::string buffers, functions;
+  std::set<DType> types;
+  std::vector<KernelBinding> bindings;
+  double bytes = 0;
+  void add(const FusedCode& f) {
+    buffers += f.buffers;
+    functions += f.functions;
+    types.insert(f.types.begin(), f.types.end());
+    bindings.insert(bindings.end(), f.bindings.begin(), f.bindings.end());
+    bytes += f.bytes;
+  }
+};
+
 // `T name(uint i)` returning element i of `operand` of the group's anchor, through the group's
 // prologue ops (a plain buffer read when none is fused). T is the compute type of the operand.
 FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,

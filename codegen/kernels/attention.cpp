@@ -110,23 +110,14 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
   EmittedKernel k;
   k.kernel = "attention";
   k.strategy = cat("tiled ", p.bq, "x", p.bk);
-  std::string buffers, functions;
-  std::set<DType> types;
+  KernelIo io;
   const char* names[] = {"q_at", "k_at", "v_at", "mask_at"};
-  for (int i = 0; i < op.num_operands(); ++i) {
-    FusedCode c = operand_loader(group, op.operand(i), names[i], uint32_t(k.bindings.size()), ctx);
-    buffers += c.buffers;
-    functions += c.functions;
-    types.insert(c.types.begin(), c.types.end());
-    k.bindings.insert(k.bindings.end(), c.bindings.begin(), c.bindings.end());
-    k.bytes += c.bytes;
-  }
-  FusedCode st = result_store(group, uint32_t(k.bindings.size()), ctx);
-  buffers += st.buffers;
-  functions += st.functions;
-  types.insert(st.types.begin(), st.types.end());
-  k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
-  k.bytes += st.bytes;
+  for (int i = 0; i < op.num_operands(); ++i)
+    io.add(operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx));
+  io.add(result_store(group, uint32_t(io.bindings.size()), ctx));
+  k.bindings = io.bindings;
+  k.bytes = io.bytes;
+  std::string& functions = io.functions;
 
   // The mask broadcasts to the scores [batch..., Sq, Sk]: its element offset per batch, query, key.
   std::string mask_code;
@@ -154,8 +145,8 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
           : "    for (uint i = tid; i < BK * HD; i += 128u) {\n      uint j = i / HD, d = i % HD;\n"
             "      kt[d * BK + j] = k0 + j < SK ? float(k_at((b * SK + k0 + j) * HD + d)) : 0.0;\n    }";
   k.glsl = instantiate_shader(
-      "attention", {{"EXTENSIONS", glsl_extensions(types)},
-                    {"BUFFERS", buffers},
+      "attention", {{"EXTENSIONS", glsl_extensions(io.types)},
+                    {"BUFFERS", io.buffers},
                     {"FUNCTIONS", functions},
                     {"BQ", cat(p.bq)},
                     {"BK", cat(p.bk)},

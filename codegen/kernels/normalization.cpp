@@ -90,19 +90,7 @@ Plan choose(const ir::Op& op, const Rows& rows, const KernelContext& ctx, const 
   return p;
 }
 
-struct Io {
-  std::string buffers, functions;
-  std::set<DType> types;
-  std::vector<KernelBinding> bindings;
-  double bytes = 0;
-  void add(const FusedCode& f) {
-    buffers += f.buffers;
-    functions += f.functions;
-    types.insert(f.types.begin(), f.types.end());
-    bindings.insert(bindings.end(), f.bindings.begin(), f.bindings.end());
-    bytes += f.bytes;
-  }
-};
+using Io = KernelIo;
 
 std::string tree(uint32_t wg, const std::string& step) {
   return cat("  barrier();\n  for (uint s = ", wg / 2, "u; s > 0u; s >>= 1u) {\n    if (tid < s) {\n", step,

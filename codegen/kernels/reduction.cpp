@@ -133,20 +133,7 @@ Split split_single_axis(const ir::Op& op, const Shape& shape) {
 }
 
 // A row kernel's buffers, bindings and helper functions: the input loader, then the result.
-struct RowIo {
-  std::string buffers, functions;
-  std::set<DType> types;
-  std::vector<KernelBinding> bindings;
-  double bytes = 0;
-
-  void add(const FusedCode& f) {
-    buffers += f.buffers;
-    functions += f.functions;
-    types.insert(f.types.begin(), f.types.end());
-    bindings.insert(bindings.end(), f.bindings.begin(), f.bindings.end());
-    bytes += f.bytes;
-  }
-};
+using RowIo = KernelIo;
 
 // `x_at(i)`: element i of the input, through the group's fused prologue.
 RowIo read_input(const DispatchGroup& group, const KernelContext& ctx) {
