@@ -1,6 +1,7 @@
 // The normalizations and reductions group of issue 23: LayerNormalization (opset 17),
-// InstanceNormalization, GroupNormalization (opset 18: scale and bias per group; 21: per channel),
-// ReduceProd, ReduceL1, ReduceL2, ReduceLogSumExp and CumSum.
+// InstanceNormalization, GroupNormalization (opset 18: scale and bias per group; 21: per channel)
+// and CumSum. (ReduceProd, ReduceL1, ReduceL2 and ReduceLogSumExp import with the other reductions,
+// onnx/op_importers_reduce.cpp.)
 //
 // The normalizations compute in f32 whatever stash_type asks (1, f32, is what exporters write);
 // LayerNormalization's optional Mean and InvStdDev outputs, when a model reads them, are computed
@@ -13,21 +14,6 @@ namespace vkc::onnx {
 namespace {
 
 using K = ir::OpKind;
-
-// axes as an attribute before opset 18, as an optional constant input from 18 (all four ops).
-OpImporter reduce(K kind) {
-  return [kind](NodeContext& n) {
-    ir::Value* x = n.input(0);
-    std::vector<int64_t> axes = reduce_axes_operand(n, 18);
-    bool keepdims = n.attrs.get_int("keepdims", 1) != 0;
-    bool noop_when_empty = n.attrs.get_int("noop_with_empty_axes", 0) != 0;
-    if (axes.empty() && noop_when_empty) return n.set_output(0, n.reshape(x, x->type.shape));
-    for (int64_t& a : axes) a = normalize_axis(a, x->type.rank(), "axis");
-    ir::AttrMap attrs{{"keepdims", keepdims}};
-    if (!axes.empty()) attrs["axes"] = axes;
-    n.set_output(0, n.emit(kind, {x}, attrs));
-  };
-}
 
 void require_f32_stash(NodeContext& n) {
   int64_t stash = n.attrs.get_int("stash_type", 1);
@@ -139,10 +125,6 @@ void import_cumsum(NodeContext& n) {
 }  // namespace
 
 void register_norm_reduce_importers(std::map<std::string, OpImporter>& r) {
-  r["ReduceProd"] = reduce(K::ReduceProd);
-  r["ReduceL1"] = reduce(K::ReduceL1);
-  r["ReduceL2"] = reduce(K::ReduceL2);
-  r["ReduceLogSumExp"] = reduce(K::ReduceLogSumExp);
   r["LayerNormalization"] = import_layer_norm;
   r["InstanceNormalization"] = import_instance_norm;
   r["GroupNormalization"] = import_group_norm;

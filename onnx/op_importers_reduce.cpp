@@ -83,6 +83,10 @@ void register_reduce_importers(std::map<std::string, OpImporter>& r) {
   r["ReduceMean"] = reduce(K::ReduceMean, 18);
   r["ReduceMax"] = reduce(K::ReduceMax, 18);
   r["ReduceMin"] = reduce(K::ReduceMin, 18);
+  r["ReduceProd"] = reduce(K::ReduceProd, 18);
+  r["ReduceL1"] = reduce(K::ReduceL1, 18);
+  r["ReduceL2"] = reduce(K::ReduceL2, 18);
+  r["ReduceLogSumExp"] = reduce(K::ReduceLogSumExp, 18);
   r["ArgMax"] = arg_reduce(K::ArgMax);
   r["ArgMin"] = arg_reduce(K::ArgMin);
   r["Softmax"] = softmax(K::Softmax);

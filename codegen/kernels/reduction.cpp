@@ -312,47 +312,55 @@ EmittedKernel arg_kernel(const DispatchGroup& group, const KernelContext& ctx, c
   return finish_row_kernel(k, s, io, {}, shared, fns, body);
 }
 
+// The row helpers softmax and log-sum-exp share: offsets, the input load, and a max that
+// propagates NaN (a NaN anywhere in a row makes the whole row NaN, as in the reference).
+std::string max_exp_functions(const Split& s) {
+  return offset_function("slot_base", s.kept) + offset_function("element_offset", s.red) +
+         "float load(uint i) { return float(x_at(i)); }\n" +
+         cat("float max_nan(float a, float b) { return (isnan(a) || isnan(b)) ? ", kNaN, " : max(a, b); }\n");
+}
+
+// Their two passes: `m`, the row's maximum, then `sum` of exp(x - m) over the row (`sum_guard`
+// may skip it), one invocation per row or a workgroup combining partials through `red`. Appends
+// to `body`, sets the strategy (and the memory) in `k`, and returns the row loop for a third pass.
+std::string max_and_exp_sum(EmittedKernel& k, const Plan& p, const Split& s, const std::string& sum_guard,
+                            std::string& body, std::string& shared) {
+  body += cat("  uint base = slot_base(slot);\n  float m = ", kNegInf, ";\n  float sum = 0.0;\n");
+  std::string loop = p.workgroup ? cat("for (uint r = tid; r < ", s.row, "u; r += ", p.wg, "u)")
+                                 : cat("for (uint r = 0u; r < ", s.row, "u; ++r)");
+  body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
+  if (p.workgroup) {
+    body += "  red[tid] = m;\n" + tree(p, "      red[tid] = max_nan(red[tid], red[tid + s]);\n");
+    body += "  m = red[0];\n  barrier();  // everyone has read red[0] before it is reused\n";
+  }
+  body += cat("  ", sum_guard, loop, " sum += exp(load(base + element_offset(r)) - m);\n");
+  if (p.workgroup) {
+    body += "  red[tid] = sum;\n" + tree(p, "      red[tid] += red[tid + s];\n") + "  sum = red[0];\n";
+    shared = cat("shared float red[", p.wg, "];\n");
+    k.workgroup_memory_bytes = p.wg * 4;
+  }
+  k.strategy = p.workgroup ? "workgroup" : "loop";
+  return loop;
+}
+
 EmittedKernel softmax_kernel(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
   const ir::Op& op = *group.anchor;
   const ir::Value* in = op.operand(0);
   Split s = split_single_axis(op, in->type.shape);
   const bool log = op.kind == K::LogSoftmax;
 
-  std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
-  fns += "float load(uint i) { return float(x_at(i)); }\n";
-  // max that propagates NaN: a NaN anywhere in a row makes the whole row NaN, as in the reference.
-  fns += cat("float max_nan(float a, float b) { return (isnan(a) || isnan(b)) ? ", kNaN, " : max(a, b); }\n");
   std::string out_expr = log ? "x - m - log(sum)" : "exp(x - m) / sum";
 
   EmittedKernel k;
   k.kernel = log ? "log_softmax" : "softmax";
   Plan p = choose_strategy(op, s, ctx, 4, what);
-  std::string body = row_index(k, p, s, ctx, what);
-  body += cat("  uint base = slot_base(slot);\n  float m = ", kNegInf, ";\n  float sum = 0.0;\n");
-  std::string store = cat("store_result(base + element_offset(r), ", out_expr, ");");
-  std::string shared;
-  if (p.workgroup) {
-    std::string loop = cat("for (uint r = tid; r < ", s.row, "u; r += ", p.wg, "u)");
-    body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
-    body += "  red[tid] = m;\n" + tree(p, "      red[tid] = max_nan(red[tid], red[tid + s]);\n");
-    body += "  m = red[0];\n  barrier();  // everyone has read red[0] before it is reused\n";
-    body += cat("  ", loop, " sum += exp(load(base + element_offset(r)) - m);\n");
-    body += "  red[tid] = sum;\n" + tree(p, "      red[tid] += red[tid + s];\n");
-    body += "  sum = red[0];\n";
-    body += cat("  ", loop, " { float x = load(base + element_offset(r)); ", store, " }\n");
-    shared = cat("shared float red[", p.wg, "];\n");
-    k.workgroup_memory_bytes = p.wg * 4;
-    k.strategy = "workgroup";
-  } else {
-    std::string loop = cat("for (uint r = 0u; r < ", s.row, "u; ++r)");
-    body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
-    body += cat("  ", loop, " sum += exp(load(base + element_offset(r)) - m);\n");
-    body += cat("  ", loop, " { float x = load(base + element_offset(r)); ", store, " }\n");
-    k.strategy = "loop";
-  }
+  std::string body = row_index(k, p, s, ctx, what), shared;
+  std::string loop = max_and_exp_sum(k, p, s, "", body, shared);
+  body += cat("  ", loop, " { float x = load(base + element_offset(r)); store_result(base + element_offset(r), ", out_expr,
+              "); }\n");
   RowIo io = read_input(group, ctx);
   write_result(io, group, ctx, "float", what);
-  finish_row_kernel(k, s, io, {}, shared, fns, body);
+  finish_row_kernel(k, s, io, {}, shared, max_exp_functions(s), body);
   k.flops = double(s.slots * s.row) * 4;
   return k;
 }
@@ -368,37 +376,16 @@ EmittedKernel log_sum_exp_kernel(const DispatchGroup& group, const KernelContext
   if (axes.empty()) reduced.assign(reduced.size(), true);
   Split s = split_axes(in->type.shape, reduced);
 
-  std::string fns = offset_function("slot_base", s.kept) + offset_function("element_offset", s.red);
-  fns += "float load(uint i) { return float(x_at(i)); }\n";
-  fns += cat("float max_nan(float a, float b) { return (isnan(a) || isnan(b)) ? ", kNaN, " : max(a, b); }\n");
-
   EmittedKernel k;
   k.kernel = "reduce_log_sum_exp";
   Plan p = choose_strategy(op, s, ctx, 4, what);
-  std::string body = row_index(k, p, s, ctx, what);
-  body += cat("  uint base = slot_base(slot);\n  float m = ", kNegInf, ";\n  float sum = 0.0;\n");
-  std::string shared;
-  if (p.workgroup) {
-    std::string loop = cat("for (uint r = tid; r < ", s.row, "u; r += ", p.wg, "u)");
-    body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
-    body += "  red[tid] = m;\n" + tree(p, "      red[tid] = max_nan(red[tid], red[tid + s]);\n");
-    body += "  m = red[0];\n  barrier();  // everyone has read red[0] before it is reused\n";
-    body += cat("  if (!isinf(m)) ", loop, " sum += exp(load(base + element_offset(r)) - m);\n");
-    body += "  red[tid] = sum;\n" + tree(p, "      red[tid] += red[tid + s];\n");
-    body += "  if (tid != 0u) return;\n  sum = red[0];\n";
-    shared = cat("shared float red[", p.wg, "];\n");
-    k.workgroup_memory_bytes = p.wg * 4;
-    k.strategy = "workgroup";
-  } else {
-    std::string loop = cat("for (uint r = 0u; r < ", s.row, "u; ++r)");
-    body += cat("  ", loop, " m = max_nan(m, load(base + element_offset(r)));\n");
-    body += cat("  if (!isinf(m)) ", loop, " sum += exp(load(base + element_offset(r)) - m);\n");
-    k.strategy = "loop";
-  }
+  std::string body = row_index(k, p, s, ctx, what), shared;
+  max_and_exp_sum(k, p, s, "if (!isinf(m)) ", body, shared);
+  if (p.workgroup) body += "  if (tid != 0u) return;\n";
   body += "  store_result(slot, isinf(m) ? m : m + log(sum));\n";
   RowIo io = read_input(group, ctx);
   write_result(io, group, ctx, "float", what);
-  finish_row_kernel(k, s, io, {}, shared, fns, body);
+  finish_row_kernel(k, s, io, {}, shared, max_exp_functions(s), body);
   k.flops = double(s.slots * s.row) * 3;
   return k;
 }
