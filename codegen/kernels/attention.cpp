@@ -8,6 +8,7 @@
 #include "codegen/kernels/attention_plan.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
+#include "codegen/range_split.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 #include "support/int_math.h"
@@ -91,6 +92,14 @@ std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t
 }
 
 std::optional<AttentionPlan> plan_attention(const ir::Op& op, const TargetLimits& target, const std::string& forced) {
+  // The kernel binds q, k, v, the mask and the result whole: a tensor beyond one binding stays
+  // with the unfused kernels, which the range split can cut (codegen/range_split.h).
+  uint64_t binding = target.max_storage_buffer_range;
+  if (target.max_memory_allocation_size) binding = std::min(binding, target.max_memory_allocation_size);
+  std::vector<const ir::Value*> tensors(op.operands.begin(), op.operands.end());
+  tensors.push_back(op.result());
+  for (const ir::Value* v : tensors)
+    if (uint64_t(v->type.size_bytes()) > binding || v->type.numel() > kMaxPieceElements) return std::nullopt;
   Extents e = extents_of(op);
   return plan_attention(e.batches, e.sq, e.sk, e.d, e.dv, target, forced);
 }

@@ -27,7 +27,7 @@ inline constexpr int64_t kAttentionMaxHeadDim = 256;
 // head dims are above kAttentionMaxHeadDim). `forced` ("64x32": BQ x BK) pins the tiles (tests).
 std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,
                                             const TargetLimits& target, const std::string& forced = "");
-// The same for an attention op.
+// The same for an attention op; nullopt too when one of its tensors is beyond one binding.
 std::optional<AttentionPlan> plan_attention(const ir::Op& attention, const TargetLimits& target,
                                             const std::string& forced = "");
 

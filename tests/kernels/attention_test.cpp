@@ -236,6 +236,18 @@ TEST(Attention, FallsBackToUnfusedKernelsWhenNoTilingFits) {
   for (const DispatchDesc& d : run.module.manifest.dispatches) EXPECT_LE(d.workgroup_memory_bytes, 4096u) << d.name;
 }
 
+// q and the result beyond one binding (a 16 KiB range here; 24 KiB each): the unfused chain runs,
+// cut into pieces by the range split, instead of an attention kernel that binds its tensors whole.
+TEST(Attention, TensorsBeyondABindingStayUnfusedAndSplit) {
+  ir::Graph g = pattern(Form::Bert, {1, 2, 96, 40, 32, 32});
+  GpuRunOptions o;
+  o.adjust_target = [](TargetLimits& t) { t.max_storage_buffer_range = 16384; };
+  o.rel_tol = 2e-5;
+  GpuRun run = run_on_gpu(g, random_inputs(g, 9), o);
+  EXPECT_EQ(attention_dispatches(run.module), 0);
+  EXPECT_TRUE(outputs_match(run, o));
+}
+
 TEST(Attention, PlansFitEveryProfile) {
   for (int64_t d : {32, 64, 128}) expect_compiles_everywhere(pattern(Form::Bert, {1, 12, 128, 128, d, d}));
 }
