@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "api/compile_in_process.h"
-#include "ir/text_format.h"
 #include "onnx/importer.h"
 #include "support/content_hash.h"
 
@@ -37,8 +36,6 @@ std::vector<ModelInputInfo> read_inputs(const std::string& path) {
   }
   return out;
 }
-
-std::string shape_text(const Shape& s) { return cat(shape_str(s)); }
 
 // A bound input's value in the key: the numbers when few (readable in the report), else a digest.
 std::string value_text(const HostTensor& t) {
@@ -112,8 +109,8 @@ ModelSession::Impl::Given ModelSession::Impl::check_inputs(const Inputs& given) 
           dtype_name(g.dtypes.at(in.name)), ", the model expects ", dtype_name(in.dtype));
     auto pinned = options.compile.input_shapes.find(in.name);
     if (pinned != options.compile.input_shapes.end())
-      check(pinned->second == s, path, ": input '", in.name, "' has shape [", shape_text(s),
-            "], but input_shapes pins it to [", shape_text(pinned->second), "]");
+      check(pinned->second == s, path, ": input '", in.name, "' has shape [", shape_str(s),
+            "], but input_shapes pins it to [", shape_str(pinned->second), "]");
     if (!in.has_shape) continue;
     check(s.size() == in.dims.size(), path, ": input '", in.name, "' has rank ", s.size(), ", the model expects ",
           in.dims.size());
@@ -143,7 +140,7 @@ HostTensor ModelSession::Impl::value_of(const Inputs& given, const std::string& 
 std::string ModelSession::Impl::key_of(const Inputs& given, const Given& g) const {
   std::string key;
   for (const ModelInputInfo& in : inputs) {
-    key += cat(key.empty() ? "" : "; ", in.name, " ", dtype_name(in.dtype), "[", shape_text(g.shapes.at(in.name)), "]");
+    key += cat(key.empty() ? "" : "; ", in.name, " ", dtype_name(in.dtype), "[", shape_str(g.shapes.at(in.name)), "]");
     if (value_inputs.count(in.name)) key += " = " + value_text(value_of(given, in.name));
   }
   return key;
