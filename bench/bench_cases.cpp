@@ -209,7 +209,7 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({64, 64, 4, 4}, {8, 8, 4, 4}), false, 1, p1, {2, 2}));
   cases.push_back(im2col_case(s({1, 64, 256, 256}, {1, 4, 16, 16}), {3, 3}, p1));
   cases.push_back(matmul_case(n(4096, 64)));
-  for (const char* tiles : {"", "64x32", "32x32", "32x16", "16x16"})
+  for (const char* tiles : {"", "64x32", "64x16", "32x32", "32x16", "32x8", "16x16"})
     cases.push_back(attention_case(n(12, 2), n(1024, 64), 64, tiles));
   cases.push_back(attention_case(n(12, 2), n(128, 32), 64));
   // float16 on tensor cores (issue 9; forced, so that a planner change cannot move them off): the
