@@ -86,6 +86,22 @@ Results eval_gather_elements(const Op& op, const Operands& in, const ResultTypes
   return {std::move(out)};
 }
 
+namespace {
+
+// The flat offset, over the dims `dims[0..k)`, that index tuple `t` of `idx` (k components each)
+// addresses; -1 when a component is out of range (gather_nd and scatter_nd share it).
+int64_t tuple_offset(const HostTensor& idx, int64_t t, size_t k, const int64_t* dims) {
+  int64_t offset = 0;
+  for (size_t j = 0; j < k; ++j) {
+    int64_t p = resolve_index(idx.get_i64(t * int64_t(k) + int64_t(j)), dims[j]);
+    if (p < 0) return -1;
+    offset = offset * dims[j] + p;
+  }
+  return offset;
+}
+
+}  // namespace
+
 // After b batch dims, each index tuple (the last indices dim, length k) addresses a slice of the
 // data's dims [b + k, rank); a tuple with any component out of range reads a slice of zeros.
 Results eval_gather_nd(const Op& op, const Operands& in, const ResultTypes& types) {
@@ -103,14 +119,9 @@ Results eval_gather_nd(const Op& op, const Operands& in, const ResultTypes& type
   int64_t slice = product(ds, b + k, ds.size()), batch_stride = product(ds, b, ds.size());
   for (int64_t bi = 0; bi < batches; ++bi)
     for (int64_t m = 0; m < per_batch; ++m) {
-      int64_t tuple = bi * per_batch + m, src = 0;
-      bool inside = true;
-      for (size_t j = 0; j < k && inside; ++j) {
-        int64_t p = resolve_index(idx.get_i64(tuple * int64_t(k) + int64_t(j)), ds[b + j]);
-        inside = p >= 0;
-        src = src * ds[b + j] + p;
-      }
-      if (!inside) continue;
+      int64_t tuple = bi * per_batch + m;
+      int64_t src = tuple_offset(idx, tuple, k, &ds[b]);
+      if (src < 0) continue;
       for (int64_t c = 0; c < slice; ++c)
         copy_element(out, tuple * slice + c, data, bi * batch_stride + src * slice + c);
     }
@@ -130,14 +141,8 @@ Results eval_scatter_nd(const Op& op, const Operands& in, const ResultTypes& typ
   size_t k = size_t(idx.shape().back());
   int64_t tuples = idx.numel() / int64_t(k), slice = product(ds, k, ds.size());
   for (int64_t u = 0; u < tuples; ++u) {
-    int64_t dst = 0;
-    bool inside = true;
-    for (size_t j = 0; j < k && inside; ++j) {
-      int64_t p = resolve_index(idx.get_i64(u * int64_t(k) + int64_t(j)), ds[j]);
-      inside = p >= 0;
-      dst = dst * ds[j] + p;
-    }
-    if (!inside) continue;
+    int64_t dst = tuple_offset(idx, u, k, ds.data());
+    if (dst < 0) continue;
     for (int64_t c = 0; c < slice; ++c) combine(reduction, out, dst * slice + c, updates, u * slice + c);
   }
   return {std::move(out)};

@@ -12,17 +12,6 @@
 namespace vkc::test {
 namespace {
 
-std::string import_error(const std::string& path) {
-  try {
-    onnx::import_model(path);
-  } catch (const Error& e) {
-    std::string m = e.what();
-    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
-    return m;
-  }
-  return "(no error)";
-}
-
 // y = x + w, with w given by `set_w`.
 template <typename F>
 std::string add_model(const std::string& dir, F set_w) {

@@ -16,17 +16,6 @@ namespace {
 
 constexpr int kI64 = 7;
 
-std::string import_error(const std::string& path) {
-  try {
-    onnx::import_model(path);
-  } catch (const Error& e) {
-    std::string m = e.what();
-    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
-    return m;
-  }
-  return "(no error)";
-}
-
 int count_ops(const ir::Graph& g, ir::OpKind k) {
   int n = 0;
   for (const ir::Op* op : g.ops()) n += op->kind == k;

@@ -24,15 +24,6 @@ const ir::Op* only_compute_op(const ir::Graph& g) {
   return found;
 }
 
-std::string import_error(const std::string& path) {
-  try {
-    onnx::import_model(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 struct OneNode {
   const char* onnx;
   OpKind kind;

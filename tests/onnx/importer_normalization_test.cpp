@@ -23,15 +23,6 @@ std::vector<OpKind> compute_kinds(const ir::Graph& g) {
   return kinds;
 }
 
-std::string import_error(const std::string& path) {
-  try {
-    onnx::import_model(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::vector<float> ramp(size_t n, float scale, float offset = 0) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = offset + scale * float(int(i % 5) - 2);

@@ -28,17 +28,6 @@ void expect_runs_like_reference(const ir::Graph& g, uint32_t seed) {
   EXPECT_TRUE(outputs_match(run, {{}, 1e-5, 1e-6, "", {}}));
 }
 
-std::string import_error(const std::string& path) {
-  try {
-    onnx::import_model(path);
-  } catch (const Error& e) {
-    std::string m = e.what();
-    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
-    return m;
-  }
-  return "(no error)";
-}
-
 TEST(OnnxResize, LinearWithScalesKeepsTheScaleForTheTransform) {
   OnnxModel m(13);
   m.input("x", {1, 2, 4, 5});

@@ -17,15 +17,6 @@ std::vector<OpKind> compute_kinds(const ir::Graph& g) {
   return kinds;
 }
 
-std::string import_error(const std::string& path, const onnx::ImportOptions& options = {}) {
-  try {
-    onnx::import_model(path, options);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(OnnxImport, ConvKeepsNamesResolvesAutoPadAndTreatsListedInitializersAsConstants) {
   OnnxModel m(13);
   m.input("image", {1, 2, 5, 5});

@@ -10,7 +10,11 @@
 
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
+#include "onnx/importer.h"
 #include "onnx/onnx_proto.h"
+#include "support/error.h"
 #include "support/tensor.h"
 
 namespace vkc::test {
@@ -136,6 +140,18 @@ struct ScratchDirs {
     for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
   }
 };
+
+// The vkc::Error importing `path` gives, checked to be one line, or "(no error)".
+inline std::string import_error(const std::string& path, const onnx::ImportOptions& options = {}) {
+  try {
+    onnx::import_model(path, options);
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    return m;
+  }
+  return "(no error)";
+}
 
 // A fresh scratch directory per test.
 inline std::string scratch_dir(const std::string& test) {
