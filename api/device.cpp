@@ -6,7 +6,7 @@ namespace vkc {
 namespace {
 
 DeviceInfo public_info(const rt::DeviceInfo& d) {
-  return {d.index, d.name, d.type, d.vendor_id, d.device_id, d.driver, d.api_version};
+  return {d.index, d.name, d.type, d.vendor_id, d.device_id, d.driver, d.api_version, d.tensor_cores, d.cooperative_matrix_shapes};
 }
 
 DeviceLimits public_limits(const TargetLimits& t) {

@@ -14,6 +14,8 @@
 #   bash bench/run-gpu.sh caches       process start of vk-run on resnet50 (exported here): cold,
 #                                      with the module cache, with the pipeline cache, each with
 #                                      the NVIDIA driver's own shader cache off and on (issue 24)
+#   bash bench/run-gpu.sh forms [CASES] [N]  VK_NV_ against VK_KHR_cooperative_matrix, alternating N
+#                                      times on the cases matching CASES (default _fp16)
 #   bash bench/run-gpu.sh ab BASE [N]  before/after on one card: BASE/vkc_bench(.gz) (the old build,
 #                                      carried too) and build/gpu-carry/vkc_bench alternate N times
 #                                      each (default 2), then bench/compare_runs.py prints the table
@@ -81,6 +83,24 @@ if [ "$mode" = ab ]; then
   done
   cp /tmp/ab_base_1/vkc.json "$out/ab_base_vkc.json"; cp /tmp/ab_new_1/vkc.json "$out/ab_new_vkc.json"
   python3 "$(dirname "$0")/compare_runs.py" "$(IFS=,; echo "${bases[*]}")" "$(IFS=,; echo "${news[*]}")" | tee "$out/ab.md"
+fi
+
+if [ "$mode" = forms ]; then
+  # The two cooperative-matrix forms on one card (issue 22): NV as base, KHR as new, alternating.
+  cases=${1:-_fp16}; n=${2:-2}
+  echo "== tensor-core forms: VK_NV_cooperative_matrix (base) against VK_KHR_cooperative_matrix (new), cases $cases, $n runs each"
+  bases=(); news=()
+  for i in $(seq 1 "$n"); do
+    for form in nv khr; do
+      timeout 240 $bin/vkc_bench --out "/tmp/forms_${form}_$i" --runs 20 --cases "$cases" --tensor-cores $form \
+        >"$out/forms_${form}_$i.log" 2>&1
+      tail -1 "$out/forms_${form}_$i.log"
+      [ $form = nv ] && bases+=("/tmp/forms_nv_$i/vkc.json") || news+=("/tmp/forms_khr_$i/vkc.json")
+    done
+  done
+  cp /tmp/forms_nv_1/vkc.json "$out/forms_nv_vkc.json"; cp /tmp/forms_khr_1/vkc.json "$out/forms_khr_vkc.json"
+  python3 "$(dirname "$0")/compare_runs.py" "$(IFS=,; echo "${bases[*]}")" "$(IFS=,; echo "${news[*]}")" --limit 1.10 |
+    tee "$out/forms.md"
 fi
 
 if [ "$mode" = caches ]; then

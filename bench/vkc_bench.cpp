@@ -5,6 +5,9 @@
 //   DIR/<case>/in_<name>.npy          input set 0 (what PyTorch re-runs and compares against)
 //   DIR/<case>/out_<name>.npy         vkc's outputs for input set 0
 // Usage: vkc_bench [--out DIR] [--runs N] [--cases a,b] [--small] [--device X] [--force-staging]
+//                  [--tensor-cores khr|nv]
+// --tensor-cores plans with only that cooperative-matrix extension (default: what vkc prefers,
+// KHR where the device has it), to compare the two forms on one device in one run.
 // --small shrinks every case and checks outputs against the reference interpreter: a plumbing
 // test that runs on lavapipe (its timings mean nothing).
 #include <algorithm>
@@ -39,6 +42,7 @@ struct Args {
   // Storage buffers in plain device-local memory instead of the runtime's default preference for
   // device-local + host-visible (ReBAR) memory: a test of whether the memory type limits bandwidth.
   bool force_staging = false;
+  std::string tensor_cores;  // "", "khr" or "nv"
 };
 
 Args parse_args(int argc, char** argv) {
@@ -54,6 +58,11 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--runs") a.runs = std::stoi(value());
     else if (s == "--small") a.small = true;
     else if (s == "--force-staging") a.force_staging = true;
+    else if (s == "--tensor-cores") {
+      a.tensor_cores = value();
+      check(a.tensor_cores == "khr" || a.tensor_cores == "nv", "vkc_bench: --tensor-cores takes khr or nv, not '",
+            a.tensor_cores, "'");
+    }
     else if (s == "--cases") {
       std::string list = value();
       for (size_t p = 0; p <= list.size();) {
@@ -119,6 +128,8 @@ json run_case(rt::Context& ctx, const BenchCase& c, const Args& args) {
   codegen::CompileOptions options;
   options.target = ctx.limits();
   options.forced_strategy = c.forced;
+  if (args.tensor_cores == "khr") options.target.cooperative_matrix_nv = false;
+  if (args.tensor_cores == "nv") options.target.cooperative_matrix_khr = false;
   if (c.max_binding_bytes != 0 && c.max_binding_bytes < options.target.max_storage_buffer_range) {
     options.target.max_storage_buffer_range = c.max_binding_bytes;
     options.target.name += "-range" + std::to_string(c.max_binding_bytes);
@@ -203,11 +214,13 @@ int run(int argc, char** argv) {
   rt::Context ctx(co);
   ctx.impl().force_staging = args.force_staging;
   const rt::DeviceInfo& info = ctx.device_info();
-  std::printf("vkc_bench: device %s (%s), driver %s\n", info.name.c_str(), info.type.c_str(), info.driver.c_str());
+  std::printf("vkc_bench: device %s (%s), driver %s, tensor cores %s\n", info.name.c_str(), info.type.c_str(),
+              info.driver.c_str(), args.tensor_cores.empty() ? info.tensor_cores.c_str() : args.tensor_cores.c_str());
   std::fflush(stdout);
 
   json report{{"device", info.name}, {"device_type", info.type}, {"driver", info.driver},
-              {"small", args.small}, {"runs", args.runs}, {"force_staging", args.force_staging}};
+              {"small", args.small}, {"runs", args.runs}, {"force_staging", args.force_staging},
+              {"tensor_cores", args.tensor_cores.empty() ? info.tensor_cores : args.tensor_cores}};
   Peaks peaks = measure_peaks(ctx, args.small, args.runs);
   report["peaks"] = {{"copy_gbps", peaks.copy_gbps}, {"fma_gflops", peaks.fma_gflops}, {"detail", peaks.detail}};
   std::printf("peaks: copy %.0f GB/s (read+write), fp32 FMA %.1f TFLOP/s\n", peaks.copy_gbps,

@@ -10,6 +10,7 @@
 #include "codegen/kernels/attention_plan.h"
 #include "codegen/range_split.h"
 #include "codegen/spirv_cache.h"
+#include "codegen/spirv_coopmat_khr.h"
 #include "codegen/spirv_tools.h"
 #include "codegen/storage_plan.h"
 #include "ir/passes.h"
@@ -69,7 +70,8 @@ void check_against_limits(const DispatchDesc& d, const TargetLimits& t) {
 // SPIR-V for one kernel, checked: the measured workgroup memory and local size must match the plan.
 std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& name, const CompileOptions& o) {
   // Identical kernels compile once per process (codegen/spirv_cache.h); the checks below still run.
-  const std::string cache_key = SpirvCache::key(k.glsl, o.target, o.optimize_spirv);
+  const std::string cache_key =
+      SpirvCache::key(k.glsl, o.target, o.optimize_spirv) + (k.cooperative_matrix_khr ? "|khr" : "");
   std::vector<uint32_t> words;
   if (auto hit = SpirvCache::process().find(cache_key)) {
     words = std::move(*hit);
@@ -77,6 +79,8 @@ std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& nam
     words = compile_glsl(k.glsl, name, o.target);
     if (o.optimize_spirv) words = optimize_spirv(words, o.target, name);
     validate_spirv(words, o.target, name);
+    // SPIRV-Tools 2023.1 can neither optimize nor validate the KHR form: rewrite what it checked.
+    if (k.cooperative_matrix_khr) words = cooperative_matrix_nv_to_khr(words, name);
     SpirvCache::process().insert(cache_key, words);
   }
   std::vector<std::pair<uint32_t, uint32_t>> spec;

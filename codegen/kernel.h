@@ -40,6 +40,9 @@ struct EmittedKernel {
   uint32_t workgroup_memory_bytes = 0;
   // Subgroup sizes the kernel relies on (DispatchDesc::subgroup_sizes); {0, 0}: any.
   std::array<uint32_t, 2> subgroup_sizes{0, 0};
+  // Written in the NV cooperative-matrix form for the KHR rewrite: compiled, optimized and validated
+  // as NV, then rewritten to VK_KHR_cooperative_matrix (codegen/spirv_coopmat_khr.h).
+  bool cooperative_matrix_khr = false;
   std::map<std::string, int64_t> tiles;
   double flops = 0;
   double bytes = 0;

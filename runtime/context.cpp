@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/context_internal.h"
+#include "runtime/cooperative_matrix_khr.h"
 #include "runtime/vk_util.h"
 #include "support/error.h"
 
@@ -65,7 +66,7 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
   std::vector<DeviceCapabilities> caps;
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < count; ++i) {
-    caps.push_back(query_capabilities(physical[i], c.instance.api_version));
+    caps.push_back(query_capabilities(c.instance.instance, physical[i], c.instance.api_version));
     infos.push_back(make_device_info(i, caps.back()));
   }
   uint32_t chosen = choose_device(infos, options.device.empty() ? env("VKC_DEVICE") : options.device);
@@ -158,12 +159,22 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
   // The fp16 GEMM kernels' cooperative matrices, and the memory model their SPIR-V declares.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
   VkPhysicalDeviceVulkanMemoryModelFeatures memory_model = vk_struct<VkPhysicalDeviceVulkanMemoryModelFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES);
+  // Both extensions where both are usable: a module compiled for another device (or an offline
+  // profile) may use either form, and the device fit check (module/device_fit.h) reads the limits.
+  coopmat_khr::Features coop_khr;
   if (d.cooperative_matrix_nv) {
     enable_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-    if (!v12) enable_extension(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
     coop.cooperativeMatrix = VK_TRUE;
-    memory_model.vulkanMemoryModel = VK_TRUE;
     chain(coop);
+  }
+  if (d.cooperative_matrix_khr) {
+    enable_extension(coopmat_khr::kExtensionName);
+    coop_khr.cooperativeMatrix = VK_TRUE;
+    chain(coop_khr);
+  }
+  if (d.cooperative_matrix_nv || d.cooperative_matrix_khr) {
+    if (!v12) enable_extension(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+    memory_model.vulkanMemoryModel = VK_TRUE;
     chain(memory_model);
   }
   // Required by the spec whenever the device advertises it (non-conformant layered drivers).

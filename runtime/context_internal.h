@@ -61,10 +61,14 @@ struct DeviceCapabilities {
   // Vulkan memory model (glslang declares it for every GL_NV_cooperative_matrix shader) and a
   // 16x16x16 float16 x float16 + float32 product at subgroup scope among the offered shapes.
   bool cooperative_matrix_nv = false;
+  // The same through VK_KHR_cooperative_matrix (runtime/cooperative_matrix_khr.h), with every shape
+  // the device offers ("16x16x16 f16*f16+f32") for --list-devices.
+  bool cooperative_matrix_khr = false;
+  std::vector<std::string> cooperative_matrix_khr_shapes;
   bool has(const char* extension) const { return extensions.count(extension) != 0; }
 };
 
-DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance_api);
+DeviceCapabilities query_capabilities(VkInstance instance, VkPhysicalDevice device, uint32_t instance_api);
 DeviceInfo make_device_info(uint32_t index, const DeviceCapabilities& caps);
 // Fills the limits codegen plans against from what the device reports.
 TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& caps);

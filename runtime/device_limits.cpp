@@ -4,12 +4,13 @@
 #include <vector>
 
 #include "runtime/context_internal.h"
+#include "runtime/cooperative_matrix_khr.h"
 #include "runtime/vk_util.h"
 #include "support/error.h"
 
 namespace vkc::rt {
 
-DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance_api) {
+DeviceCapabilities query_capabilities(VkInstance instance, VkPhysicalDevice device, uint32_t instance_api) {
   DeviceCapabilities caps;
   vkGetPhysicalDeviceProperties(device, &caps.properties);
   caps.effective_api = std::min(instance_api, caps.properties.apiVersion);
@@ -43,12 +44,19 @@ DeviceCapabilities query_capabilities(VkPhysicalDevice device, uint32_t instance
   if (caps.has(VK_EXT_ROBUSTNESS_2_EXTENSION_NAME)) chain(robustness2);
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
   VkPhysicalDeviceVulkanMemoryModelFeatures memory_model = vk_struct<VkPhysicalDeviceVulkanMemoryModelFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES);
+  coopmat_khr::Features coop_khr;
   const bool has_memory_model = v12 || caps.has(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
-  if (caps.has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) && has_memory_model) {
-    chain(coop);
-    chain(memory_model);
-  }
+  const bool nv_offered = caps.has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) && has_memory_model;
+  const bool khr_offered = caps.has(coopmat_khr::kExtensionName) && has_memory_model;
+  if (nv_offered) chain(coop);
+  if (khr_offered) chain(coop_khr);
+  if (nv_offered || khr_offered) chain(memory_model);
   vkGetPhysicalDeviceFeatures2(device, &features);
+  if (coop_khr.cooperativeMatrix && memory_model.vulkanMemoryModel) {
+    std::vector<coopmat_khr::Properties> shapes = coopmat_khr::offered_shapes(instance, device);
+    caps.cooperative_matrix_khr = coopmat_khr::offers_f16_16x16x16(shapes);
+    for (const coopmat_khr::Properties& p : shapes) caps.cooperative_matrix_khr_shapes.push_back(coopmat_khr::shape_name(p));
+  }
   if (coop.cooperativeMatrix && memory_model.vulkanMemoryModel && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
     uint32_t shapes = 0;
     vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(device, &shapes, nullptr);
@@ -164,6 +172,8 @@ DeviceInfo make_device_info(uint32_t index, const DeviceCapabilities& caps) {
   info.device_id = caps.properties.deviceID;
   info.driver = caps.driver;
   info.api_version = caps.properties.apiVersion;
+  info.tensor_cores = caps.cooperative_matrix_khr ? "KHR" : caps.cooperative_matrix_nv ? "NV" : "";
+  info.cooperative_matrix_shapes = caps.cooperative_matrix_khr_shapes;
   return info;
 }
 
@@ -215,7 +225,7 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.storage_buffer_16bit = caps.storage_16bit;
   t.storage_buffer_8bit = caps.storage_8bit;
   t.cooperative_matrix_nv = caps.cooperative_matrix_nv;
-  t.cooperative_matrix_khr = caps.has("VK_KHR_cooperative_matrix");
+  t.cooperative_matrix_khr = caps.cooperative_matrix_khr;
   return t;
 }
 

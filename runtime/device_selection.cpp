@@ -65,7 +65,7 @@ std::vector<DeviceInfo> Context::enumerate_devices() {
     std::vector<VkPhysicalDevice> devices(count);
     vk_check(vkEnumeratePhysicalDevices(handles.instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
     for (uint32_t i = 0; i < count; ++i)
-      out.push_back(make_device_info(i, query_capabilities(devices[i], handles.api_version)));
+      out.push_back(make_device_info(i, query_capabilities(handles.instance, devices[i], handles.api_version)));
   } catch (...) {
     destroy_instance(handles);
     throw;

@@ -25,6 +25,10 @@ struct DeviceInfo {
   uint32_t device_id = 0;
   std::string driver;  // driver name and info string
   uint32_t api_version = 0;
+  // What vkc's fp16 tensor-core kernels would use on it: "KHR", "NV" or "" (none), and every
+  // VK_KHR_cooperative_matrix shape it offers ("16x16x16 f16*f16+f32").
+  std::string tensor_cores;
+  std::vector<std::string> cooperative_matrix_shapes;
 };
 
 struct ContextOptions {

@@ -183,8 +183,18 @@ int run_main(int argc, char** argv) {
   device_options.robust_buffer_access = args.flag("--robust");
   if (args.flag("--list-devices")) {
     args.require_alone("--list-devices");
-    for (const vkc::DeviceInfo& d : vkc::Device::enumerate())
+    for (const vkc::DeviceInfo& d : vkc::Device::enumerate()) {
       std::cout << d.index << ": " << d.name << " (" << d.type << ", " << d.driver << ")\n";
+      std::cout << "   tensor cores: "
+                << (d.tensor_cores.empty() ? std::string("none (fp16 products on the SIMT kernels)")
+                                           : "VK_" + d.tensor_cores + "_cooperative_matrix")
+                << "\n";
+      if (!d.cooperative_matrix_shapes.empty()) {
+        std::cout << "   cooperative matrix shapes:";
+        for (const std::string& s : d.cooperative_matrix_shapes) std::cout << " " << s << ";";
+        std::cout << "\n";
+      }
+    }
     return 0;
   }
   std::vector<std::string> input_args = args.values("--input");

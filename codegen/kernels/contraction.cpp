@@ -216,9 +216,10 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.workgroup_count = linear_grid(uint64_t(groups) * c.invocations(), c.invocations(), ctx.target, what);
     k.workgroup_memory_bytes = c.workgroup_memory_bytes();
     k.subgroup_sizes = {c.subgroup, c.subgroup};  // the fragments' layout assumes this subgroup size
+    k.cooperative_matrix_khr = coopmat_uses_khr(ctx.target);
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
-                                 {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false)},
+                                 {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr)},
                                  {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b) : scalar_operand_fns(M, N, K, a, b)}});
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},

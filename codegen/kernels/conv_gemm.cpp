@@ -137,7 +137,12 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   uint64_t k_steps = ceil_div(uint64_t(s.k), tk);
   // The tensor-core loop hands results out walking M fastest unless the output's channels (N)
   // are its innermost dim.
-  std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1)
+  k.cooperative_matrix_khr = coop && coopmat_uses_khr(ctx.target);
+  // The fragments' staging and store layout assume the subgroup size the tile was planned for: a
+  // device with another size must refuse the module (module/device_fit.h), not run it wrong.
+  if (coop) k.subgroup_sizes = {plan.coop().subgroup, plan.coop().subgroup};
+  std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1,
+                                              k.cooperative_matrix_khr)
                           : gemm_core_glsl(conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape));
   uint32_t threads = invocations(plan.tile);
   check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);

@@ -7,12 +7,15 @@
 namespace vkc::codegen::kernels {
 
 std::string coopmat_misfit(const TargetLimits& t) {
-  if (!t.cooperative_matrix_nv) return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_nv)");
+  if (!t.cooperative_matrix_khr && !t.cooperative_matrix_nv)
+    return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_khr, cooperative_matrix_nv)");
   if (!t.shader_float16) return cat("target '", t.name, "' has no float16 arithmetic (shaderFloat16)");
   if (t.min_subgroup_size == 0 || t.min_subgroup_size != t.max_subgroup_size)
     return cat("target '", t.name, "' has no single fixed subgroup size");
   return "";
 }
+
+bool coopmat_uses_khr(const TargetLimits& t) { return t.cooperative_matrix_khr; }
 
 // The loop's own requirements on a tile (see shaders/gemm_coopmat.glsl).
 bool coop_loop_supports(const CoopTile& c) {

@@ -1,7 +1,7 @@
 // The fp16 tensor-core GEMM loop (shaders/gemm_coopmat.glsl): what it supports and its
 // specialization (its tiles are planned by codegen/gemm_planner.h). Used by the conv strategy "implicit_gemm_coopmat" (conv_planner.cpp) and the contraction
 // strategy "coopmat" (contraction.cpp) for float16 operands on targets with cooperative matrices
-// (TargetLimits::cooperative_matrix_nv). Products accumulate in float32.
+// (TargetLimits::cooperative_matrix_khr or _nv). Products accumulate in float32.
 //
 // Operands are staged either one element per call (any operand, through its fused prologue) or 8
 // float16 values per 16-byte load (vec 8: operands whose fast dim is contiguous and a multiple
@@ -26,10 +26,14 @@ std::string coopmat_misfit(const TargetLimits& t);
 // tiles of 16 x 16); the planner (codegen/gemm_planner.h) keeps only such tiles.
 bool coop_loop_supports(const CoopTile& tile);
 
+// Whether kernels for `t` use VK_KHR_cooperative_matrix: wherever the target offers it (AMD and
+// Intel have only KHR); VK_NV_cooperative_matrix only where KHR is missing.
+bool coopmat_uses_khr(const TargetLimits& t);
+
 // The GLSL for a kernel's ${GEMM_CORE}; store_m_fast: results leave walking M fastest. for_khr:
-// the form codegen/spirv_coopmat_khr.h rewrites (B's matrices of their own type); not yet chosen
-// by any kernel: the runtime does not enable VK_KHR_cooperative_matrix yet (issue 22).
-std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr = false);
+// the form codegen/spirv_coopmat_khr.h rewrites (B's matrices of their own type); a kernel that
+// uses it sets EmittedKernel::cooperative_matrix_khr so that its SPIR-V is rewritten.
+std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr);
 
 
 }  // namespace vkc::codegen::kernels

@@ -19,6 +19,11 @@ struct DeviceInfo {
   uint32_t device_id = 0;
   std::string driver;     // driver name and version string
   uint32_t api_version = 0;  // VK_MAKE_API_VERSION encoding
+  // Tensor cores vkc's fp16 kernels use there: "KHR" (VK_KHR_cooperative_matrix, preferred), "NV"
+  // (VK_NV_cooperative_matrix, where KHR is missing) or "" (none: the SIMT kernels); and every
+  // VK_KHR_cooperative_matrix shape the device offers, e.g. "16x16x16 f16*f16+f32".
+  std::string tensor_cores;
+  std::vector<std::string> cooperative_matrix_shapes;
 };
 
 // The limits a compiled module must fit (a module planned for larger limits is refused).

@@ -103,6 +103,10 @@ else fail "colliding output file names: $(ls "$work/collide" 2>&1 | tr '\n' ' ')
 expect_error "--random-inputs with every input given" "$run" "$work/collide.vkir" --input "x=$work/collide/a_b.npy" --random-inputs 1
 grep -q -- "--random-inputs is unused" "$work/err" && pass || fail "--random-inputs with every input given: $(cat "$work/err")"
 
+# --list-devices says which tensor cores vkc uses on each device (none on lavapipe).
+devices=$("$run" --list-devices 2>&1)
+case "$devices" in *"llvmpipe"*"tensor cores: none"*) pass ;; *) fail "--list-devices lacks the tensor cores line: $devices" ;; esac
+
 unknown=$("$compile" "$first" -o "$work/x" --target nosuchgpu 2>&1)
 case "$unknown" in *"known: lavapipe"*) pass ;; *) fail "unknown target message lists no targets: $unknown" ;; esac
 

@@ -229,7 +229,7 @@ TEST(CoopMatrixKhrRewrite, TheGemmLoopRewrites) {
   }
   // The NV kernels are unchanged by the option's existence: one literal scope for A and B.
   CoopTile tile{64, 64, 32, 2, 2, 32, false, false, 1};
-  EXPECT_EQ(kernels::gemm_coopmat_glsl(tile, false).find("B_SCOPE"), std::string::npos);
+  EXPECT_EQ(kernels::gemm_coopmat_glsl(tile, false, false).find("B_SCOPE"), std::string::npos);
 }
 
 TEST(CoopMatrixKhrRewrite, ModuleWithoutCooperativeMatricesIsUnchanged) {

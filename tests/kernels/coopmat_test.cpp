@@ -3,6 +3,9 @@
 // device that has them (the GPU machine; lavapipe has none, so there these tests skip and say so).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "codegen/compiler.h"
 #include "codegen/conv_planner.h"
 #include "codegen/kernels/gemm_coopmat.h"
@@ -96,11 +99,12 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
       SCOPED_TRACE(target + " x" + shape_str(c.x));
       const bool packed = geometry(c).in_channels_per_group() % 8 == 0;
       std::string unforced = strategies(codegen::compile_graph(g, o));
-      if (o.target.cooperative_matrix_nv && packed)
+      const bool tensor_cores = codegen::kernels::coopmat_misfit(o.target).empty();
+      if (tensor_cores && packed)
         EXPECT_EQ(unforced, c.kernels);
       else
         EXPECT_EQ(unforced.find("coopmat"), std::string::npos) << unforced;  // an FMA kernel
-      if (!o.target.cooperative_matrix_nv) continue;
+      if (!tensor_cores) continue;
       o.forced_strategy["conv"] = "implicit_gemm_coopmat";
       o.forced_strategy["conv_transpose"] = "implicit_gemm_coopmat";
       ModuleImage m = codegen::compile_graph(g, o);  // validates the SPIR-V, checks its memory
@@ -127,6 +131,32 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
       // Unforced: tensor cores with 16-byte staging, else the FMA loop.
       o.forced_strategy.clear();
       EXPECT_EQ(codegen::compile_graph(g, o).manifest.dispatches.at(0).kernel, k == 72 ? "matmul_coopmat" : "matmul_tiled");
+    }
+}
+
+// Offline, which extension the tensor-core kernels use follows the profile: KHR wherever the
+// target has it (nvidia has both), NV only where KHR is missing; each module declares one form only.
+TEST(CoopMatrixPlan, KhrWhereTheTargetHasItNvOnlyWhereItIsMissing) {
+  for (bool khr : {true, false})
+    for (bool conv : {false, true}) {
+      SCOPED_TRACE(std::string(khr ? "KHR" : "NV") + (conv ? " conv" : " matmul"));
+      codegen::CompileOptions o;
+      o.target = find_target("nvidia").limits;
+      o.target.cooperative_matrix_khr = khr;
+      ir::Graph g = conv ? f16_conv(conv_cases()[0]) : f16_matmul({256, 192}, {192, 320}, false);
+      ModuleImage m = codegen::compile_graph(g, o);
+      bool found = false;
+      for (const DispatchDesc& d : m.manifest.dispatches) {
+        if (d.kernel.find("coopmat") == std::string::npos) continue;
+        found = true;
+        const auto& caps = d.spirv.capabilities;
+        auto has = [&](const char* c) { return std::find(caps.begin(), caps.end(), c) != caps.end(); };
+        EXPECT_EQ(has("CooperativeMatrixKHR"), khr);
+        EXPECT_EQ(has("CooperativeMatrixNV"), !khr);
+        EXPECT_EQ(d.subgroup_sizes[0], 32u);  // the fragments' layout is planned for one subgroup size
+        EXPECT_EQ(d.subgroup_sizes[1], 32u);
+      }
+      EXPECT_TRUE(found);
     }
 }
 
@@ -174,7 +204,7 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
               EXPECT_EQ(tile.vec, vec);
               EXPECT_EQ(tile.a_kfast, ak);
               EXPECT_EQ(tile.subgroup, t.min_subgroup_size);
-              EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(tile, false));
+              EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(tile, false, false));
             }
   }
   t.max_compute_shared_memory_size = 4096;  // below the smallest tile: no plan, the f32 paths remain
@@ -185,15 +215,43 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
   both.simt = true;
   ASSERT_TRUE(codegen::choose_gemm(both, t).has_value());
   EXPECT_TRUE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));  // tensor cores first
-  t.cooperative_matrix_nv = false;
+  t.cooperative_matrix_nv = false;  // KHR alone still gives tensor cores
+  EXPECT_TRUE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));
+  t.cooperative_matrix_khr = false;
   ASSERT_TRUE(codegen::choose_gemm(both, t).has_value());
   EXPECT_FALSE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));  // then the FMA loop
 }
 
-bool device_has_coopmat() { return shared_context().limits().cooperative_matrix_nv; }
+// The forms a device can run: KHR (preferred, what an unadjusted compile picks) and NV.
+enum class Form { khr, nv };
+const char* form_name(Form f) { return f == Form::khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix"; }
+bool device_has(Form f) {
+  const TargetLimits& l = shared_context().limits();
+  return f == Form::khr ? l.cooperative_matrix_khr : l.cooperative_matrix_nv;
+}
+bool device_has_coopmat() { return device_has(Form::khr) || device_has(Form::nv); }
 std::string no_coopmat_reason() {
   return "device '" + shared_context().device_info().name +
-         "' has no VK_NV_cooperative_matrix fp16 product (these run on the GPU machine)";
+         "' has no cooperative-matrix fp16 product, KHR or NV (these run on the GPU machine)";
+}
+// Plans for the device with only `f` left, so that the kernels use that form.
+void keep_only(GpuRunOptions& o, Form f) {
+  o.adjust_target = [f](TargetLimits& t) {
+    (f == Form::khr ? t.cooperative_matrix_nv : t.cooperative_matrix_khr) = false;
+  };
+}
+// The capability the module's tensor-core dispatches declare.
+bool declares(const ModuleImage& m, Form f) {
+  const std::string cap = f == Form::khr ? "CooperativeMatrixKHR" : "CooperativeMatrixNV";
+  bool any = false;
+  for (const DispatchDesc& d : m.manifest.dispatches)
+    if (d.kernel.find("coopmat") != std::string::npos) {
+      any = true;
+      if (std::find(d.spirv.capabilities.begin(), d.spirv.capabilities.end(), cap) ==
+          d.spirv.capabilities.end())
+        return false;
+    }
+  return any;
 }
 
 GpuRunOptions fp16_tolerance() {
@@ -203,23 +261,56 @@ GpuRunOptions fp16_tolerance() {
   return o;
 }
 
-TEST(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
-  if (!device_has_coopmat()) GTEST_SKIP() << no_coopmat_reason();
+class CoopMatrixGpu : public ::testing::TestWithParam<Form> {
+ protected:
+  void SetUp() override {
+    if (!device_has(GetParam()))
+      GTEST_SKIP() << "device '" << shared_context().device_info().name << "' has no " << form_name(GetParam())
+                   << " fp16 16x16x16 product (these run on the GPU machine)";
+  }
+};
+
+TEST_P(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
   uint32_t seed = 7;
   for (const ConvCase& c : conv_cases()) {
     ir::Graph g = f16_conv(c);
     SCOPED_TRACE("x" + shape_str(c.x) + " w" + shape_str(c.w));
     GpuRunOptions o = fp16_tolerance();
+    keep_only(o, GetParam());
     o.forced_strategy["conv"] = "implicit_gemm_coopmat";
     o.forced_strategy["conv_transpose"] = "implicit_gemm_coopmat";
     GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
     EXPECT_EQ(strategies(run.module), c.kernels);
+    EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
   }
 }
 
-TEST(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
-  if (!device_has_coopmat()) GTEST_SKIP() << no_coopmat_reason();
+// Small integer-valued operands: every product and sum is exact in float16 x float16 + float32,
+// so the tensor cores must give the reference's numbers exactly (a wrong layout, role or stride
+// in the KHR rewrite cannot hide behind a tolerance).
+TEST_P(CoopMatrixGpu, SmallIntegerProductsAreExact) {
+  uint32_t seed = 700;
+  for (auto [a, b, tb] : std::vector<std::tuple<Shape, Shape, bool>>{{{64, 48}, {48, 80}, false},
+                                                                   {{40, 32}, {24, 32}, true},
+                                                                   {{33, 17}, {17, 50}, false}}) {
+    ir::Graph g = f16_matmul(a, b, tb);
+    SCOPED_TRACE("a" + shape_str(a) + " b" + shape_str(b));
+    std::map<std::string, HostTensor> in = random_inputs(g, seed++);
+    for (auto& [name, t] : in)  // integers in [-4, 4]
+      for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, std::round(t.get_f64(i) * 4));
+    GpuRunOptions o;
+    o.rel_tol = 0;
+    o.abs_tol = 0;
+    keep_only(o, GetParam());
+    o.forced_strategy["matmul"] = "coopmat";
+    GpuRun run = run_on_gpu(g, in, o);
+    EXPECT_TRUE(declares(run.module, GetParam()));
+    EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+TEST_P(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
   uint32_t seed = 70;
   // 16-byte staging: the first three (B N-fast, B K-fast, batched A); one element: the last two.
   for (auto [a, b, tb] : std::vector<std::tuple<Shape, Shape, bool>>{{{256, 192}, {192, 320}, false},
@@ -230,11 +321,27 @@ TEST(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
     ir::Graph g = f16_matmul(a, b, tb);
     SCOPED_TRACE("a" + shape_str(a) + " b" + shape_str(b));
     GpuRunOptions o = fp16_tolerance();
+    keep_only(o, GetParam());
     o.forced_strategy["matmul"] = "coopmat";
     GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
     EXPECT_NE(strategies(run.module).find("coopmat"), std::string::npos) << strategies(run.module);
+    EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, CoopMatrixGpu, ::testing::Values(Form::khr, Form::nv),
+                         [](const ::testing::TestParamInfo<Form>& i) { return i.param == Form::khr ? "KHR" : "NV"; });
+
+// A device with both extensions gets KHR when nothing is adjusted (the issue: prefer KHR).
+TEST(CoopMatrixPreference, KhrWhereTheDeviceHasIt) {
+  if (!device_has_coopmat()) GTEST_SKIP() << no_coopmat_reason();
+  ir::Graph g = f16_matmul({64, 64}, {64, 64}, false);
+  GpuRunOptions o = fp16_tolerance();
+  o.forced_strategy["matmul"] = "coopmat";
+  GpuRun run = run_on_gpu(g, random_inputs(g, 5), o);
+  EXPECT_TRUE(declares(run.module, device_has(Form::khr) ? Form::khr : Form::nv));
+  EXPECT_TRUE(outputs_match(run, o));
 }
 
 }  // namespace

@@ -120,6 +120,9 @@ TEST_F(RuntimeContext, LavapipeLimits) {
   EXPECT_TRUE(l.subgroup_arithmetic);
   EXPECT_TRUE(l.subgroup_shuffle);
   EXPECT_FALSE(l.cooperative_matrix_nv);
+  EXPECT_FALSE(l.cooperative_matrix_khr);
+  EXPECT_EQ(ctx().device_info().tensor_cores, "");  // what --list-devices reports as none
+  EXPECT_TRUE(ctx().device_info().cooperative_matrix_shapes.empty());
   EXPECT_EQ(l.vulkan_version, "1.3");  // matches targets/lavapipe.json
   // llvmpipe runs one compute thread per CPU.
   EXPECT_EQ(l.compute_units, std::max(1u, std::thread::hardware_concurrency()));
