@@ -251,11 +251,14 @@ int run(const Options& o) {
     vkc::check(!prompt.empty() && int64_t(prompt.size()) < dec.context(), "--prompt: ", prompt.size(),
                " characters; it must have 1 to ", dec.context() - 1, " (the model's context is ", dec.context(), ")");
     double prompt_s = 0, gen_s = 0, again_p = 0, again_g = 0;
+    const int64_t steps_before = dec.steps() + int64_t(prompt.size());
     std::vector<int64_t> text = generate(dec, prompt, o.tokens, o.seed, o.temperature, &prompt_s, &gen_s);
+    const int64_t gen_steps = dec.steps() - steps_before;  // the tokens plus the re-feeds of a full context
     std::cout << "---\n" << o.prompt << decode(text, vocab) << "\n---\n";
     std::cout << std::fixed << std::setprecision(1) << "generated " << o.tokens << " tokens in " << gen_s * 1e3
-              << " ms: " << double(o.tokens) / gen_s << " tokens/s (context " << dec.context() << ", "
-              << dec.dispatches() << " dispatches per token); prompt " << prompt.size() << " tokens in "
+              << " ms: " << double(o.tokens) / gen_s << " tokens/s (" << gen_steps << " decode steps with the re-feeds of "
+              << "a full context: " << double(gen_steps) / gen_s << " steps/s; context " << dec.context() << ", "
+              << dec.dispatches() << " dispatches per step); prompt " << prompt.size() << " tokens in "
               << prompt_s * 1e3 << " ms; compile " << std::setprecision(0) << dec.compile_ms() << " ms\n";
     if (!o.check_dir.empty()) {
       // The same seed again, over the caches the first run left (stale positions must be masked).
