@@ -9,12 +9,16 @@ The model is samples/charlm's architecture at GPT-2 small's size (12 layers, d 7
 PyTorch runs the same weights token by token with a growing torch.cat cache and
 scaled_dot_product_attention, fp32 with TF32 off. Both do the same per token: one decode step,
 TopK(logits, 40) on the GPU, the 40 values and indices to the host, a seeded host-side draw.
+Both are first checked against the float64 numpy decode of the same weights (model.decode_step):
+vkc through vkc-sample-charlm --check on 8 teacher-forced steps (the run fails on a mismatch),
+PyTorch on its first 3 steps (the worst error is printed).
 
 Usage (GPU machine, from the repository root; carry build/gpu-carry with vkc-sample-charlm):
     python3 bench/decode_bench.py --bin build/gpu-carry [--ctx 256] [--steps 255] [--work /tmp/decode]
-Prints one table row per side and the ratio vkc / PyTorch tokens/s (>= 1 meets the target).
+Prints a table row: both tokens/s and the ratio vkc / PyTorch tokens/s (>= 1 meets the target).
 """
 import argparse
+import math
 import os
 import re
 import subprocess
@@ -33,6 +37,12 @@ import model  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.set_float32_matmul_precision("highest")
+
+
+def attention(q, k, v):
+    if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0 (the GPU machine)
+        return F.scaled_dot_product_attention(q, k, v)
+    return torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]), dim=-1) @ v  # older torch (a CPU smoke test)
 
 
 class TorchDecoder:
@@ -58,7 +68,7 @@ class TorchDecoder:
                 k = torch.cat([self.cache[l][0], k], dim=2)
                 v = torch.cat([self.cache[l][1], v], dim=2)
             self.cache[l] = (k, v)
-            o = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(1, d)  # one query: no mask
+            o = attention(q, k, v).transpose(1, 2).reshape(1, d)  # one query: no mask
             x = x + torch.addmm(p[n + "bo"], o, p[n + "wo"]).view(1, 1, d)
             m = F.layer_norm(x, (d,), p[n + "ln2_g"], p[n + "ln2_b"], model.EPS)
             h = F.gelu(torch.addmm(p[n + "b1"], m.view(1, d), p[n + "w1"]), approximate="tanh")
@@ -73,8 +83,13 @@ def sample(values, indices, rng, temperature=0.8):
     return int(indices[min(np.searchsorted(np.cumsum(w), rng.random() * w.sum()), len(w) - 1)])
 
 
-def torch_tokens_per_second(params, heads, steps, top_k, check_steps=3):
-    dec = TorchDecoder(params, heads, torch.device("cuda"))
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def torch_tokens_per_second(params, heads, steps, top_k, device, check_steps=3):
+    dec = TorchDecoder(params, heads, device)
     # Correctness first: the first steps against the float64 numpy decode of the same weights.
     p64 = {k: v.astype(np.float64) for k, v in params.items()}
     L, dh = model.layer_count(params), params["wte"].shape[1] // heads
@@ -90,7 +105,7 @@ def torch_tokens_per_second(params, heads, steps, top_k, check_steps=3):
     rng = np.random.default_rng(1)
     for run in range(2):  # the first run warms up (cuBLAS handles, kernels)
         dec.cache = [None] * dec.layers
-        torch.cuda.synchronize()
+        synchronize(device)
         values, indices = dec.step(0, 0, top_k)
         t0 = time.perf_counter()
         for pos in range(1, steps + 1):
@@ -99,9 +114,12 @@ def torch_tokens_per_second(params, heads, steps, top_k, check_steps=3):
     return steps / seconds
 
 
-def vkc_tokens_per_second(bin_dir, onnx_path, steps):
+def vkc_tokens_per_second(bin_dir, onnx_path, reference_dir, steps):
+    # --check first: vkc's top 40 of the reference's teacher-forced steps against the float64 numpy
+    # decode (exit 1 on a mismatch), then the timed steps, in one process with one compiled module.
     exe = os.path.join(bin_dir, "vkc-sample-charlm")
-    out = subprocess.run([exe, "--model", onnx_path, "--benchmark", str(steps)], capture_output=True, text=True)
+    out = subprocess.run([exe, "--model", onnx_path, "--check", reference_dir, "--benchmark", str(steps)],
+                         capture_output=True, text=True)
     print(out.stdout + out.stderr, end="")
     if out.returncode != 0:
         raise SystemExit(f"{exe} failed ({out.returncode})")
@@ -117,22 +135,30 @@ def main():
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--d-model", type=int, default=768)
     ap.add_argument("--vocab", type=int, default=50257)
+    ap.add_argument("--device", default="cuda", help="PyTorch's device (cpu: a smoke test of the script)")
     args = ap.parse_args()
+    device = torch.device(args.device)
     steps = args.steps or args.ctx - 1
     top_k, heads = 40, args.d_model // 64
     params = export_onnx.gpt2_sized_params(args.vocab, args.d_model, args.layers, args.ctx)
     os.makedirs(args.work, exist_ok=True)
     onnx_path = os.path.join(args.work, f"gpt2_sized_decode_{args.ctx}.onnx")
+    reference_dir = os.path.join(args.work, f"reference_{args.ctx}")
     if not os.path.exists(onnx_path):
         import onnx
         onnx.save(export_onnx.build_graph(params, heads, args.ctx, top_k, "gpt2_sized_decode"), onnx_path)
+        tokens = np.random.default_rng(2).integers(0, args.vocab, 8)
+        export_onnx.write_reference(params, heads, args.ctx, top_k, tokens, reference_dir)
     print(f"model: {args.layers} layers, d {args.d_model}, {heads} heads, vocab {args.vocab}, context {args.ctx}, "
-          f"top-{top_k}; {steps} tokens timed; GPU {torch.cuda.get_device_name()}, torch {torch.__version__}")
-    vkc = vkc_tokens_per_second(args.bin, onnx_path, steps)
-    pt = torch_tokens_per_second(params, heads, steps, top_k)
+          f"top-{top_k}; {steps} tokens timed; PyTorch {torch.__version__} on "
+          f"{torch.cuda.get_device_name() if device.type == 'cuda' else args.device}")
+    vkc = vkc_tokens_per_second(args.bin, onnx_path, reference_dir, steps)
+    pt = torch_tokens_per_second(params, heads, steps, top_k, device)
     print("| decoder | context | tokens | vkc tokens/s | PyTorch eager tokens/s | vkc / PyTorch |")
     print("|---|---|---|---|---|---|")
-    print(f"| GPT-2-small-sized, fp32 | {args.ctx} | {steps} | {vkc:.1f} | {pt:.1f} | {vkc / pt:.2f} |")
+    size = "GPT-2-small-sized" if (args.layers, args.d_model, args.vocab) == (12, 768, 50257) else \
+        f"{args.layers} layers, d {args.d_model}, vocab {args.vocab}"
+    print(f"| {size}, fp32 | {args.ctx} | {steps} | {vkc:.1f} | {pt:.1f} | {vkc / pt:.2f} |")
 
 
 if __name__ == "__main__":
