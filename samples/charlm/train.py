@@ -1,12 +1,18 @@
 #!/usr/bin/python3
 """Trains the charlm sample's character-level language model with numpy (manual backprop, Adam).
 
-Run with Debian's interpreter:   /usr/bin/python3 samples/charlm/train.py [--steps N] [--gradcheck]
+Run with Debian's interpreter:
+    OPENBLAS_NUM_THREADS=1 /usr/bin/python3 samples/charlm/train.py [--steps N] [--out FILE] [--gradcheck]
+(one BLAS thread: the committed weights were made so, and sums split over threads may round
+differently). --gradcheck compares the manual backprop with finite differences and exits.
 
 Text: the GNU GPL version 3 as every Debian system ships it (/usr/share/common-licenses/GPL-3,
 35 KB). The last 10% is held out for the validation loss. Seeded: the same run gives the same
 weights. Model (model.py): 2 layers, d_model 64, 4 heads of 16, MLP 256, context 64, GELU,
-tied output projection (about 110 k parameters).
+tied output projection (109 056 parameters). Adam (lr 3e-3, 100 warm-up steps, cosine decay,
+weight decay 0.01 on matrices, global norm clipped at 1), 1500 steps of 16 x 64 characters: 11
+minutes on the loaded 2-core development machine; training loss 0.95 nats/character, held-out
+2.14 (the model memorizes much of the 31 KB it trains on).
 
 Writes next to this script (committed, so the sample needs no training):
     charlm.npz    float32 weights, plus the vocabulary ("vocab": the characters' code points)
@@ -57,6 +63,7 @@ def main():
     ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--gradcheck", action="store_true")
+    ap.add_argument("--out", default=os.path.join(HERE, "charlm.npz"))
     args = ap.parse_args()
     if args.gradcheck:
         gradcheck()
@@ -108,8 +115,8 @@ def main():
     out = dict(params)
     out["vocab"] = np.array([ord(c) for c in vocab], dtype=np.int32)
     out["hparams"] = np.array([D, LAYERS, HEADS, CTX, FF], dtype=np.int32)
-    np.savez_compressed(os.path.join(HERE, "charlm.npz"), **out)
-    print("wrote", os.path.join(HERE, "charlm.npz"))
+    np.savez_compressed(args.out, **out)
+    print("wrote", args.out)
 
 
 if __name__ == "__main__":
