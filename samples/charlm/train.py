@@ -10,8 +10,8 @@ Text: the GNU GPL version 3 as every Debian system ships it (/usr/share/common-l
 35 KB). The last 10% is held out for the validation loss. Seeded: the same run gives the same
 weights. Model (model.py): 2 layers, d_model 64, 4 heads of 16, MLP 256, context 64, GELU,
 tied output projection (109 056 parameters). Adam (lr 3e-3, 100 warm-up steps, cosine decay,
-weight decay 0.01 on matrices, global norm clipped at 1), 1500 steps of 16 x 64 characters: 11
-minutes on the loaded 2-core development machine; training loss 0.95 nats/character, held-out
+weight decay 0.01 on matrices, global norm clipped at 1), 1500 steps of 16 x 64 characters: 6 to 11
+minutes on the shared 2-core development machine (a rerun reproduced the weights bit for bit); training loss 0.95 nats/character, held-out
 2.14 (the model memorizes much of the 31 KB it trains on).
 
 Writes next to this script (committed, so the sample needs no training):
