@@ -115,15 +115,24 @@ Execution Session::submit(const Inputs& inputs, const RunOptions& options) {
           "': the device tensor lives on another vkc::Device than this session's");
     device_inputs[name] = t.impl()->tensor;
   }
-  for (const std::string& name : options.keep_on_device) {
+  std::set<std::string> kept = options.keep_on_device;
+  std::map<std::string, std::shared_ptr<rt::DeviceTensor>> targets;
+  for (const auto& [name, t] : options.output_into) {
+    check(bool(t), "output_into '", name, "': empty DeviceTensor");
+    check(t.impl()->device == s.device.impl(), "output_into '", name,
+          "': the device tensor lives on another vkc::Device than this session's");
+    targets[name] = t.impl()->tensor;
+    kept.insert(name);
+  }
+  for (const std::string& name : kept) {
     bool known = false;
     for (const TensorInfo& o : s.module.outputs()) known |= o.name == name;
-    check(known, "keep_on_device: no output named '", name, "' (the module's outputs are: ",
-          join(s.module.outputs()), ")");
+    check(known, options.output_into.count(name) ? "output_into" : "keep_on_device", ": no output named '", name,
+          "' (the module's outputs are: ", join(s.module.outputs()), ")");
   }
   rt::ExecuteOptions eo;
   eo.profile = options.profile;
-  s.program->submit(inputs.host, device_inputs, options.keep_on_device, eo);
+  s.program->submit(inputs.host, device_inputs, kept, eo, targets);
   s.profiled = options.profile;
   s.in_flight = std::make_shared<Execution::State>();
   return Execution(impl_, s.in_flight);

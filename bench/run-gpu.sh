@@ -10,6 +10,8 @@
 #                                      replay (bench/model_zoo.py; ARGS pick models, batches,
 #                                      precisions); results in $OUT/zoo, merged across calls
 #                                      with `python3 bench/model_zoo.py --table DIR` here
+#   bash bench/run-gpu.sh decode [ARGS] GPT-2-sized decoding with the KV cache: vkc tokens/s against
+#                                      PyTorch eager's (bench/decode_bench.py; ARGS: --ctx, --steps)
 #   bash bench/run-gpu.sh ort-cases    ONNX Runtime test cases for ops Debian's test data lacks
 #   bash bench/run-gpu.sh caches       process start of vk-run on resnet50 (exported here): cold,
 #                                      with the module cache, with the pipeline cache, each with
@@ -135,6 +137,13 @@ if [ "$mode" = zoo ]; then
   echo "== model zoo (commit $(cat $bin/COMMIT 2>/dev/null))"
   PYTHONUNBUFFERED=1 python3 bench/model_zoo.py $bin "$out/zoo" --commit "$(cut -c1-7 $bin/COMMIT 2>/dev/null)" "$@" 2>&1 |
     grep -v -i "warning\|warn(" | tee "$out/zoo.log"
+fi
+
+if [ "$mode" = decode ]; then
+  # Issue 23's decode target: GPT-2-small-sized decoder, vkc-sample-charlm --benchmark (KV cache on
+  # the device) against PyTorch eager with its own torch.cat KV cache; ARGS go to the script
+  # (--ctx 256 --steps 255 by default; --ctx 1024 for the long context).
+  python3 bench/decode_bench.py --bin $bin "$@" 2>&1 | tee "$out/decode_bench.log"
 fi
 
 if [ "$mode" = ort-cases ]; then

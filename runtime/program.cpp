@@ -493,7 +493,8 @@ std::map<std::string, HostTensor> Program::execute(const std::map<std::string, H
 }
 
 void Program::submit(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs,
-                     const std::set<std::string>& device_outputs, const ExecuteOptions& options) {
+                     const std::set<std::string>& device_outputs, const ExecuteOptions& options,
+                     const DeviceTensors& output_targets) {
   Impl& p = *impl_;
   check(!p.pending, "an execution of this module is still in flight; wait() for it before submitting another");
   p.check_inputs(inputs, device_inputs);
@@ -501,6 +502,14 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
     bool known = false;
     for (const std::string& n : p.manifest.outputs) known |= n == name;
     check(known, "unknown output '", name, "' (the module's outputs are: ", join(p.manifest.outputs), ")");
+  }
+  for (const auto& [name, target] : output_targets) {
+    check(device_outputs.count(name), "output target '", name, "' is not among the device outputs");
+    check(target != nullptr, "output target '", name, "': no tensor");
+    check(&target->impl().ctx == &p.ctx, "output target '", name, "': the device tensor belongs to another device context");
+    const TensorDesc& t = p.manifest.tensor(name);
+    check(target->dtype() == t.dtype && target->shape() == t.shape, "output target '", name, "': the tensor is ",
+          dtype_name(target->dtype()), " ", shape_str(target->shape()), " but the output is ", type_str(t));
   }
   check(!options.profile || p.timestamps, "profiling needs GPU timestamps, which device '", p.ctx.info.name,
         "' does not support on its compute queue");
@@ -523,7 +532,7 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   // The outputs this execution allocates, checked together against the device's memory first.
   std::vector<DeviceAllocation> fresh;
   for (const std::string& name : device_outputs)
-    if (!reusable(name)) {  // a device tensor above one allocation is held in segments
+    if (!output_targets.count(name) && !reusable(name)) {  // a device tensor above one allocation is held in segments
       const uint64_t bytes = storage_buffer_bytes(p.manifest.tensor(name).size_bytes());
       std::vector<uint64_t> starts = even_segments(bytes, p.ctx.max_allocation_bytes);
       for (size_t i = 0; i < starts.size(); ++i)
@@ -534,6 +543,10 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   check(misfit.empty(), "execution does not fit the memory of device '", p.ctx.info.name, "': ", misfit,
         " (release device outputs of earlier executions that are no longer needed)");
   for (const std::string& name : device_outputs) {
+    if (auto target = output_targets.find(name); target != output_targets.end()) {
+      outputs[name] = target->second;
+      continue;
+    }
     if (reusable(name)) {
       outputs[name] = p.returned_outputs.at(name);
       continue;

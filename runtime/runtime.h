@@ -162,11 +162,16 @@ class Program {
   // pre-recorded dispatches together with device-side copies for `device_inputs` (in) and
   // `device_outputs` (out, into DeviceTensors) as one queue submission, and returns. A device
   // output goes into the tensor this program returned for it last time when the caller no longer
-  // holds that tensor, else into a new one; tensors the caller keeps are never written again. One
-  // execution per program is in flight at a time: submit() throws while one is pending.
+  // holds that tensor, else into a new one; tensors the caller keeps are never written again,
+  // except those passed in `output_targets`: a device output named there is copied into that
+  // tensor (same dtype and shape), which may also be one of this execution's device inputs (inputs
+  // are copied in before the dispatches, outputs out after them) -- a state kept on the device,
+  // such as a decoder's key/value cache, updated in place. One execution per program is in flight
+  // at a time: submit() throws while one is pending.
   void submit(const std::map<std::string, HostTensor>& host_inputs,
               const std::map<std::string, std::shared_ptr<DeviceTensor>>& device_inputs = {},
-              const std::set<std::string>& device_outputs = {}, const ExecuteOptions& options = {});
+              const std::set<std::string>& device_outputs = {}, const ExecuteOptions& options = {},
+              const std::map<std::string, std::shared_ptr<DeviceTensor>>& output_targets = {});
   // True when no execution is pending or the pending one has finished (polls the fence).
   bool ready() const;
   // Waits for the pending execution and returns its results (outputs not in device_outputs are

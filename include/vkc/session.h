@@ -64,6 +64,12 @@ struct RunOptions {
   bool profile = false;
   // Outputs returned as DeviceTensor instead of being downloaded.
   std::set<std::string> keep_on_device;
+  // Outputs written into these device tensors (dtype and shape must match the output's) and
+  // returned in Outputs::device as them; implies keep_on_device. A tensor here may also be an input
+  // of the same execution: inputs are copied in before any dispatch runs and outputs copied out
+  // after all of them, so a state kept on the device (a decoder's key/value cache) is updated in
+  // place, with no allocation per execution. The only way vkc writes a tensor the caller holds.
+  std::map<std::string, DeviceTensor> output_into;
 };
 
 // Per-dispatch timing of the last profiled execution.

@@ -57,12 +57,48 @@ TEST_F(SessionApi, DeviceTensorsChainTwoModules) {
   // Device tensor in, device tensor out, repeatedly, then uploaded ones.
   for (int i = 0; i < 3; ++i) {
     Outputs o = a.run(Inputs().set("x", DeviceTensor::upload(device(), in.at("x"))), keep);
-    Outputs p = b.run(Inputs().set("x", o.device.at("y")), keep = RunOptions{false, {"last"}});
+    Outputs p = b.run(Inputs().set("x", o.device.at("y")), keep = RunOptions{false, {"last"}, {}});
     EXPECT_TRUE(test::compare(p.device.at("last").download(), ref.at("last")).ok);
     keep.keep_on_device = {"y"};
   }
   EXPECT_THROW(b.run(Inputs().set("x", DeviceTensor::upload(device(), iota_f32({255})))), Error);
-  EXPECT_THROW(a.run(in, RunOptions{false, {"nope"}}), Error);
+  EXPECT_THROW(a.run(in, RunOptions{false, {"nope"}, {}}), Error);
+}
+
+TEST_F(SessionApi, OutputIntoUpdatesADeviceStateInPlace) {
+  // A state on the device (as a decoder's key/value cache): each execution reads it as input x and
+  // writes the next one, y = relu(2x + b), into the same tensor. No allocation per execution.
+  Module m = Module::compile(small_graph(256), device());
+  Session s(device(), m, kNoDiskCache);
+  HostTensor expected = iota_f32({256}, -0.004);
+  DeviceTensor state = DeviceTensor::upload(device(), expected);
+  RunOptions into;
+  into.output_into = {{"y", state}};
+  for (int i = 0; i < 4; ++i) {
+    Outputs o = s.run(Inputs().set("x", state), into);
+    expected = m.reference({{"x", expected}}).at("y");
+    EXPECT_TRUE(o.host.empty());
+    ASSERT_TRUE(o.device.count("y"));
+    EXPECT_EQ(o.device.at("y").impl()->tensor, state.impl()->tensor) << "the output must be the given tensor";
+    EXPECT_TRUE(test::compare(state.download(), expected).ok) << "step " << i;
+  }
+  // White box: the program allocates no device output for a target.
+  Device d = device();
+  rt::Program program(*d.impl()->context, m.impl()->image, rt::ProgramOptions{});
+  for (int i = 0; i < 3; ++i) {
+    program.submit({}, {{"x", state.impl()->tensor}}, {"y"}, {}, {{"y", state.impl()->tensor}});
+    program.wait();
+  }
+  EXPECT_EQ(program.device_output_allocations(), 0u);
+
+  // Wrong shape, another output name, an empty tensor: one-line errors naming the output.
+  RunOptions bad;
+  bad.output_into = {{"y", DeviceTensor::upload(device(), iota_f32({255}))}};
+  EXPECT_NE(test::error_of([&] { s.run(Inputs().set("x", state), bad); }).find("output target 'y': the tensor is f32 255 but the output is f32 256"), std::string::npos);
+  bad.output_into = {{"nope", state}};
+  EXPECT_NE(test::error_of([&] { s.run(Inputs().set("x", state), bad); }).find("output_into: no output named 'nope'"), std::string::npos);
+  bad.output_into = {{"y", DeviceTensor()}};
+  EXPECT_NE(test::error_of([&] { s.run(Inputs().set("x", state), bad); }).find("output_into 'y': empty DeviceTensor"), std::string::npos);
 }
 
 TEST_F(SessionApi, FiftyDispatchChainRecordsOnceAndSubmitsOnce) {
