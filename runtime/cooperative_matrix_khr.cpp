@@ -7,7 +7,7 @@ namespace vkc::rt::coopmat_khr {
 namespace {
 using GetPropertiesFn = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, Properties*);
 
-const char* component_name(uint32_t t) {
+std::string component_name(uint32_t t) {
   switch (t) {
     case kFloat16: return "f16";
     case kFloat32: return "f32";
@@ -21,7 +21,7 @@ const char* component_name(uint32_t t) {
     case kUint32: return "u32";
     case kUint64: return "u64";
   }
-  return "?";  // a type newer than this list (bf16, fp8): shown, never used
+  return "type" + std::to_string(t);  // newer than this list (bf16, fp8): shown by number, never used
 }
 }  // namespace
 
