@@ -28,15 +28,21 @@ namespace {
 
 const char* kUsage =
     "usage: vk-conformance DIR... [--filter REGEX] [--rtol R] [--atol A] [--device INDEX|NAME]\n"
-    "                      [--fail-on-failure] [--fail-on-unsupported]\n"
+    "                      [--fail-on-failure] [--fail-on-unsupported] [--precision fp32|fp16]\n"
     "  DIR is an ONNX test directory (with model.onnx) or a folder of them.\n"
     "  --filter REGEX      only tests whose SUITE/TEST name matches (ECMAScript regex, searched)\n"
+    "  --precision fp16    compile in fp16 (docs/api.md); a float output then passes when max abs\n"
+    "                      error / max abs output <= 5e-3 (integers and bools still exactly)\n"
     "  --fail-on-failure   exit code 1 when any test fails (unsupported tests do not count)\n"
     "  --fail-on-unsupported  exit code 1 when any test is unsupported too (for a bar that must\n"
     "                      run every test it names)\n";
 
 struct Tolerance {
   double rtol = 1e-4, atol = 1e-5;
+  // --precision fp16: a float output passes when max abs error / max abs expected <= this
+  // (docs/api.md's bound), instead of the per-element rtol/atol; 0: off.
+  double max_rel = 0;
+  vkc::Precision precision = vkc::Precision::fp32;
 };
 
 // "" when `actual` matches `expected`, else why not. Floats: |a - e| <= atol + rtol*|e| per
@@ -51,6 +57,21 @@ std::string mismatch(const vkc::HostTensor& actual, const vkc::HostTensor& expec
     return cat("shape ", vkc::shape_str(actual.shape()), ", expected ",
                vkc::shape_str(expected.shape()));
   bool exact = !vkc::is_float(expected.dtype());
+  if (!exact && tol.max_rel > 0) {
+    double worst = 0, largest = 0;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+      double a = actual.get_f64(i), e = expected.get_f64(i);
+      if (std::isnan(e) != std::isnan(a) || (!std::isnan(e) && (std::isinf(e) || std::isinf(a)) && a != e))
+        return cat("element ", i, ": ", a, " vs ", e);
+      if (std::isfinite(e) && std::isfinite(a)) {
+        worst = std::max(worst, std::abs(a - e));
+        largest = std::max(largest, std::abs(e));
+      }
+    }
+    double rel = largest > 0 ? worst / largest : worst;
+    if (rel <= tol.max_rel) return "";
+    return cat("max abs error / max abs output ", rel, " above ", tol.max_rel, " (max abs diff ", worst, ")");
+  }
   int64_t bad = 0, first = -1;
   double worst = 0;
   for (int64_t i = 0; i < expected.numel(); ++i) {
@@ -187,7 +208,7 @@ Outcome run_test(const fs::path& test, vkc::rt::Context& context, const Toleranc
   if (!first_error.empty()) return {"unsupported", first_error};
   vkc::ModuleImage module;
   try {
-    module = vkc::compile_for_device(graph, context);
+    module = vkc::compile_for_device(graph, context, {}, tol.precision);
   } catch (const vkc::Error& e) {
     return {"fail", std::string("compile: ") + e.what()};
   }
@@ -250,6 +271,8 @@ int conformance_main(int argc, char** argv) {
   Tolerance tol;
   tol.rtol = vkc::cli::parse_double(args.value("--rtol", "1e-4"), "--rtol", 0.0);
   tol.atol = vkc::cli::parse_double(args.value("--atol", "1e-5"), "--atol", 0.0);
+  tol.precision = vkc::parse_precision(args.value("--precision", "fp32"), "--precision");
+  if (tol.precision == vkc::Precision::fp16) tol.max_rel = vkc::kFp16ErrorBound;
   vkc::rt::ContextOptions co;
   co.device = args.value("--device");
   bool fail_on_failure = args.flag("--fail-on-failure");
