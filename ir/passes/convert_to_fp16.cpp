@@ -18,6 +18,7 @@
 // Values of other dtypes (integers, bool, a model's own f16) are never touched.
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "ir/passes.h"
 
@@ -62,13 +63,68 @@ bool fits_f16(const Value* v) {
   return true;
 }
 
+bool moves_data(const Op& op) {
+  OpCategory c = op.schema().category;
+  return c == OpCategory::DataMovement || c == OpCategory::Reshape;
+}
+
+// Ops kept f32 although listed, so that the casts land where fusion can take them (a cast fuses
+// into the prologue or epilogue of a conv, matmul, pool or reduction kernel, or into an
+// elementwise chain, but not into a data-movement kernel):
+// - data movement fed only by f32 graph inputs (the padding or slicing of an input image): the
+//   cast moves to the first kernel that computes, instead of a dispatch of its own per input use;
+// - data movement whose results only reach graph outputs (a transpose at the end): the cast moves
+//   into the kernel that computes them;
+// - an op whose f32 result is a graph output and also read by other ops: a result with several
+//   users is stored by its own kernel, so its cast to f32 would be a dispatch of its own; computed
+//   in f32 and stored once, its other users read it through a cast in their prologues.
+std::set<const Op*> kept_f32_for_fusion(const Graph& g) {
+  std::set<const Op*> kept;
+  std::set<const Value*> from_inputs;
+  for (const Value* in : g.inputs())
+    if (is_f32(in)) from_inputs.insert(in);
+  const std::vector<Op*> ops = g.ops();
+  for (const Op* op : ops) {
+    if (!moves_data(*op)) continue;
+    bool any_float = false, all_inputs = true;
+    for (const Value* v : op->operands)
+      if (is_float(v->type.dtype)) {
+        any_float = true;
+        all_inputs &= from_inputs.count(v) > 0;
+      }
+    if (!any_float || !all_inputs) continue;
+    kept.insert(op);
+    for (const Value* r : op->results) from_inputs.insert(r);
+  }
+  std::set<const Op*> to_outputs;
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    const Op* op = *it;
+    bool only_outputs = true, any = false;
+    for (const Value* r : op->results) {
+      if (!is_f32(r)) continue;
+      any = true;
+      for (const Op* u : g.users(r)) only_outputs &= to_outputs.count(u) > 0;
+      only_outputs &= g.has_uses(r);
+    }
+    if (any && only_outputs && moves_data(*op)) {
+      kept.insert(op);
+      to_outputs.insert(op);
+    }
+  }
+  for (const Op* op : ops)
+    for (const Value* r : op->results)
+      if (is_f32(r) && g.is_output(r) && !g.users(r).empty()) kept.insert(op);
+  return kept;
+}
+
 bool convert(Graph& g) {
   // Which ops run in fp16: a listed kind with some f32 operand or result, and no constant operand
-  // out of f16's range.
+  // out of f16's range, unless kept f32 for fusion.
+  const std::set<const Op*> kept = kept_f32_for_fusion(g);
   std::map<const Op*, bool> fp16;
   bool any = false;
   for (Op* op : g.ops()) {
-    if (op->kind == OpKind::Constant || !runs_in_fp16(op->kind)) continue;
+    if (op->kind == OpKind::Constant || !runs_in_fp16(op->kind) || kept.count(op)) continue;
     bool has_f32 = false, fits = true;
     for (const Value* v : op->operands) {
       has_f32 |= is_f32(v);
@@ -80,16 +136,16 @@ bool convert(Graph& g) {
   if (!any) return false;
 
   // One cast (or converted constant) per value, shared by its users; except that a graph input
-  // gets a cast of its own for each kernel that would read it through a prologue (conv, matmul,
-  // pooling, ...): a cast with several users is stored by a dispatch of its own, whereas one per
-  // such user fuses into that user's kernel.
+  // (or f32 data movement of one) gets a cast of its own for each kernel that would read it
+  // through a prologue (conv, matmul, pooling, ...): a cast with several users is stored by a
+  // dispatch of its own, whereas one per such user fuses into that user's kernel.
   using Key = std::pair<const Value*, const Op*>;
   std::map<Key, Value*> as_f16, as_f32;
   std::map<const Value*, bool> narrowed;  // results this pass retyped to f16
   auto cast = [&](Value* v, DType to, Op* before) {
     std::map<Key, Value*>& memo = to == DType::f16 ? as_f16 : as_f32;
-    const bool own = v->producer == nullptr && !is_elementwise(before->kind) &&
-                     before->schema().category != OpCategory::Reshape;
+    const bool own = (v->producer == nullptr || kept.count(v->producer)) && !is_elementwise(before->kind) &&
+                     !moves_data(*before);
     const Key key{v, own ? before : nullptr};
     if (auto it = memo.find(key); it != memo.end()) return it->second;
     Value* c = nullptr;
