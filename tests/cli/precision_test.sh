@@ -42,6 +42,15 @@ for f in "$src"/examples/*.vkir; do
      grep -q "(fp16, expected <= 5.000e-03) ok" "$work/$name.run"; then pass
   else fail "vk-run $name --precision fp16 --check: $(tail -1 "$work/$name.run")"; fi
 done
+# The module cache keys on the precision: an fp32 entry is not reused for fp16, nor the reverse.
+rm -rf "$VKC_CACHE_DIR"
+"$run" "$net" --random-inputs 1 --check >"$work/c1.run" 2>&1
+"$run" "$net" --random-inputs 1 --check --precision fp16 >"$work/c2.run" 2>&1
+"$run" "$net" --random-inputs 1 --check --precision fp16 >"$work/c3.run" 2>&1
+if grep -q "module: compiled" "$work/c2.run" && grep -q "(fp16, expected" "$work/c2.run" &&
+   grep -q "module: loaded from the module cache" "$work/c3.run" && grep -q "(fp16, expected" "$work/c3.run" &&
+   ! grep -q "(fp16" "$work/c1.run"; then pass
+else fail "module cache and precision: $(grep -h "^module:" "$work"/c[123].run | tr '\n' ' ')"; fi
 # A tolerance the error cannot meet fails the check (the fp16 check is not vacuous).
 "$run" "$net" --random-inputs 1 --check --precision fp16 --tolerance 1e-9 >"$work/tight.run" 2>&1 &&
   fail "--tolerance 1e-9 passed an fp16 module" || pass
