@@ -28,10 +28,11 @@ TargetLimits resolve_target(const std::string& name, const rt::Context* device_c
 }
 
 ModuleImage compile_for_device(const ir::Graph& graph, const rt::Context& context,
-                               const ir::PassManagerOptions& passes) {
+                               const ir::PassManagerOptions& passes, Precision precision) {
   codegen::CompileOptions options;
   options.target = context.limits();
   options.passes = passes;
+  options.precision = precision;
   return codegen::compile_graph(graph, options);
 }
 

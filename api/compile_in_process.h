@@ -27,6 +27,6 @@ TargetLimits resolve_target(const std::string& name, const rt::Context* device_c
 
 // Compiles for the context's device and loads the result: the in-process path of vk-run.
 ModuleImage compile_for_device(const ir::Graph& graph, const rt::Context& context,
-                               const ir::PassManagerOptions& passes = {});
+                               const ir::PassManagerOptions& passes = {}, Precision precision = Precision::fp32);
 
 }  // namespace vkc

@@ -36,6 +36,7 @@ TensorInfo info_of(const Manifest& m, const std::string& name) {
 codegen::CompileOptions compile_options(const Device& device, const CompileOptions& options) {
   codegen::CompileOptions co;
   co.target = resolve_target(options.target, device.impl()->context.get());
+  co.precision = parse_precision(options.precision, "CompileOptions::precision");
   return co;
 }
 
@@ -100,7 +101,8 @@ Module Module::compile(const std::string& model_path, const Device& device, cons
   // full text, which the module carries, is printed only on a miss.
   const std::string digest = ir::print_graph_digest(graph);
   codegen::CompileOptions co = compile_options(device, options);
-  std::string entry = module_cache_path(*options.module_cache_dir, digest, co.target, options.target, device);
+  std::string entry =
+      module_cache_path(*options.module_cache_dir, digest, co.target, options.target, co.precision, device);
   if (std::optional<CachedModule> cached = module_cache_load(entry, digest))
     return make_module(std::move(cached->image), std::move(cached->source), ModuleOrigin::Cached);
   ModuleImage image = codegen::compile_graph(graph, co);
@@ -137,6 +139,7 @@ const TensorInfo& Module::input(const std::string& name) const {
 
 ModuleOrigin Module::origin() const { return impl_->origin; }
 std::string Module::target() const { return impl_->image.manifest.target.name; }
+std::string Module::precision() const { return precision_name(impl_->image.manifest.precision); }
 size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.size(); }
 // As written by save(): with each .spv's content hash, so a compiled module and the same module
 // loaded back print the same manifest.
@@ -152,7 +155,9 @@ bool Module::has_source() const { return !impl_->source_vkir.empty(); }
 Module Module::recompile_for(const Device& device) const {
   check(has_source(), "module for target '", target(), "' carries no source graph (source.vkir) to recompile");
   ir::Graph graph = ir::parse_graph(impl_->source_vkir, kSourceFile);
-  return compile(graph, device, CompileOptions{});
+  CompileOptions same;  // recompiled in the precision it was compiled in
+  same.precision = precision();
+  return compile(graph, device, same);
 }
 
 std::map<std::string, HostTensor> Module::reference(const std::map<std::string, HostTensor>& inputs) const {

@@ -35,11 +35,11 @@ std::string build_identity() {
 
 std::string module_cache_path(const std::string& dir, const std::string& graph_digest,
                                     const TargetLimits& target, const std::string& target_name,
-                                    const Device& device) {
+                                    Precision precision, const Device& device) {
   static const std::string build = build_identity();
   std::string key_text = cat("vkc ", vkc_version(), "\nbuild ", build, "\nformat ", kModuleFormatVersion,
                              "\ncontainer ", kModuleFileVersion, "\ntarget ", target_name, " ",
-                             nlohmann::json(target).dump(), "\n");
+                             nlohmann::json(target).dump(), "\nprecision ", precision_name(precision), "\n");
   if (target_name == "host") {
     // The limits above are what the compiler reads; the device and driver identity (the same key
     // the pipeline cache uses) keeps a driver update from reusing the entry all the same.

@@ -6,7 +6,7 @@
 // with large tensors as digests of their bytes, ir::print_graph_digest, which covers the model
 // file's content, ONNX external data and pinned input shapes), the resolved
 // target limits (for target "host", the live device's, plus the device and driver identity of
-// runtime/pipeline_cache.h: vendor, device, driver version, pipelineCacheUUID),
+// runtime/pipeline_cache.h: vendor, device, driver version, pipelineCacheUUID), the precision,
 // the module format version, vkc's version and the identity of the binary holding the compiler
 // (its size and modification time: a rebuilt vkc of the same version does not reuse entries).
 // Each entry is a .vkcm that carries its source graph and that digest text; a hit must hold exactly
@@ -25,11 +25,11 @@
 namespace vkc {
 
 // The entry's path, <dir>/<key>.vkcm, for compiling the graph whose print_graph_digest is
-// `graph_digest` for `target` (the resolved limits of the profile or device `target_name`) on
-// `device`.
+// `graph_digest` for `target` (the resolved limits of the profile or device `target_name`) in
+// `precision` on `device`.
 std::string module_cache_path(const std::string& dir, const std::string& graph_digest,
                                     const TargetLimits& target, const std::string& target_name,
-                                    const Device& device);
+                                    Precision precision, const Device& device);
 
 struct CachedModule {
   ModuleImage image;

@@ -6,6 +6,7 @@
 
 #include "codegen/dispatch_group.h"
 #include "codegen/glsl_compiler.h"
+#include "codegen/glsl_types.h"
 #include "codegen/kernel_context.h"
 #include "codegen/kernels/attention_plan.h"
 #include "codegen/range_split.h"
@@ -21,7 +22,8 @@
 
 namespace vkc::codegen {
 
-ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target) {
+ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target,
+                                      Precision precision) {
   // Constants first (dequantized or transposed weights become plain constants), then reshapes are
   // canonicalized so pads reach the convs they feed, then convs absorb pads and BatchNorm
   // constants; dce last removes what the rewrites left unused.
@@ -35,6 +37,7 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
   if (target)
     fits = [limits = *target](const ir::Op& op) { return kernels::plan_attention(op, limits).has_value(); };
   pm.add(ir::fuse_attention_pass(fits));
+  if (precision == Precision::fp16) pm.add(ir::convert_to_fp16_pass());
   pm.add(ir::dead_code_elimination_pass());
   return pm;
 }
@@ -135,7 +138,10 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   check(!graph.outputs().empty(), source_prefix(graph), "graph '", graph.name, "' has no outputs");
   for (const ir::Value* in : graph.inputs())
     check(!in->name.empty(), source_prefix(graph), "graph '", graph.name, "' has an input without a name");
-  default_pass_pipeline(options.passes, &options.target).run(graph);
+  if (options.precision == Precision::fp16)
+    check(gpu_storable(DType::f16, options.target), source_prefix(graph), "precision fp16 needs a target with "
+          "storageBuffer16BitAccess and shaderFloat16; target '", options.target.name, "' has not both");
+  default_pass_pipeline(options.passes, &options.target, options.precision).run(graph);
   // After the passes (which may fold ops) and before storage: pieces are ordinary ops.
   auto plan = [&] {
     try {
@@ -158,6 +164,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   Manifest& m = image.manifest;
   m.target = options.target;
   m.source = graph.source;
+  m.precision = options.precision;
   m.inputs = storage.inputs;
   m.outputs = storage.outputs;
 

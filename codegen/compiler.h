@@ -16,6 +16,9 @@ struct CompileOptions {
   // Strategy overrides by op name (tests force every strategy on every config they support).
   std::map<std::string, std::string> forced_strategy;
   bool optimize_spirv = true;
+  // fp16: f32 activations and weights stored as f16 (ir::convert_to_fp16_pass); needs a target
+  // with storageBuffer16BitAccess and shaderFloat16.
+  Precision precision = Precision::fp32;
 };
 
 // Compiles a verified graph (it is copied; the caller's graph is untouched). Every dispatch fits
@@ -24,8 +27,10 @@ struct CompileOptions {
 ModuleImage compile_graph(const ir::Graph& graph, const CompileOptions& options);
 
 // The default pass pipeline (names usable with --print-ir-after). With a target, attention fuses
-// only where its kernel finds tiles for it; without, at every match.
-ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target = nullptr);
+// only where its kernel finds tiles for it; without, at every match. fp16 adds convert-to-fp16
+// after the rewrites, so that folded weights are converted once.
+ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target = nullptr,
+                                      Precision precision = Precision::fp32);
 
 // A human-readable table: one row per dispatch (ops, strategy, workgroup size, tiles, workgroup
 // memory used / limit, FLOPs, bytes) plus the memory plan's totals.

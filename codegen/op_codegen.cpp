@@ -132,8 +132,10 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::Erf, math(erf));
   t.set(K::Gelu, math(gelu));
   t.set(K::HardSwish, math(hardswish));
-  // Only a cast to float fuses into a prologue (docs/fusion.md); a cast never joins an epilogue.
-  t.set(K::Cast, {.emitter = kernels::emit_elementwise, .glsl = cast, .prologue = Prologue::FloatCast});
+  // Only a cast to float fuses into a prologue or an epilogue (docs/fusion.md): the casts the fp16
+  // precision mode puts after graph inputs and before outputs then cost no dispatch.
+  t.set(K::Cast, {.emitter = kernels::emit_elementwise, .glsl = cast, .prologue = Prologue::FloatCast,
+                  .epilogue = Epilogue::FloatResult});
   t.set(K::Add, math(add));
   t.set(K::Sub, math(sub));
   t.set(K::Mul, math(mul));

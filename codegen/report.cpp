@@ -21,6 +21,18 @@ std::string human_bytes(double b) {
   else s << std::setprecision(0) << b << " B";
   return s.str();
 }
+
+// What the dispatch's float tensors are stored as: "fp16", "fp32", "mixed" (e.g. the first kernel
+// of an fp16 module, which reads the f32 input), or "-" when it binds no float tensor.
+std::string dispatch_precision(const Manifest& m, const DispatchDesc& d) {
+  bool f16 = false, f32 = false;
+  for (const BindingDesc& b : d.bindings) {
+    DType t = m.tensor(b.tensor).dtype;
+    f16 |= t == DType::f16;
+    f32 |= t == DType::f32;
+  }
+  return f16 && f32 ? "mixed" : f16 ? "fp16" : f32 ? "fp32" : "-";
+}
 }  // namespace
 
 std::string format_report(const Manifest& m) {
@@ -28,21 +40,23 @@ std::string format_report(const Manifest& m) {
   out << "target " << m.target.name << " (" << m.target.description << "): workgroup memory limit "
       << m.target.max_compute_shared_memory_size << " bytes, " << m.target.max_compute_work_group_invocations
       << " invocations\n";
+  if (m.precision != Precision::fp32) out << "precision " << precision_name(m.precision) << "\n";
   // Columns as wide as their longest cell plus two spaces, so long kernel and strategy names
   // ("d12_conv_depthwise_tiled", "packed 8-bit words, ...") never run into the next column.
-  std::vector<std::array<std::string, 6>> rows{{"dispatch", "strategy", "workgroup", "wg memory/limit", "GFLOP", "MB"}};
+  std::vector<std::array<std::string, 7>> rows{
+      {"dispatch", "strategy", "precision", "workgroup", "wg memory/limit", "GFLOP", "MB"}};
   for (const DispatchDesc& d : m.dispatches) {
     std::ostringstream wg, mem, gflop, mb;
     wg << d.workgroup_size[0] << "x" << d.workgroup_size[1] << "x" << d.workgroup_size[2];
     mem << d.workgroup_memory_bytes << "/" << m.target.max_compute_shared_memory_size;
     gflop << std::fixed << std::setprecision(3) << d.flops / 1e9;
     mb << std::fixed << std::setprecision(2) << d.bytes / 1e6;
-    rows.push_back({d.name, d.strategy, wg.str(), mem.str(), gflop.str(), mb.str()});
+    rows.push_back({d.name, d.strategy, dispatch_precision(m, d), wg.str(), mem.str(), gflop.str(), mb.str()});
   }
-  std::array<size_t, 6> width{};
+  std::array<size_t, 7> width{};
   for (const auto& r : rows)
     for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size() + 2);
-  auto row = [&](const std::array<std::string, 6>& r) {
+  auto row = [&](const std::array<std::string, 7>& r) {
     for (size_t c = 0; c < r.size(); ++c) out << std::left << std::setw(int(width[c])) << r[c];
   };
   row(rows[0]);

@@ -36,4 +36,10 @@ Pass fold_batchnorm_into_conv_pass();
 using AttentionFits = std::function<bool(const Op& attention)>;
 Pass fuse_attention_pass(AttentionFits fits = {});
 
+// The fp16 precision mode: f32 activations and weights stored as f16; softmax, normalizations,
+// reductions, exp/log, comparisons, sort keys and the like stay f32 behind casts; graph inputs and
+// outputs keep their dtype (casts that fuse into the first and last kernels). The file says which
+// ops run in which precision and why.
+Pass convert_to_fp16_pass();
+
 }  // namespace vkc::ir

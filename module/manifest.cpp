@@ -65,6 +65,8 @@ std::string manifest_to_json(const Manifest& m) {
   j["vkc_version"] = vkc_version();
   j["target"] = m.target;
   j["source"] = m.source;
+  // Written only when not the default, so fp32 modules read as they did before the field existed.
+  if (m.precision != Precision::fp32) j["precision"] = precision_name(m.precision);
   j["arena_bytes"] = m.arena_bytes;
   j["constants_bytes"] = m.constants_bytes;
   j["constants_file"] = m.constants_file;
@@ -182,6 +184,8 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
     throw Error(cat(what, ".target: ", e.what()));
   }
   m.source = field<std::string>(j, "source", root, false);
+  if (j.contains("precision"))
+    m.precision = parse_precision(field<std::string>(j, "precision", root), root + ".precision");
   m.arena_bytes = field<uint64_t>(j, "arena_bytes", root);
   m.constants_bytes = field<uint64_t>(j, "constants_bytes", root);
   m.constants_file = field<std::string>(j, "constants_file", root);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "module/precision.h"
 #include "module/spirv_usage.h"
 #include "module/target_limits.h"
 #include "support/error.h"
@@ -95,6 +96,9 @@ struct Manifest {
   std::string vkc_version;
   TargetLimits target;
   std::string source;                // what it was compiled from (file name), informational
+  // The precision it was compiled in (optional in the JSON, absent: fp32); informational: the
+  // tensors' dtypes say what each binding holds.
+  Precision precision = Precision::fp32;
   std::vector<TensorDesc> tensors;
   std::vector<std::string> inputs;   // tensor names, in graph order
   std::vector<std::string> outputs;

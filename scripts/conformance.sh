@@ -6,7 +6,8 @@
 # Usage: scripts/conformance.sh [BUILD_DIR]   (default build/release; built if missing)
 # Env:   VKC_TESTDATA (default /usr/share/libonnx-testdata/data), VKC_DEVICE (default llvmpipe),
 #        VKC_CONFORMANCE_OUT (default docs/conformance.md; CTest writes into the build directory)
-# Exits 1 when any imported test fails (unsupported models are not failures).
+# Exits 1 when any imported test fails (unsupported models are not failures). The bar
+# (tests/conformance/bar_filter.txt) also runs with --precision fp16, for the "fp16" section.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build/release}
@@ -27,6 +28,10 @@ for s in node pytorch-converted pytorch-operator simple; do suites+=("$data/$s")
 suites+=("$here/tests/conformance/ort_cases")  # ONNX Runtime's outputs for ops Debian's data lacks
 "$runner" "${suites[@]}" >"$results"
 bar_filter=$(grep -v '^#' "$here/tests/conformance/bar_filter.txt" | paste -sd'|')  # one regex per line
+# The bar again with --precision fp16 (issue 22): its section below.
+results16=$(mktemp)
+trap 'rm -f "$results" "$results16"' EXIT
+"$runner" --precision fp16 --filter "$bar_filter" "$data/node" "$data/pytorch-converted" >"$results16"
 
 {
   echo "# ONNX conformance"
@@ -51,6 +56,7 @@ bar_filter=$(grep -v '^#' "$here/tests/conformance/bar_filter.txt" | paste -sd'|
   echo "  \`tests/conformance/bar_filter.txt\` to pass (unsupported ones excepted)."
   echo
   awk -F'\t' '{n[$1]++} END {printf "Totals: %d tests, %d pass, %d fail, %d unsupported.\n\n", NR, n["pass"], n["fail"], n["unsupported"]}' "$results"
+  "$here/scripts/conformance_fp16_section.sh" "$results16"
   echo "## Pass rate per op"
   echo
   echo "A test counts for every op type its model contains."

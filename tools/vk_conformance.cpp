@@ -28,15 +28,23 @@ namespace {
 
 const char* kUsage =
     "usage: vk-conformance DIR... [--filter REGEX] [--rtol R] [--atol A] [--device INDEX|NAME]\n"
-    "                      [--fail-on-failure] [--fail-on-unsupported]\n"
+    "                      [--fail-on-failure] [--fail-on-unsupported] [--precision fp32|fp16]\n"
     "  DIR is an ONNX test directory (with model.onnx) or a folder of them.\n"
     "  --filter REGEX      only tests whose SUITE/TEST name matches (ECMAScript regex, searched)\n"
+    "  --precision fp16    compile in fp16 (docs/api.md); a float output then passes when max abs\n"
+    "                      error / max abs output <= 5e-3 (integers and bools still exactly)\n"
     "  --fail-on-failure   exit code 1 when any test fails (unsupported tests do not count)\n"
     "  --fail-on-unsupported  exit code 1 when any test is unsupported too (for a bar that must\n"
     "                      run every test it names)\n";
 
 struct Tolerance {
   double rtol = 1e-4, atol = 1e-5;
+  // --precision fp16: a float output passes when max abs error / max abs expected <= this
+  // (docs/api.md's bound), instead of the per-element rtol/atol; 0: off.
+  double max_rel = 0;
+  vkc::Precision precision = vkc::Precision::fp32;
+  // fp16: the largest such ratio of the outputs compared so far (reset per test, for its note).
+  mutable double worst_rel = 0;
 };
 
 // "" when `actual` matches `expected`, else why not. Floats: |a - e| <= atol + rtol*|e| per
@@ -51,6 +59,22 @@ std::string mismatch(const vkc::HostTensor& actual, const vkc::HostTensor& expec
     return cat("shape ", vkc::shape_str(actual.shape()), ", expected ",
                vkc::shape_str(expected.shape()));
   bool exact = !vkc::is_float(expected.dtype());
+  if (!exact && tol.max_rel > 0) {
+    double worst = 0, largest = 0;
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+      double a = actual.get_f64(i), e = expected.get_f64(i);
+      if (std::isnan(e) != std::isnan(a) || (!std::isnan(e) && (std::isinf(e) || std::isinf(a)) && a != e))
+        return cat("element ", i, ": ", a, " vs ", e);
+      if (std::isfinite(e) && std::isfinite(a)) {
+        worst = std::max(worst, std::abs(a - e));
+        largest = std::max(largest, std::abs(e));
+      }
+    }
+    double rel = largest > 0 ? worst / largest : worst;
+    tol.worst_rel = std::max(tol.worst_rel, rel);
+    if (rel <= tol.max_rel) return "";
+    return cat("max abs error / max abs output ", rel, " above ", tol.max_rel, " (max abs diff ", worst, ")");
+  }
   int64_t bad = 0, first = -1;
   double worst = 0;
   for (int64_t i = 0; i < expected.numel(); ++i) {
@@ -125,6 +149,7 @@ struct Outcome {
 };
 
 Outcome run_test(const fs::path& test, vkc::rt::Context& context, const Tolerance& tol) {
+  tol.worst_rel = 0;
   std::vector<fs::path> sets = data_sets(test);
   if (sets.empty()) return {"unsupported", "no test_data_set_* directory"};
   // Inputs of the first data set pin any dynamic dims of the model's inputs.
@@ -187,7 +212,7 @@ Outcome run_test(const fs::path& test, vkc::rt::Context& context, const Toleranc
   if (!first_error.empty()) return {"unsupported", first_error};
   vkc::ModuleImage module;
   try {
-    module = vkc::compile_for_device(graph, context);
+    module = vkc::compile_for_device(graph, context, {}, tol.precision);
   } catch (const vkc::Error& e) {
     return {"fail", std::string("compile: ") + e.what()};
   }
@@ -220,6 +245,14 @@ Outcome run_test(const fs::path& test, vkc::rt::Context& context, const Toleranc
   } catch (const vkc::Error& e) {
     return {"fail", std::string("run: ") + e.what()};
   }
+  if (tol.precision == vkc::Precision::fp16) {
+    // What fp16 changed: in a one-op model the input and output casts fuse into its one kernel,
+    // which then reads and writes f32, and nothing is stored as f16.
+    int f16 = 0;
+    for (const vkc::TensorDesc& t : module.manifest.tensors) f16 += t.dtype == vkc::DType::f16;
+    note += vkc::cat(note.empty() ? "" : "; ", f16, " of ", module.manifest.tensors.size(),
+                     " tensors stored as f16, max abs error / max abs output ", tol.worst_rel);
+  }
   return {"pass", note};
 }
 
@@ -250,6 +283,8 @@ int conformance_main(int argc, char** argv) {
   Tolerance tol;
   tol.rtol = vkc::cli::parse_double(args.value("--rtol", "1e-4"), "--rtol", 0.0);
   tol.atol = vkc::cli::parse_double(args.value("--atol", "1e-5"), "--atol", 0.0);
+  tol.precision = vkc::parse_precision(args.value("--precision", "fp32"), "--precision");
+  if (tol.precision == vkc::Precision::fp16) tol.max_rel = vkc::kFp16ErrorBound;
   vkc::rt::ContextOptions co;
   co.device = args.value("--device");
   bool fail_on_failure = args.flag("--fail-on-failure");

@@ -32,6 +32,10 @@ struct CompileOptions {
   // Binds ONNX graph inputs to values: they become constants of the module, not inputs. For inputs
   // that decide shapes (a Reshape's shape, TopK's K); vkc::ModelSession fills it at first use.
   std::map<std::string, HostTensor> input_values;
+  // "fp32" (the model's dtypes) or "fp16": f32 activations and weights stored as f16, sums in f32;
+  // softmax, normalizations, reductions, exp/log and sort keys stay f32; inputs and outputs keep
+  // the model's dtype. Expect max abs error / max abs output <= 5e-3 (docs/api.md, "Precision").
+  std::string precision = "fp32";
   // Compiling from a file only: a directory of compiled modules (usually cache_dir("modules")).
   // A module compiled earlier from the same graph with the same options, for the same device, by
   // the same vkc build is loaded from there instead of compiled; a new one is stored. Unset or
@@ -73,6 +77,8 @@ class Module {
   const std::vector<TensorInfo>& outputs() const;
   const TensorInfo& input(const std::string& name) const;  // throws naming the known inputs
   std::string target() const;     // the profile it was planned for ("host" for a live device)
+  // "fp32" or "fp16": the precision it was compiled in (CompileOptions::precision).
+  std::string precision() const;
   size_t dispatch_count() const;
   std::string manifest_json() const;
   ModuleOrigin origin() const;

@@ -38,6 +38,7 @@ GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor
   if (const char* cap = std::getenv("VKC_TEST_MAX_BINDING"); cap && *cap)
     co.target.max_storage_buffer_range = std::min<uint64_t>(co.target.max_storage_buffer_range, std::stoull(cap));
   co.forced_strategy = options.forced_strategy;
+  co.precision = options.precision;
   GpuRun run;
   run.module = codegen::compile_graph(graph, co);
   rt::Program program(ctx, run.module);

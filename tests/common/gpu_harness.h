@@ -38,6 +38,8 @@ struct GpuRunOptions {
   std::function<void(TargetLimits&)> adjust_target;
   // Run on this context instead of shared_context() (e.g. one made with other ContextOptions).
   rt::Context* context = nullptr;
+  // Compile in this precision (the reference is always the float64 interpreter on the graph).
+  Precision precision = Precision::fp32;
 };
 
 // Random inputs (seeded) for every graph input: floats uniform in [-1, 1), ints in [-8, 8].

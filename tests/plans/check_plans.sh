@@ -5,6 +5,7 @@
 # plan shows up as a diff in review (regenerate with tests/plans/regenerate.sh).
 #   check_plans.sh VK_COMPILE SOURCE_DIR TARGET WORK [--update]
 # A case the compiler refuses for the target is recorded too: its one-line error and exit code.
+# CASE.flags, when present, holds more vk-compile options for that case (e.g. --precision fp16).
 set -uo pipefail
 compile=$1; src=$2; target=$3; work=$4; update=${5:-}
 cases="$src/tests/plans/cases"; expected="$src/tests/plans/expected/$target"
@@ -14,7 +15,8 @@ fails=0; passes=0
 for f in "$cases"/*.vkir; do
   name=$(basename "$f" .vkir)
   # The module directory and the checkout's path are what differ from run to run.
-  { "$compile" "$f" -o "$work/$name" --target "$target" --report 2>&1; echo "exit $?"; } |
+  flags=(); [ -f "$cases/$name.flags" ] && read -r -a flags <"$cases/$name.flags"
+  { "$compile" "$f" -o "$work/$name" --target "$target" --report "${flags[@]}" 2>&1; echo "exit $?"; } |
     sed -e "s|$work/$name|OUT|g" -e "s|$src/||g" >"$work/$name.txt"
   if [ "$update" = --update ]; then
     cp "$work/$name.txt" "$expected/$name.txt"

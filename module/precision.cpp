@@ -1,0 +1,15 @@
+#include "module/precision.h"
+
+#include "support/error.h"
+
+namespace vkc {
+
+const char* precision_name(Precision p) { return p == Precision::fp16 ? "fp16" : "fp32"; }
+
+Precision parse_precision(const std::string& text, const std::string& what) {
+  if (text == "fp32") return Precision::fp32;
+  if (text == "fp16") return Precision::fp16;
+  throw Error(cat(what, ": unknown precision '", text, "' (expected fp32 or fp16)"));
+}
+
+}  // namespace vkc

@@ -1,0 +1,22 @@
+// The precision a module is compiled in (vk-compile/vk-run --precision, CompileOptions::precision):
+// fp32 stores every float tensor as the model declares it; fp16 stores f32 activations and
+// weights as f16 (ir/passes/convert_to_fp16.cpp says which ops stay f32). Recorded in the
+// manifest ("precision", docs/module-format.md).
+#pragma once
+
+#include <string>
+
+namespace vkc {
+
+enum class Precision { fp32, fp16 };
+
+const char* precision_name(Precision p);
+// "fp32" or "fp16"; anything else throws vkc::Error "WHAT: unknown precision 'X' (expected fp32
+// or fp16)".
+Precision parse_precision(const std::string& text, const std::string& what);
+
+// The bound the docs promise for fp16 (max abs error over max abs output against the float64
+// reference, on the samples and the conformance subset).
+inline constexpr double kFp16ErrorBound = 5e-3;
+
+}  // namespace vkc
