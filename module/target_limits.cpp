@@ -40,6 +40,7 @@ std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
   feature("subgroup ballot", d.subgroup_ballot, subgroup_ballot);
   feature("VK_NV_cooperative_matrix", d.cooperative_matrix_nv, cooperative_matrix_nv);
   feature("VK_KHR_cooperative_matrix", d.cooperative_matrix_khr, cooperative_matrix_khr);
+  feature("subgroupSizeControl for compute", d.subgroup_size_control, subgroup_size_control);
   // A plan that relies on one subgroup size needs exactly that size.
   if (subgroup_size != 0 && d.subgroup_size != 0 && d.subgroup_size != subgroup_size)
     out.push_back(cat("subgroup size ", d.subgroup_size, " != ", subgroup_size));
@@ -58,6 +59,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"subgroup_size", t.subgroup_size},
       {"min_subgroup_size", t.min_subgroup_size},
       {"max_subgroup_size", t.max_subgroup_size},
+      {"subgroup_size_control", t.subgroup_size_control},
       {"max_storage_buffer_range", t.max_storage_buffer_range},
       {"max_memory_allocation_size", t.max_memory_allocation_size},
       {"max_push_constants_size", t.max_push_constants_size},
@@ -106,7 +108,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
                                 "max_compute_shared_memory_size",
                                 "max_compute_work_group_invocations", "max_compute_work_group_size",
                                 "max_compute_work_group_count", "subgroup_size", "min_subgroup_size",
-                                "max_subgroup_size", "max_storage_buffer_range", "max_memory_allocation_size",
+                                "max_subgroup_size", "subgroup_size_control", "max_storage_buffer_range", "max_memory_allocation_size",
                                 "max_push_constants_size", "min_storage_buffer_offset_alignment",
                                 "max_per_stage_descriptor_storage_buffers", "compute_units", "vendor", "shader_float16",
                                 "shader_int8", "shader_int64", "storage_buffer_16bit",
@@ -138,6 +140,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("subgroup_size", t.subgroup_size);
   get("min_subgroup_size", t.min_subgroup_size);
   get("max_subgroup_size", t.max_subgroup_size);
+  get("subgroup_size_control", t.subgroup_size_control);  // absent before issue 22: false
   get("max_storage_buffer_range", t.max_storage_buffer_range);
   get("max_memory_allocation_size", t.max_memory_allocation_size);  // absent before issue 25: 0
   get("max_push_constants_size", t.max_push_constants_size);

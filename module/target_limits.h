@@ -34,6 +34,12 @@ struct TargetLimits {
   uint32_t subgroup_size = 0;        // 0: unknown (kernels must not depend on it)
   uint32_t min_subgroup_size = 0;
   uint32_t max_subgroup_size = 0;
+  // A compute pipeline can be created with one subgroup size of [min, max]
+  // (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo): the subgroupSizeControl feature
+  // (VK_EXT_subgroup_size_control or Vulkan 1.3) with compute in requiredSubgroupSizeStages.
+  // Where the size varies (AMD wave32/wave64, Intel SIMD8/16/32), a kernel that relies on one
+  // size pins it through this (DispatchDesc::required_subgroup_size).
+  bool subgroup_size_control = false;
   uint64_t max_storage_buffer_range = 134217728;  // 2^27, the Vulkan minimum
   // maxMemoryAllocationSize: the largest single allocation. The range split keeps every binding
   // within it, so that storage above it can be held in segments (module/storage_segments.h).

@@ -213,6 +213,8 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.subgroup_size = subgroup.subgroupSize;
   t.min_subgroup_size = has_size_control ? size_control.minSubgroupSize : subgroup.subgroupSize;
   t.max_subgroup_size = has_size_control ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+  t.subgroup_size_control = has_size_control && caps.subgroup_size_control &&
+                            (size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   const bool compute_subgroups = subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   t.subgroup_arithmetic =
       compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
