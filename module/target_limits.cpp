@@ -1,11 +1,24 @@
 #include "module/target_limits.h"
 
+#include <algorithm>
+#include <regex>
+
 #include <nlohmann/json.hpp>
 
 #include "module/json_exact.h"
 #include "support/error.h"
 
 namespace vkc {
+
+bool is_coopmat_shape_name(const std::string& shape) {
+  static const std::regex form(R"([1-9][0-9]{0,3}x[1-9][0-9]{0,3}x[1-9][0-9]{0,3} [a-z0-9]+\*[a-z0-9]+\+[a-z0-9]+(->[a-z0-9]+)?)");
+  return std::regex_match(shape, form);
+}
+
+bool TargetLimits::offers_cooperative_matrix_shape(const std::string& shape) const {
+  return std::find(cooperative_matrix_shapes.begin(), cooperative_matrix_shapes.end(), shape) !=
+         cooperative_matrix_shapes.end();
+}
 
 std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
   std::vector<std::string> out;
@@ -77,6 +90,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"subgroup_ballot", t.subgroup_ballot},
       {"cooperative_matrix_nv", t.cooperative_matrix_nv},
       {"cooperative_matrix_khr", t.cooperative_matrix_khr},
+      {"cooperative_matrix_shapes", t.cooperative_matrix_shapes},
   };
 }
 
@@ -113,7 +127,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
                                 "max_per_stage_descriptor_storage_buffers", "compute_units", "vendor", "shader_float16",
                                 "shader_int8", "shader_int64", "storage_buffer_16bit",
                                 "storage_buffer_8bit", "subgroup_arithmetic", "subgroup_shuffle", "subgroup_ballot",
-                                "cooperative_matrix_nv", "cooperative_matrix_khr"};
+                                "cooperative_matrix_nv", "cooperative_matrix_khr", "cooperative_matrix_shapes"};
   check(j.is_object(), "target limits must be a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool ok = false;
@@ -160,6 +174,14 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("subgroup_ballot", t.subgroup_ballot);
   get("cooperative_matrix_nv", t.cooperative_matrix_nv);
   get("cooperative_matrix_khr", t.cooperative_matrix_khr);
+  get("cooperative_matrix_shapes", t.cooperative_matrix_shapes);  // absent before issue 22: empty
+  for (const std::string& shape : t.cooperative_matrix_shapes)
+    check(is_coopmat_shape_name(shape), "target '", t.name, "': cooperative_matrix_shapes: '", shape,
+          "' is not of the form \"16x16x16 f16*f16+f32\"");
+  check(!t.cooperative_matrix_khr || t.cooperative_matrix_shapes.empty() ||
+            t.offers_cooperative_matrix_shape(kCoopMatLoopShape),
+        "target '", t.name, "': cooperative_matrix_khr is true but cooperative_matrix_shapes does not list ",
+        kCoopMatLoopShape);
   check(t.vulkan_version == "1.1" || t.vulkan_version == "1.2" || t.vulkan_version == "1.3",
         "target '", t.name, "': vulkan_version must be 1.1, 1.2 or 1.3, found ", t.vulkan_version);
 }

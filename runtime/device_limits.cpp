@@ -228,6 +228,9 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.storage_buffer_8bit = caps.storage_8bit;
   t.cooperative_matrix_nv = caps.cooperative_matrix_nv;
   t.cooperative_matrix_khr = caps.cooperative_matrix_khr;
+  // The subgroup-scope shapes (the others are named with their scope, which no kernel uses).
+  for (const std::string& shape : caps.cooperative_matrix_khr_shapes)
+    if (is_coopmat_shape_name(shape)) t.cooperative_matrix_shapes.push_back(shape);
   return t;
 }
 
