@@ -210,6 +210,12 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
         }
       check_against_limits(d, options.target);
       d.subgroup_sizes = k.subgroup_sizes;
+      // A kernel planned for one size of a target whose size varies pins it at pipeline creation.
+      const auto [lo, hi] = k.subgroup_sizes;
+      const TargetLimits& t = options.target;
+      if (lo != 0 && lo == hi && t.min_subgroup_size != t.max_subgroup_size && t.subgroup_size_control &&
+          t.min_subgroup_size <= lo && lo <= t.max_subgroup_size)
+        d.required_subgroup_size = lo;
       image.spirv[d.spv] = build_spirv(k, d.name, options);
       d.spirv = read_spirv_usage(image.spirv[d.spv]);  // what the device must offer, from the binary
       m.dispatches.push_back(std::move(d));

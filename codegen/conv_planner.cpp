@@ -120,6 +120,9 @@ ConvStrategy choose_strategy(const ir::ConvGeometry& g, const TargetLimits& t, u
   // H200 (bench/RESULTS.md, Run N). One-element staging stays opt-in: it was no faster (Run I).
   if (g.in_channels_per_group() % 8 == 0 && misfit(ConvStrategy::implicit_gemm_coopmat, g, t, element_bytes).empty())
     return ConvStrategy::implicit_gemm_coopmat;
+  // A target with cooperative matrices but not the loop's shape (Intel's M = 8): say why.
+  if (element_bytes == 2 && !t.cooperative_matrix_shapes.empty())
+    if (std::string why = kernels::coopmat_misfit(t); !why.empty()) notes = "no tensor cores: " + why;
   return c->split > 1 ? ConvStrategy::split_k : ConvStrategy::implicit_gemm;
 }
 

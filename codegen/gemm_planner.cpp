@@ -103,7 +103,7 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = *c;
-    tile.subgroup = t.min_subgroup_size;
+    tile.subgroup = kernels::coopmat_subgroup_size(t);
     tile.a_kfast = p.a_kfast;
     tile.b_kfast = p.b_kfast;
     return tile;

@@ -78,6 +78,17 @@ std::string range_str(uint32_t lo, uint32_t hi) { return lo == hi ? cat(lo) : ca
 
 }  // namespace
 
+std::string subgroup_pin_misfit(uint32_t size, const TargetLimits& device) {
+  const uint32_t lo = device.min_subgroup_size, hi = device.max_subgroup_size;
+  if (lo == 0) return "";  // unknown: nothing to judge (profiles without subgroup facts)
+  if (size < lo || size > hi)
+    return cat("requires subgroup size ", size, ", the device has ", range_str(lo, hi));
+  if (lo != hi && !device.subgroup_size_control)
+    return cat("requires subgroup size ", size, ", the device has ", range_str(lo, hi),
+               " and cannot pin one for compute (subgroupSizeControl, requiredSubgroupSizeStages)");
+  return "";
+}
+
 DispatchUsage dispatch_usage(const ModuleImage& module, const DispatchDesc& d) {
   auto it = module.spirv.find(d.spv);
   return usage_of(module.manifest, d, it == module.spirv.end() ? nullptr : &it->second);
@@ -110,10 +121,14 @@ std::vector<std::string> unmet_usage(const ModuleImage& module, const TargetLimi
     most(u.push_constant_bytes, device.max_push_constants_size,
          cat("uses ", u.push_constant_bytes, " bytes of push constants"), "maxPushConstantsSize");
     const auto [lo, hi] = u.subgroup_sizes;
-    if (lo != 0 && device.min_subgroup_size != 0 &&
-        (device.min_subgroup_size < lo || device.max_subgroup_size > hi))
+    if (d.required_subgroup_size != 0) {
+      if (std::string why = subgroup_pin_misfit(d.required_subgroup_size, device); !why.empty())
+        out.push_back(cat(who, why));
+    } else if (lo != 0 && device.min_subgroup_size != 0 &&
+               (device.min_subgroup_size < lo || device.max_subgroup_size > hi)) {
       out.push_back(cat(who, "relies on subgroup size ", range_str(lo, hi), ", the device has ",
                         range_str(device.min_subgroup_size, device.max_subgroup_size)));
+    }
     if (u.spirv.version.empty()) continue;
     const std::string vulkan = vulkan_version_for_spirv(u.spirv.version);
     // "1.1" < "1.2" < "1.3" compare correctly as strings.
@@ -134,6 +149,7 @@ std::vector<std::string> unmet_usage(const ModuleImage& module, const TargetLimi
 std::string requirements_summary(const Manifest& m) {
   uint64_t memory = 0, invocations = 0, binding = 0, push = 0;
   std::array<uint32_t, 2> subgroups{0, 0};
+  bool pinned = false;  // some dispatch requires its subgroup size at pipeline creation
   std::string spirv;
   std::set<std::string> capabilities, extensions;
   for (const DispatchDesc& d : m.dispatches) {
@@ -142,6 +158,7 @@ std::string requirements_summary(const Manifest& m) {
     invocations = std::max(invocations, u.invocations);
     binding = std::max(binding, u.largest_binding_bytes);
     push = std::max<uint64_t>(push, u.push_constant_bytes);
+    pinned = pinned || d.required_subgroup_size != 0;
     if (u.subgroup_sizes[0] != 0) {
       subgroups[0] = std::max(subgroups[0], u.subgroup_sizes[0]);
       subgroups[1] = subgroups[1] == 0 ? u.subgroup_sizes[1] : std::min(subgroups[1], u.subgroup_sizes[1]);
@@ -153,6 +170,7 @@ std::string requirements_summary(const Manifest& m) {
   std::string s = cat("requires: ", memory, " bytes of workgroup memory, ", invocations, " invocations per workgroup, ",
                       binding, "-byte storage bindings, ", push, " bytes of push constants");
   if (subgroups[0] != 0) s += cat(", subgroup size ", range_str(subgroups[0], subgroups[1]));
+  if (pinned) s += " (pinned: subgroupSizeControl)";
   if (!spirv.empty()) s += cat(", SPIR-V ", spirv, " (Vulkan ", vulkan_version_for_spirv(spirv), ")");
   capabilities.erase("Shader");  // every compute shader declares it
   if (!capabilities.empty()) {

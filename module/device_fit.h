@@ -29,6 +29,12 @@ DispatchUsage dispatch_usage(const ModuleImage& module, const DispatchDesc& d);
 // memory, the device has 32768 (maxComputeSharedMemorySize)". Empty: the module fits.
 std::vector<std::string> unmet_usage(const ModuleImage& module, const TargetLimits& device);
 
+// Why a device cannot run a pipeline created with subgroup size `size`
+// (DispatchDesc::required_subgroup_size), "" when it can: `size` lies in the device's
+// [min_subgroup_size, max_subgroup_size], and where that range holds more than one size the
+// device can pin one for compute (TargetLimits::subgroup_size_control).
+std::string subgroup_pin_misfit(uint32_t size, const TargetLimits& device);
+
 // The module's requirements summed over its dispatches, for `vk-compile --report`: derived from
 // the same per-dispatch facts, never recorded separately.
 std::string requirements_summary(const Manifest& manifest);

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <bit>
 #include <cstring>
 #include <set>
 
@@ -116,6 +117,8 @@ std::string manifest_to_json(const Manifest& m) {
                                        {"spirv_version", d.spirv.version},
                                        {"capabilities", d.spirv.capabilities},
                                        {"extensions", d.spirv.extensions}};
+    if (d.required_subgroup_size != 0)
+      dispatches.back()["requires"]["required_subgroup_size"] = d.required_subgroup_size;
   }
   j["dispatches"] = dispatches;
   return j.dump(1) + "\n";
@@ -303,6 +306,12 @@ Manifest manifest_from_json(const std::string& text, const std::string& what, co
             pr, ".spirv_version: expected 1.0 to 1.6, found '", d.spirv.version, "'");
       d.spirv.capabilities = field<std::vector<std::string>>(jr, "capabilities", pr);
       d.spirv.extensions = field<std::vector<std::string>>(jr, "extensions", pr);
+      d.required_subgroup_size = field<uint32_t>(jr, "required_subgroup_size", pr, false);
+      check(d.required_subgroup_size == 0 ||
+                (d.subgroup_sizes[0] == d.required_subgroup_size && d.subgroup_sizes[1] == d.required_subgroup_size),
+            pr, ".required_subgroup_size: ", d.required_subgroup_size, " is not the one size subgroup_sizes allows");
+      check(d.required_subgroup_size == 0 || std::has_single_bit(d.required_subgroup_size), pr,
+            ".required_subgroup_size: ", d.required_subgroup_size, " is not a power of two");
     }
     m.dispatches.push_back(std::move(d));
   }

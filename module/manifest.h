@@ -80,6 +80,12 @@ struct DispatchDesc {
   // The device's subgroup sizes must lie in [subgroup_sizes[0], subgroup_sizes[1]]; {0, 0}: any.
   // Set by kernels that rely on a subgroup size (tensor-core GEMM, subgroup-ranked sorts).
   std::array<uint32_t, 2> subgroup_sizes{0, 0};
+  // The pipeline is created with this subgroup size (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo);
+  // 0: the driver picks. Recorded where a kernel relies on one size S (subgroup_sizes {S, S}) and the
+  // target's size varies with S among its sizes (TargetLimits::subgroup_size_control), e.g. the
+  // tensor-core GEMM planned for wave32 on AMD RDNA3. Optional in the manifest: an older vkc ignores
+  // it and, finding subgroup_sizes {S, S} narrower than the device's range, refuses the module.
+  uint32_t required_subgroup_size = 0;
   // Read from the .spv when compiling; an empty version means not recorded (format version 1), and
   // the device check then reads it from the .spv at load.
   SpirvUsage spirv;

@@ -1,11 +1,24 @@
 #include "module/target_limits.h"
 
+#include <algorithm>
+#include <regex>
+
 #include <nlohmann/json.hpp>
 
 #include "module/json_exact.h"
 #include "support/error.h"
 
 namespace vkc {
+
+bool is_coopmat_shape_name(const std::string& shape) {
+  static const std::regex form(R"([1-9][0-9]{0,3}x[1-9][0-9]{0,3}x[1-9][0-9]{0,3} [a-z0-9]+\*[a-z0-9]+\+[a-z0-9]+(->[a-z0-9]+)?)");
+  return std::regex_match(shape, form);
+}
+
+bool TargetLimits::offers_cooperative_matrix_shape(const std::string& shape) const {
+  return std::find(cooperative_matrix_shapes.begin(), cooperative_matrix_shapes.end(), shape) !=
+         cooperative_matrix_shapes.end();
+}
 
 std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
   std::vector<std::string> out;
@@ -40,6 +53,7 @@ std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
   feature("subgroup ballot", d.subgroup_ballot, subgroup_ballot);
   feature("VK_NV_cooperative_matrix", d.cooperative_matrix_nv, cooperative_matrix_nv);
   feature("VK_KHR_cooperative_matrix", d.cooperative_matrix_khr, cooperative_matrix_khr);
+  feature("subgroupSizeControl for compute", d.subgroup_size_control, subgroup_size_control);
   // A plan that relies on one subgroup size needs exactly that size.
   if (subgroup_size != 0 && d.subgroup_size != 0 && d.subgroup_size != subgroup_size)
     out.push_back(cat("subgroup size ", d.subgroup_size, " != ", subgroup_size));
@@ -58,6 +72,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"subgroup_size", t.subgroup_size},
       {"min_subgroup_size", t.min_subgroup_size},
       {"max_subgroup_size", t.max_subgroup_size},
+      {"subgroup_size_control", t.subgroup_size_control},
       {"max_storage_buffer_range", t.max_storage_buffer_range},
       {"max_memory_allocation_size", t.max_memory_allocation_size},
       {"max_push_constants_size", t.max_push_constants_size},
@@ -75,6 +90,7 @@ void to_json(nlohmann::json& j, const TargetLimits& t) {
       {"subgroup_ballot", t.subgroup_ballot},
       {"cooperative_matrix_nv", t.cooperative_matrix_nv},
       {"cooperative_matrix_khr", t.cooperative_matrix_khr},
+      {"cooperative_matrix_shapes", t.cooperative_matrix_shapes},
   };
 }
 
@@ -106,12 +122,12 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
                                 "max_compute_shared_memory_size",
                                 "max_compute_work_group_invocations", "max_compute_work_group_size",
                                 "max_compute_work_group_count", "subgroup_size", "min_subgroup_size",
-                                "max_subgroup_size", "max_storage_buffer_range", "max_memory_allocation_size",
+                                "max_subgroup_size", "subgroup_size_control", "max_storage_buffer_range", "max_memory_allocation_size",
                                 "max_push_constants_size", "min_storage_buffer_offset_alignment",
                                 "max_per_stage_descriptor_storage_buffers", "compute_units", "vendor", "shader_float16",
                                 "shader_int8", "shader_int64", "storage_buffer_16bit",
                                 "storage_buffer_8bit", "subgroup_arithmetic", "subgroup_shuffle", "subgroup_ballot",
-                                "cooperative_matrix_nv", "cooperative_matrix_khr"};
+                                "cooperative_matrix_nv", "cooperative_matrix_khr", "cooperative_matrix_shapes"};
   check(j.is_object(), "target limits must be a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool ok = false;
@@ -138,6 +154,7 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("subgroup_size", t.subgroup_size);
   get("min_subgroup_size", t.min_subgroup_size);
   get("max_subgroup_size", t.max_subgroup_size);
+  get("subgroup_size_control", t.subgroup_size_control);  // absent before issue 22: false
   get("max_storage_buffer_range", t.max_storage_buffer_range);
   get("max_memory_allocation_size", t.max_memory_allocation_size);  // absent before issue 25: 0
   get("max_push_constants_size", t.max_push_constants_size);
@@ -157,6 +174,14 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
   get("subgroup_ballot", t.subgroup_ballot);
   get("cooperative_matrix_nv", t.cooperative_matrix_nv);
   get("cooperative_matrix_khr", t.cooperative_matrix_khr);
+  get("cooperative_matrix_shapes", t.cooperative_matrix_shapes);  // absent before issue 22: empty
+  for (const std::string& shape : t.cooperative_matrix_shapes)
+    check(is_coopmat_shape_name(shape), "target '", t.name, "': cooperative_matrix_shapes: '", shape,
+          "' is not of the form \"16x16x16 f16*f16+f32\"");
+  check(!t.cooperative_matrix_khr || t.cooperative_matrix_shapes.empty() ||
+            t.offers_cooperative_matrix_shape(kCoopMatLoopShape),
+        "target '", t.name, "': cooperative_matrix_khr is true but cooperative_matrix_shapes does not list ",
+        kCoopMatLoopShape);
   check(t.vulkan_version == "1.1" || t.vulkan_version == "1.2" || t.vulkan_version == "1.3",
         "target '", t.name, "': vulkan_version must be 1.1, 1.2 or 1.3, found ", t.vulkan_version);
 }

@@ -22,6 +22,13 @@ const char* vendor_name(Vendor v);
 // The vendor a name stands for; vkc::Error naming the known ones for any other name.
 Vendor parse_vendor(const std::string& name);
 
+// The one cooperative-matrix product vkc's tensor-core loop uses (shaders/gemm_coopmat.glsl).
+inline constexpr const char* kCoopMatLoopShape = "16x16x16 f16*f16+f32";
+
+// Whether `shape` is a well-formed cooperative-matrix shape name ("16x8x32 i8*i8+i32",
+// "16x16x16 f16*f16+f16->f32"); TargetLimits::cooperative_matrix_shapes holds only such names.
+bool is_coopmat_shape_name(const std::string& shape);
+
 struct TargetLimits {
   std::string name;                  // profile name ("nvidia", "lavapipe", "host", ...)
   std::string description;           // device or class of devices it stands for
@@ -34,6 +41,12 @@ struct TargetLimits {
   uint32_t subgroup_size = 0;        // 0: unknown (kernels must not depend on it)
   uint32_t min_subgroup_size = 0;
   uint32_t max_subgroup_size = 0;
+  // A compute pipeline can be created with one subgroup size of [min, max]
+  // (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo): the subgroupSizeControl feature
+  // (VK_EXT_subgroup_size_control or Vulkan 1.3) with compute in requiredSubgroupSizeStages.
+  // Where the size varies (AMD wave32/wave64, Intel SIMD8/16/32), a kernel that relies on one
+  // size pins it through this (DispatchDesc::required_subgroup_size).
+  bool subgroup_size_control = false;
   uint64_t max_storage_buffer_range = 134217728;  // 2^27, the Vulkan minimum
   // maxMemoryAllocationSize: the largest single allocation. The range split keeps every binding
   // within it, so that storage above it can be held in segments (module/storage_segments.h).
@@ -62,7 +75,20 @@ struct TargetLimits {
   // VK_NV_cooperative_matrix with a 16x16x16 float16 x float16 + float32 subgroup product (and the
   // Vulkan memory model its shaders declare): the fp16 GEMM kernels' tensor-core path.
   bool cooperative_matrix_nv = false;
-  bool cooperative_matrix_khr = false;  // VK_KHR_cooperative_matrix
+  // VK_KHR_cooperative_matrix with a 16x16x16 float16 x float16 + float32 subgroup product, for
+  // vkc's kernels to use. The live device derives it from cooperative_matrix_shapes (one query);
+  // a profile that sets it must list kCoopMatLoopShape (from_json refuses one that does not). It
+  // may be false with the shape listed: KHR turned off (vkc_bench --tensor-cores nv, tests).
+  bool cooperative_matrix_khr = false;
+  // Every subgroup-scope product VK_KHR_cooperative_matrix offers, as
+  // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR reports it, named "MxNxK A*B+C" (component
+  // types f16, f32, bf16, fp8e4m3, fp8e5m2, i8, u8, i32, u32, ...; "->R" where the result type is
+  // not C's): "16x16x16 f16*f16+f32". Recorded for every vendor; vkc's loop uses only
+  // kCoopMatLoopShape, the others (Intel's M = 8, int8, bf16, fp8) are not used yet. Empty: not
+  // known (a profile without the key, a device without the extension). Like compute_units a fact
+  // for planning, never a requirement: unmet_by ignores it.
+  std::vector<std::string> cooperative_matrix_shapes;
+  bool offers_cooperative_matrix_shape(const std::string& shape) const;
 
   // Names of limits in which `device` falls short of this profile, e.g.
   // "maxComputeSharedMemorySize 32768 < 49152": a comparison of profiles (every profile must meet

@@ -18,8 +18,8 @@ namespace {
 
 // The order users see in messages and `--list-targets`: the machine we test on first, then the
 // vendors, then the spec floor. Files not listed here still load and follow in name order.
-const char* const kPreferredOrder[] = {"lavapipe", "nvidia", "amd-rdna3", "amd-cdna3", "intel-xe",
-                                       "vulkan-min"};
+const char* const kPreferredOrder[] = {"lavapipe", "nvidia", "amd-rdna3", "amd-rdna4", "amd-cdna3", "intel-xe",
+                                       "intel-xe2", "vulkan-min"};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -7,7 +7,7 @@ namespace vkc::rt::coopmat_khr {
 namespace {
 using GetPropertiesFn = VkResult(VKAPI_PTR*)(VkPhysicalDevice, uint32_t*, Properties*);
 
-std::string component_name(uint32_t t) {
+const char* component_name(uint32_t t) {
   switch (t) {
     case kFloat16: return "f16";
     case kFloat32: return "f32";
@@ -20,8 +20,11 @@ std::string component_name(uint32_t t) {
     case kUint16: return "u16";
     case kUint32: return "u32";
     case kUint64: return "u64";
+    case kBfloat16: return "bf16";
+    case kFloat8E4M3: return "fp8e4m3";
+    case kFloat8E5M2: return "fp8e5m2";
   }
-  return "type" + std::to_string(t);  // newer than this list (bf16, fp8): shown by number, never used
+  return nullptr;  // a type newer than this list: named by its number
 }
 }  // namespace
 
@@ -46,6 +49,10 @@ bool offers_f16_16x16x16(const std::vector<Properties>& shapes) {
 }
 
 std::string shape_name(const Properties& p) {
+  auto component_name = [](uint32_t t) {
+    const char* name = coopmat_khr::component_name(t);
+    return name ? std::string(name) : "t" + std::to_string(t);
+  };
   std::ostringstream s;
   s << p.MSize << "x" << p.NSize << "x" << p.KSize << " " << component_name(p.AType) << "*"
     << component_name(p.BType) << "+" << component_name(p.CType);

@@ -30,6 +30,9 @@ struct Features {
 // VkComponentTypeKHR (the values vkc reads)
 enum ComponentType : uint32_t { kFloat16 = 0, kFloat32 = 1, kFloat64 = 2, kSint8 = 3, kSint16 = 4, kSint32 = 5,
                                 kSint64 = 6, kUint8 = 7, kUint16 = 8, kUint32 = 9, kUint64 = 10 };
+// Newer component types a device may report (VK_KHR_shader_bfloat16, VK_EXT_shader_float8): named
+// in the shapes vkc records, never used by its kernels.
+inline constexpr uint32_t kBfloat16 = 1000141000, kFloat8E4M3 = 1000491002, kFloat8E5M2 = 1000491003;
 inline constexpr uint32_t kScopeSubgroup = 3;  // VkScopeKHR
 
 // VkCooperativeMatrixPropertiesKHR: one product shape the device offers.

@@ -213,6 +213,8 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.subgroup_size = subgroup.subgroupSize;
   t.min_subgroup_size = has_size_control ? size_control.minSubgroupSize : subgroup.subgroupSize;
   t.max_subgroup_size = has_size_control ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+  t.subgroup_size_control = has_size_control && caps.subgroup_size_control &&
+                            (size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
   const bool compute_subgroups = subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
   t.subgroup_arithmetic =
       compute_subgroups && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
@@ -226,6 +228,9 @@ TargetLimits query_limits(VkPhysicalDevice device, const DeviceCapabilities& cap
   t.storage_buffer_8bit = caps.storage_8bit;
   t.cooperative_matrix_nv = caps.cooperative_matrix_nv;
   t.cooperative_matrix_khr = caps.cooperative_matrix_khr;
+  // The subgroup-scope shapes (the others are named with their scope, which no kernel uses).
+  for (const std::string& shape : caps.cooperative_matrix_khr_shapes)
+    if (is_coopmat_shape_name(shape)) t.cooperative_matrix_shapes.push_back(shape);
   return t;
 }
 

@@ -2,9 +2,28 @@
 
 #include <set>
 
+#include "module/device_fit.h"
 #include "support/error.h"
 
 namespace vkc::rt {
+
+std::optional<SubgroupSizePin> subgroup_size_pin(const DispatchDesc& d, const TargetLimits& device,
+                                                 bool compute_full_subgroups) {
+  const uint32_t size = d.required_subgroup_size;
+  if (size == 0) return std::nullopt;
+  if (std::string why = subgroup_pin_misfit(size, device); !why.empty())
+    throw Error(cat("dispatch '", d.name, "' ", why));
+  if (!device.subgroup_size_control) return std::nullopt;  // the device's one size is `size`
+  SubgroupSizePin pin;
+  pin.info = vk_struct<VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT>(
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT);
+  pin.info.requiredSubgroupSize = size;
+  // Cooperative matrices need every invocation of a subgroup active: with full subgroups the
+  // workgroup's width must be a multiple of the size, which tensor-core workgroups are.
+  if (compute_full_subgroups && d.workgroup_size[0] % size == 0)
+    pin.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT;
+  return pin;
+}
 
 DispatchPipeline::DispatchPipeline(Context::Impl& ctx, const DispatchDesc& d,
                                    const std::vector<uint32_t>& spirv, VkPipelineCache cache) {
@@ -69,6 +88,11 @@ DispatchPipeline::DispatchPipeline(Context::Impl& ctx, const DispatchDesc& d,
   info.stage.pName = d.entry_point.c_str();
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   info.layout = layout;
+  const std::optional<SubgroupSizePin> pin = subgroup_size_pin(d, ctx.limits, ctx.caps.compute_full_subgroups);
+  if (pin) {
+    info.stage.pNext = &pin->info;
+    info.stage.flags |= pin->flags;
+  }
   if (ctx.pipeline_statistics) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   vk_check(vk.vkCreateComputePipelines(device, cache, 1, &info, nullptr, &pipeline),

@@ -2,6 +2,7 @@
 // the dispatch's push-constant range) and the pipeline specialized with its spec constants.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,18 @@
 #include "runtime/vk_util.h"
 
 namespace vkc::rt {
+
+// How a dispatch's compute stage pins its subgroup size (DispatchDesc::required_subgroup_size):
+// the create info to chain and whether to require full subgroups too. Nothing where the dispatch
+// pins none, or where the device has exactly that one size and no subgroupSizeControl.
+struct SubgroupSizePin {
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfoEXT info{};
+  VkPipelineShaderStageCreateFlags flags = 0;  // REQUIRE_FULL_SUBGROUPS where the device offers it
+};
+// Throws vkc::Error (one line naming the dispatch) where the device cannot give that size; the
+// module's device check (module/device_fit.h) refuses such a module before this is reached.
+std::optional<SubgroupSizePin> subgroup_size_pin(const DispatchDesc& d, const TargetLimits& device,
+                                                 bool compute_full_subgroups);
 
 class DispatchPipeline {
  public:

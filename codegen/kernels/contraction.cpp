@@ -190,6 +190,11 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   const S strategy = chosen ? *chosen : tile ? S::tiled : K >= kDotMinK ? S::dot : S::naive;
 
   EmittedKernel k;
+  // A target with cooperative matrices but not the loop's shape (Intel's M = 8): the report says why
+  // float16 products stay on the FMA loop.
+  if (strategy != S::coopmat && av->type.dtype == DType::f16 && bv->type.dtype == DType::f16 &&
+      !ctx.target.cooperative_matrix_shapes.empty())
+    if (std::string why = coopmat_misfit(ctx.target); !why.empty()) k.notes = "no tensor cores: " + why;
   k.bindings = bindings;
   k.flops = 2.0 * double(total) * double(K);
   k.bytes = bytes;

@@ -7,12 +7,25 @@
 namespace vkc::codegen::kernels {
 
 std::string coopmat_misfit(const TargetLimits& t) {
-  if (!t.cooperative_matrix_khr && !t.cooperative_matrix_nv)
-    return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_khr, cooperative_matrix_nv)");
+  if (!t.cooperative_matrix_khr && !t.cooperative_matrix_nv) {
+    if (t.cooperative_matrix_shapes.empty() || t.offers_cooperative_matrix_shape(kCoopMatLoopShape))
+      return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_khr, cooperative_matrix_nv)");
+    // Intel's (M = 8): the loop's fragments, staging and stores are 16 x 16 (gemm_coopmat.glsl).
+    std::string offered;
+    for (const std::string& s : t.cooperative_matrix_shapes) offered += (offered.empty() ? "" : ", ") + s;
+    return cat("target '", t.name, "' has no ", kCoopMatLoopShape, " cooperative-matrix shape, the one vkc's loop uses (it offers ",
+               offered, ")");
+  }
   if (!t.shader_float16) return cat("target '", t.name, "' has no float16 arithmetic (shaderFloat16)");
-  if (t.min_subgroup_size == 0 || t.min_subgroup_size != t.max_subgroup_size)
-    return cat("target '", t.name, "' has no single fixed subgroup size");
+  if (coopmat_subgroup_size(t) == 0)
+    return cat("target '", t.name, "' has neither one fixed subgroup size nor a way to pin one (subgroupSizeControl)");
   return "";
+}
+
+uint32_t coopmat_subgroup_size(const TargetLimits& t) {
+  if (t.min_subgroup_size == 0 || t.max_subgroup_size < t.min_subgroup_size) return 0;
+  if (t.min_subgroup_size == t.max_subgroup_size) return t.min_subgroup_size;
+  return t.subgroup_size_control ? t.min_subgroup_size : 0;
 }
 
 bool coopmat_uses_khr(const TargetLimits& t) { return t.cooperative_matrix_khr; }

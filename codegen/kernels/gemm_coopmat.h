@@ -19,8 +19,15 @@
 namespace vkc::codegen::kernels {
 
 // Why the target cannot run the loop at all ("" when it can): cooperative matrices, float16
-// arithmetic, and one fixed subgroup size (the loop's staging assumes it).
+// arithmetic, and one subgroup size, fixed or pinned (the loop's staging assumes it).
 std::string coopmat_misfit(const TargetLimits& t);
+
+// The subgroup size the loop is planned for (CoopTile::subgroup); 0: none. The target's one size,
+// or where it varies and can be pinned (TargetLimits::subgroup_size_control) its smallest: wave32
+// on AMD RDNA3, the width its WMMA instructions are defined for (a wave64 WMMA runs as two
+// halves), and the size NVIDIA's tiles were measured with, so one tile table serves both; the
+// compiler then records the pin (DispatchDesc::required_subgroup_size).
+uint32_t coopmat_subgroup_size(const TargetLimits& t);
 
 // Whether the loop can run `tile` (every invocation stages the same number of elements, subgroup
 // tiles of 16 x 16); the planner (codegen/gemm_planner.h) keeps only such tiles.

@@ -160,6 +160,40 @@ TEST(CoopMatrixPlan, KhrWhereTheTargetHasItNvOnlyWhereItIsMissing) {
     }
 }
 
+// Per target profile (issue 22 item 3): AMD's wave32/wave64 targets get tensor cores planned for
+// wave32 and pinned (required_subgroup_size, through the manifest too); NVIDIA's one size needs no
+// pin; Intel Xe2 offers only 8x16x16, so its float16 products stay on the FMA loop, saying why.
+TEST(CoopMatrixPlan, SubgroupSizeAndShapePerProfile) {
+  struct Case {
+    const char* target;
+    bool coop;
+    uint32_t pin;
+  };
+  for (const Case& c : {Case{"amd-rdna3", true, 32}, Case{"amd-rdna4", true, 32}, Case{"nvidia", true, 0},
+                        Case{"intel-xe2", false, 0}})
+    for (bool conv : {false, true}) {
+      SCOPED_TRACE(std::string(c.target) + (conv ? " conv" : " matmul"));
+      codegen::CompileOptions o;
+      o.target = find_target(c.target).limits;
+      ir::Graph g = conv ? f16_conv(conv_cases()[0]) : f16_matmul({256, 192}, {192, 320}, false);
+      ModuleImage m = codegen::compile_graph(g, o);
+      Manifest back = manifest_from_json(manifest_to_json(m.manifest));
+      bool found = false;
+      for (const DispatchDesc& d : back.dispatches) {
+        if (d.kernel.find("coopmat") == std::string::npos) {
+          if (!c.coop && d.kernel.find("pack") == std::string::npos) {
+            EXPECT_NE(d.notes.find("no 16x16x16 f16*f16+f32 cooperative-matrix shape"), std::string::npos) << d.notes;
+          }
+          continue;
+        }
+        found = true;
+        EXPECT_EQ(d.subgroup_sizes, (std::array<uint32_t, 2>{32, 32}));
+        EXPECT_EQ(d.required_subgroup_size, c.pin);
+      }
+      EXPECT_EQ(found, c.coop);
+    }
+}
+
 // The error compiling `g` for `target` with `strategy` forced on its conv ("(compiled)" if none).
 std::string forced_conv_error(const ir::Graph& g, const std::string& target, const std::string& strategy) {
   codegen::CompileOptions o;

@@ -158,5 +158,82 @@ TEST(DeviceFit, RequirementsSummaryComesFromTheDispatches) {
     EXPECT_NE(s.find(part), std::string::npos) << part << ": " << s;
 }
 
+// A dispatch planned for one subgroup size on a target whose size varies pins it
+// (required_subgroup_size): it runs on any device whose range holds that size and that can pin a
+// size for compute, and is refused in one line otherwise.
+ModuleImage module_pinning(uint32_t size) {
+  ModuleImage m = module_using(true);
+  m.manifest.target.min_subgroup_size = 32;
+  m.manifest.target.max_subgroup_size = 64;
+  m.manifest.target.subgroup_size_control = true;
+  m.manifest.dispatches[0].subgroup_sizes = {size, size};
+  m.manifest.dispatches[0].required_subgroup_size = size;
+  return m;
+}
+
+TEST(DeviceFit, PinnedSubgroupSizeRoundTrips) {
+  ModuleImage m = module_pinning(32);
+  const std::string text = manifest_to_json(m.manifest);
+  EXPECT_NE(text.find("\"required_subgroup_size\": 32"), std::string::npos) << text;
+  Manifest back = manifest_from_json(text);
+  EXPECT_EQ(back.dispatches[0].required_subgroup_size, 32u);
+  EXPECT_TRUE(back.target.subgroup_size_control);
+  // Not written where nothing is pinned; absent reads as 0.
+  const std::string plain = manifest_to_json(module_using(true).manifest);
+  EXPECT_EQ(plain.find("required_subgroup_size"), std::string::npos);
+  EXPECT_EQ(manifest_from_json(plain).dispatches[0].required_subgroup_size, 0u);
+  // A pin that contradicts subgroup_sizes, or is no power of two, is refused naming the field.
+  for (auto [pin, range] : {std::pair<uint32_t, uint32_t>{32, 64}, {48, 48}}) {
+    ModuleImage bad = module_pinning(32);
+    bad.manifest.dispatches[0].required_subgroup_size = pin;
+    bad.manifest.dispatches[0].subgroup_sizes = {pin == 48 ? 48u : 32u, range};
+    try {
+      manifest_from_json(manifest_to_json(bad.manifest));
+      ADD_FAILURE() << "accepted pin " << pin;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("dispatches[0].requires.required_subgroup_size"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(DeviceFit, PinnedSubgroupSizeFitsDevicesThatCanPinIt) {
+  TargetLimits rdna3 = roomy_device();
+  rdna3.min_subgroup_size = 32;
+  rdna3.max_subgroup_size = rdna3.subgroup_size = 64;
+  rdna3.subgroup_size_control = true;
+  EXPECT_TRUE(unmet_usage(module_pinning(32), rdna3).empty());
+  EXPECT_TRUE(unmet_usage(module_pinning(64), rdna3).empty());
+  // Without the pin the same dispatch is refused there: the driver may pick 64.
+  ModuleImage unpinned = module_pinning(32);
+  unpinned.manifest.dispatches[0].required_subgroup_size = 0;
+  ASSERT_EQ(unmet_usage(unpinned, rdna3).size(), 1u);
+  // A device of exactly that one size needs no subgroupSizeControl.
+  EXPECT_TRUE(unmet_usage(module_pinning(32), roomy_device()).empty());
+
+  struct Case {
+    const char* what;
+    TargetLimits device;
+    std::vector<std::string> expected;
+  };
+  TargetLimits no_control = rdna3;
+  no_control.subgroup_size_control = false;
+  TargetLimits intel = rdna3;
+  intel.min_subgroup_size = 8;
+  intel.max_subgroup_size = 16;
+  const std::vector<Case> cases = {
+      {"no control", no_control, {"requires subgroup size 32", "32..64", "subgroupSizeControl"}},
+      {"outside the range", intel, {"requires subgroup size 32", "the device has 8..16"}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> unmet = unmet_usage(module_pinning(32), c.device);
+    ASSERT_EQ(unmet.size(), 1u) << c.what;
+    EXPECT_NE(unmet[0].find("dispatch 'd0_matmul_coopmat'"), std::string::npos) << unmet[0];
+    EXPECT_EQ(unmet[0].find('\n'), std::string::npos) << unmet[0];
+    for (const std::string& s : c.expected) EXPECT_NE(unmet[0].find(s), std::string::npos) << c.what << ": " << unmet[0];
+  }
+  EXPECT_NE(requirements_summary(module_pinning(32).manifest).find("subgroup size 32 (pinned"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vkc

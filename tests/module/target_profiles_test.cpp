@@ -17,8 +17,8 @@ namespace {
 using test::error_of;
 
 TEST(Targets, EveryProfileLoadsInStableOrder) {
-  std::vector<std::string> expected{"lavapipe", "nvidia", "amd-rdna3", "amd-cdna3", "intel-xe",
-                                    "vulkan-min"};
+  std::vector<std::string> expected{"lavapipe", "nvidia", "amd-rdna3", "amd-rdna4", "amd-cdna3", "intel-xe",
+                                    "intel-xe2", "vulkan-min"};
   EXPECT_EQ(known_targets(), expected);
   for (const std::string& name : expected) {
     const TargetProfile& p = find_target(name);
@@ -87,10 +87,52 @@ TEST(Targets, KeyNumbersOfVendorProfiles) {
   EXPECT_EQ(unmet[0], "maxComputeSharedMemorySize 32768 < 49152");
 }
 
+// The cooperative-matrix shapes each driver reports (issue 22): cooperative_matrix_khr is whether
+// the loop's 16x16x16 f16*f16+f32 is among them, checked for every profile that lists any.
+TEST(Targets, CooperativeMatrixShapes) {
+  for (const std::string& name : known_targets()) {
+    const TargetLimits& t = find_target(name).limits;
+    for (const std::string& s : t.cooperative_matrix_shapes) EXPECT_TRUE(is_coopmat_shape_name(s)) << name << ": " << s;
+    if (!t.cooperative_matrix_shapes.empty()) {  // the profiles turn nothing off
+      EXPECT_EQ(t.cooperative_matrix_khr, t.offers_cooperative_matrix_shape(kCoopMatLoopShape)) << name;
+    }
+  }
+  const TargetLimits& nv = find_target("nvidia").limits;
+  for (const char* s : {"16x16x16 f16*f16+f32", "16x8x16 f16*f16+f32", "16x8x8 f16*f16+f32", "16x16x32 i8*i8+i32",
+                        "16x8x32 i8*i8+i32"})
+    EXPECT_TRUE(nv.offers_cooperative_matrix_shape(s)) << s;
+  const TargetLimits& rdna3 = find_target("rdna3").limits;
+  EXPECT_EQ(rdna3.cooperative_matrix_shapes, (std::vector<std::string>{"16x16x16 f16*f16+f32", "16x16x16 i8*i8+i32"}));
+  EXPECT_TRUE(rdna3.subgroup_size_control);
+  const TargetLimits& rdna4 = find_target("gfx1201").limits;
+  EXPECT_TRUE(rdna4.cooperative_matrix_khr);
+  EXPECT_TRUE(rdna4.offers_cooperative_matrix_shape("16x16x16 bf16*bf16+f32"));
+  EXPECT_TRUE(rdna4.offers_cooperative_matrix_shape("16x16x16 fp8e4m3*fp8e4m3+f32"));
+  const TargetLimits& xe2 = find_target("battlemage").limits;
+  EXPECT_FALSE(xe2.cooperative_matrix_khr);  // M = 8 only
+  EXPECT_EQ(xe2.cooperative_matrix_shapes, (std::vector<std::string>{"8x16x16 f16*f16+f32"}));
+  EXPECT_EQ(xe2.min_subgroup_size, 16u);
+  EXPECT_TRUE(find_target("vulkan-min").limits.cooperative_matrix_shapes.empty());
+  // Malformed names, and a bool that contradicts the list, are refused in one line.
+  EXPECT_NE(error_of([] { parse_target_profile(R"({"name": "x", "cooperative_matrix_shapes": ["16x16 f16"]})", "x.json"); })
+                .find("'16x16 f16' is not of the form"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_target_profile(R"({"name": "x", "cooperative_matrix_khr": true,
+                                       "cooperative_matrix_shapes": ["8x16x16 f16*f16+f32"]})", "x.json");
+            }).find("cooperative_matrix_khr is true but cooperative_matrix_shapes does not list 16x16x16 f16*f16+f32"),
+            std::string::npos);
+  // Round trip through a manifest's target.
+  nlohmann::json j = rdna3;
+  TargetLimits back = j.get<TargetLimits>();
+  EXPECT_EQ(back.cooperative_matrix_shapes, rdna3.cooperative_matrix_shapes);
+  EXPECT_TRUE(back.subgroup_size_control);
+}
+
 TEST(Targets, UnknownTargetListsKnownOnes) {
   EXPECT_EQ(error_of([] { find_target("foo"); }),
-            "unknown target 'foo' (known: lavapipe, nvidia, amd-rdna3, amd-cdna3, intel-xe, "
-            "vulkan-min, host)");
+            "unknown target 'foo' (known: lavapipe, nvidia, amd-rdna3, amd-rdna4, amd-cdna3, intel-xe, "
+            "intel-xe2, vulkan-min, host)");
   // `host` is resolved by the CLI through the runtime, never as a profile.
   EXPECT_NE(error_of([] { find_target("host"); }), "(no error)");
 }

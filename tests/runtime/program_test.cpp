@@ -8,6 +8,7 @@
 
 #include "common/test_util.h"
 #include "runtime/context_internal.h"
+#include "runtime/pipeline.h"
 #include "runtime_fixture.h"
 #include "support/error.h"
 
@@ -273,6 +274,62 @@ TEST_F(RuntimeProgram, JudgesAModuleByWhatItUses) {
                 " bytes of workgroup memory, the device allows " + std::to_string(d.max_compute_shared_memory_size) +
                 " (maxComputeSharedMemorySize); recompile it for this device (vk-run --recompile)");
   EXPECT_TRUE(ctx().validation_messages().empty());
+}
+
+// A dispatch that pins its subgroup size (DispatchDesc::required_subgroup_size) chains
+// VkPipelineShaderStageRequiredSubgroupSizeCreateInfo where the device can pin one; where it has
+// exactly that one size and cannot, nothing is chained; a size it cannot give is refused.
+TEST(SubgroupSizePin, BuiltWhenAsked) {
+  DispatchDesc d;
+  d.name = "d0_matmul_coopmat";
+  d.workgroup_size = {256, 1, 1};
+  TargetLimits rdna3;
+  rdna3.min_subgroup_size = 32;
+  rdna3.max_subgroup_size = 64;
+  rdna3.subgroup_size_control = true;
+  EXPECT_FALSE(subgroup_size_pin(d, rdna3, true));  // nothing pinned
+  d.subgroup_sizes = {32, 32};
+  d.required_subgroup_size = 32;
+  std::optional<SubgroupSizePin> pin = subgroup_size_pin(d, rdna3, true);
+  ASSERT_TRUE(pin);
+  EXPECT_EQ(pin->info.sType, VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO_EXT);
+  EXPECT_EQ(pin->info.requiredSubgroupSize, 32u);
+  EXPECT_EQ(pin->flags, VkPipelineShaderStageCreateFlags(VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT_EXT));
+  EXPECT_EQ(subgroup_size_pin(d, rdna3, false)->flags, 0u);  // no computeFullSubgroups
+  TargetLimits fixed32;
+  fixed32.min_subgroup_size = fixed32.max_subgroup_size = 32;
+  EXPECT_FALSE(subgroup_size_pin(d, fixed32, false));
+  TargetLimits no_control = rdna3;
+  no_control.subgroup_size_control = false;
+  EXPECT_EQ(error_of([&] { subgroup_size_pin(d, no_control, false); }),
+            "dispatch 'd0_matmul_coopmat' requires subgroup size 32, the device has 32..64 and cannot pin one for "
+            "compute (subgroupSizeControl, requiredSubgroupSizeStages)");
+  TargetLimits intel = rdna3;
+  intel.min_subgroup_size = 8;
+  intel.max_subgroup_size = 16;
+  EXPECT_EQ(error_of([&] { subgroup_size_pin(d, intel, false); }),
+            "dispatch 'd0_matmul_coopmat' requires subgroup size 32, the device has 8..16");
+}
+
+// On the test device (lavapipe: 8, which it can pin for compute) the pinned pipeline is created
+// with the create info, under the validation layer, and computes the same.
+TEST_F(RuntimeProgram, PinnedSubgroupSizeRuns) {
+  const uint32_t size = ctx().limits().min_subgroup_size;
+  if (!ctx().limits().subgroup_size_control) GTEST_FAIL() << "the test device cannot pin a subgroup size";
+  const uint32_t n = 1000;
+  ModuleImage m = test::add_module(ctx().limits(), n);
+  m.manifest.dispatches[0].subgroup_sizes = {size, size};
+  m.manifest.dispatches[0].required_subgroup_size = size;
+  ASSERT_TRUE(subgroup_size_pin(m.manifest.dispatches[0], ctx().limits(), true));
+  Program program(ctx(), m);
+  HostTensor a = vkc::test::random_tensor(DType::f32, {n}, rng);
+  HostTensor b = vkc::test::random_tensor(DType::f32, {n}, rng);
+  auto cmp = vkc::test::compare(program.execute({{"a", a}, {"b", b}}).at("c"), reference(a, b, std::plus<float>()), 0, 0);
+  EXPECT_TRUE(cmp.ok) << cmp.message;
+  // A size the device cannot give is refused before any pipeline is created.
+  m.manifest.dispatches[0].subgroup_sizes = {4 * ctx().limits().max_subgroup_size, 4 * ctx().limits().max_subgroup_size};
+  m.manifest.dispatches[0].required_subgroup_size = 4 * ctx().limits().max_subgroup_size;
+  EXPECT_NE(error_of([&] { Program p(ctx(), m); }).find("requires subgroup size"), std::string::npos);
 }
 
 TEST_F(RuntimeProgram, MisalignedOffsetIsRefused) {
