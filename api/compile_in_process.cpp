@@ -22,7 +22,7 @@ ir::Graph load_graph(const std::string& path, const LoadOptions& options) {
 TargetLimits resolve_target(const std::string& name, const rt::Context* device_context) {
   if (name == "host") {
     check(device_context != nullptr, "target 'host' needs a Vulkan device");
-    return device_context->limits();
+    return device_context->compile_limits();
   }
   return find_target(name).limits;
 }
@@ -30,7 +30,7 @@ TargetLimits resolve_target(const std::string& name, const rt::Context* device_c
 ModuleImage compile_for_device(const ir::Graph& graph, const rt::Context& context,
                                const ir::PassManagerOptions& passes, Precision precision) {
   codegen::CompileOptions options;
-  options.target = context.limits();
+  options.target = context.compile_limits();
   options.passes = passes;
   options.precision = precision;
   return codegen::compile_graph(graph, options);

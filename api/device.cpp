@@ -48,6 +48,11 @@ Device::Device(const DeviceOptions& options) : impl_(std::make_shared<Impl>()) {
 
 const DeviceInfo& Device::info() const { return impl_->info; }
 const DeviceLimits& Device::limits() const { return impl_->limits; }
+std::vector<std::string> Device::cooperative_matrix_gate() const {
+  std::vector<std::string> lines;
+  for (const rt::GateResult& r : impl_->context->cooperative_matrix_gate()) lines.push_back(rt::describe(r));
+  return lines;
+}
 bool Device::validation_enabled() const { return impl_->context->validation_enabled(); }
 std::vector<std::string> Device::validation_messages() const { return impl_->context->validation_messages(); }
 void Device::clear_validation_messages() { impl_->context->clear_validation_messages(); }

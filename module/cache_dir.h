@@ -2,6 +2,7 @@
 //
 //   <root>/pipelines/  driver pipeline caches (runtime/pipeline_cache.h)
 //   <root>/modules/    modules compiled from model files (api/module_cache.h, vk-run)
+//   <root>/gate/       the cooperative-matrix gate's verdicts (runtime/cooperative_matrix_gate.h)
 //
 // <root> is $VKC_CACHE_DIR, else $XDG_CACHE_HOME/vkc, else $HOME/.cache/vkc. Each kind's keys
 // include vkc's version (support/version.h), and, where an entry depends on the driver, the
@@ -18,6 +19,7 @@ namespace vkc {
 
 inline constexpr const char* kPipelineCacheKind = "pipelines";
 inline constexpr const char* kModuleCacheKind = "modules";
+inline constexpr const char* kGateCacheKind = "gate";
 
 // The cache root as described above; "" when none of the three variables is set.
 std::string cache_root();

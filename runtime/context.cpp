@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "module/cache_dir.h"
 #include "runtime/context_internal.h"
 #include "runtime/cooperative_matrix_khr.h"
 #include "runtime/vk_util.h"
@@ -197,12 +198,18 @@ Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
 
   c.limits = query_limits(c.physical, c.caps);
   c.limits.max_memory_allocation_size = c.max_allocation_bytes;  // with ContextOptions' cap
+  // The gate runs last, on a context of its own (it needs a finished device to run on).
+  if (options.cooperative_matrix_gate && env("VKC_NO_GATE") != "1")
+    c.gate = gate_device(chosen, c.caps.device_uuid, c.caps.properties.driverVersion, c.limits, cache_dir(kGateCacheKind));
+  c.compile_limits = gated_limits(c.limits, c.gate);
 }
 
 Context::~Context() = default;
 
 const DeviceInfo& Context::device_info() const { return impl_->info; }
 const TargetLimits& Context::limits() const { return impl_->limits; }
+const TargetLimits& Context::compile_limits() const { return impl_->compile_limits; }
+const std::vector<GateResult>& Context::cooperative_matrix_gate() const { return impl_->gate; }
 bool Context::validation_enabled() const { return impl_->validation; }
 Robustness Context::robustness() const { return impl_->robustness; }
 uint64_t Context::robust_storage_alignment() const {

@@ -65,6 +65,7 @@ struct DeviceCapabilities {
   // the device offers ("16x16x16 f16*f16+f32") for --list-devices.
   bool cooperative_matrix_khr = false;
   std::vector<std::string> cooperative_matrix_khr_shapes;
+  std::string device_uuid;  // VkPhysicalDeviceIDProperties::deviceUUID, hex (the gate's key)
   bool has(const char* extension) const { return extensions.count(extension) != 0; }
 };
 
@@ -88,6 +89,8 @@ struct Context::Impl {
   DeviceCapabilities caps;
   DeviceInfo info;
   TargetLimits limits;
+  TargetLimits compile_limits;    // limits with the cooperative-matrix gate's verdicts applied
+  std::vector<GateResult> gate;  // runtime/cooperative_matrix_gate.h
   VkPhysicalDeviceMemoryProperties memory{};
   // Device memory, for the preflight that refuses a module or an execution before allocating:
   // the device-local heaps together, the largest single allocation (maxMemoryAllocationSize) and

@@ -68,6 +68,15 @@ DeviceCapabilities query_capabilities(VkInstance instance, VkPhysicalDevice devi
                                     m.CType == VK_COMPONENT_TYPE_FLOAT32_NV && m.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
                                     m.scope == VK_SCOPE_SUBGROUP_NV;
   }
+  {
+    // The device's identity across processes: the cooperative-matrix gate keys its verdicts by it.
+    VkPhysicalDeviceIDProperties id = vk_struct<VkPhysicalDeviceIDProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES);
+    VkPhysicalDeviceProperties2 props = vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props.pNext = &id;
+    vkGetPhysicalDeviceProperties2(device, &props);
+    static const char* hex = "0123456789abcdef";
+    for (uint8_t b : id.deviceUUID) caps.device_uuid += std::string{hex[b >> 4], hex[b & 15]};
+  }
   caps.robust_buffer_access = features.features.robustBufferAccess;
   caps.robust_buffer_access2 = robustness2.robustBufferAccess2;
   if (caps.robust_buffer_access2) {

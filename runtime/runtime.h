@@ -13,6 +13,7 @@
 
 #include "module/manifest.h"
 #include "module/target_limits.h"
+#include "runtime/cooperative_matrix_gate.h"
 #include "support/tensor.h"
 
 namespace vkc::rt {
@@ -57,6 +58,10 @@ struct ContextOptions {
   // device's own): storage above it is placed in several allocations (module/storage_segments.h).
   // For tests of that path on devices whose limit is large.
   uint64_t max_allocation_bytes = 0;
+  // Test the device's cooperative matrices before compiling for it (runtime/cooperative_matrix_gate.h):
+  // verdicts from vkc's cache directory, or measured once and cached. VKC_NO_GATE=1 in the
+  // environment turns it off (the device's advertisement is then taken at its word).
+  bool cooperative_matrix_gate = true;
 };
 
 // Which guarantee Context::robustness() gives (ContextOptions::robust_buffer_access).
@@ -77,6 +82,11 @@ class Context {
   const DeviceInfo& device_info() const;
   // The device's limits in the structure codegen plans against (name "host").
   const TargetLimits& limits() const;
+  // The limits to compile for this device: limits() with the cooperative-matrix forms the gate
+  // rejected (wrong, slower, failed) cleared. limits() still says what the device can run.
+  const TargetLimits& compile_limits() const;
+  // The gate's verdicts, one per cooperative-matrix form the device offers (none without).
+  const std::vector<GateResult>& cooperative_matrix_gate() const;
   bool validation_enabled() const;
   // The robustness the device was created with; BufferAccess2 also reports the granularity its
   // bounds are rounded up to (robustStorageBufferAccessSizeAlignment, bytes; 0 otherwise).

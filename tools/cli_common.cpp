@@ -77,6 +77,11 @@ void Args::require_alone(const std::string& name) const {
   for (const std::string& a : args_) check(a == name, "usage: ", name, " takes no other argument, got '", a, "'");
 }
 
+void Args::require_alone_but_consumed(const std::string& name) const {
+  for (size_t i = 0; i < args_.size(); ++i)
+    check(used_[i] || args_[i] == name, "usage: ", name, " takes no other argument, got '", args_[i], "'");
+}
+
 std::pair<std::string, std::string> split_assignment(const std::string& arg, const std::string& flag) {
   size_t eq = arg.find('=');
   check(eq != std::string::npos && eq > 0 && eq + 1 < arg.size(), "usage: ", flag,

@@ -29,6 +29,8 @@ class Args {
   // For a flag that acts alone (--list-devices): throws a usage error naming any other argument,
   // consumed or not, which that flag would otherwise silently ignore.
   void require_alone(const std::string& name) const;
+  // The same, except arguments consumed already (--device INDEX read before): for --self-test.
+  void require_alone_but_consumed(const std::string& name) const;
 
  private:
   std::vector<std::string> args_;

@@ -82,7 +82,7 @@ int compile_main(int argc, char** argv) {
     vkc::rt::ContextOptions co;
     co.device = device;
     vkc::rt::Context context(co);
-    options.target = context.limits();
+    options.target = context.compile_limits();
   } else {
     options.target = vkc::resolve_target(target_name, nullptr);
   }

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "tools/cli_common.h"
+#include "tools/self_test.h"
 #include "vkc/vkc.h"
 
 namespace {
@@ -23,7 +24,11 @@ const char* kUsage =
     "              [--random-inputs SEED] [--input-shape NAME=D0,D1,...]\n"
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
     "              [--benchmark N] [--profile] [--recompile] [--no-cache] [--robust]\n"
-    "              [--device-io] [--list-devices] [--precision fp32|fp16]\n"
+    "              [--device-io] [--list-devices] [--self-test] [--precision fp32|fp16]\n"
+    "  --list-devices       every device, its tensor cores and the cooperative-matrix gate's verdicts\n"
+    "  --self-test          a short report for bug reports: device, driver, the gate's verdicts, a\n"
+    "                       conformance subset against the reference interpreter, a few timings\n"
+    "                       (with --device to pick the device; exit code 1 when a check fails)\n"
     "  an ONNX model's symbolic dims take the --input files' shapes (compiled once per shape)\n"
     "  --device-io          with --benchmark: also time runs whose inputs and outputs stay in\n"
     "                       device memory (uploaded once; no copies in the timed runs)\n"
@@ -203,8 +208,21 @@ int run_main(int argc, char** argv) {
         for (const std::string& s : d.cooperative_matrix_shapes) std::cout << " " << s << ";";
         std::cout << "\n";
       }
+      // The gate's verdicts (measured once per device and driver, then cached): opening the
+      // device runs or reads them (runtime/cooperative_matrix_gate.h).
+      if (!d.tensor_cores.empty()) {
+        vkc::DeviceOptions one = device_options;
+        one.select = std::to_string(d.index);
+        std::vector<std::string> verdicts = vkc::Device(one).cooperative_matrix_gate();
+        if (verdicts.empty()) std::cout << "   gate: skipped (VKC_NO_GATE=1)\n";
+        for (const std::string& v : verdicts) std::cout << "   gate: " << v << "\n";
+      }
     }
     return 0;
+  }
+  if (args.flag("--self-test")) {
+    args.require_alone_but_consumed("--self-test");
+    return vkc::cli::run_self_test(device_options.select, device_options.robust_buffer_access, std::cout);
   }
   std::vector<std::string> input_args = args.values("--input");
   std::string seed = args.value("--random-inputs");

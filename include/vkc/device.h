@@ -68,6 +68,13 @@ class Device {
   const DeviceInfo& info() const;
   const DeviceLimits& limits() const;
   bool validation_enabled() const;
+  // The cooperative-matrix gate's verdicts, one line per form the device offers (none without
+  // tensor cores), e.g. "KHR 16x16x16 f16*f16+f32, subgroup 32: ok (tensor cores 0.210 ms, SIMT
+  // 1.400 ms) [cached]". Compiling for this device uses a form only where its verdict is "ok" or
+  // "not tested" (no precompiled self-test for the device; the advertisement rules then). The
+  // verdicts are measured the first time a device and driver are seen, then read from vkc's
+  // cache directory; VKC_NO_GATE=1 skips the gate.
+  std::vector<std::string> cooperative_matrix_gate() const;
   // Validation-layer messages seen so far (each also fails the execution it happened in).
   std::vector<std::string> validation_messages() const;
   void clear_validation_messages();
