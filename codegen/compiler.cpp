@@ -8,12 +8,14 @@
 #include "codegen/glsl_compiler.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernel_context.h"
+#include "codegen/conv_planner.h"
 #include "codegen/kernels/attention_plan.h"
 #include "codegen/range_split.h"
 #include "codegen/spirv_cache.h"
 #include "codegen/spirv_coopmat_khr.h"
 #include "codegen/spirv_tools.h"
 #include "codegen/storage_plan.h"
+#include "ir/conv_geometry.h"
 #include "ir/passes.h"
 #include "ir/verifier.h"
 #include "module/tensor_lookup.h"
@@ -38,6 +40,12 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
     fits = [limits = *target](const ir::Op& op) { return kernels::plan_attention(op, limits).has_value(); };
   pm.add(ir::fuse_attention_pass(fits));
   if (precision == Precision::fp16) pm.add(ir::convert_to_fp16_pass());
+  // After the fp16 conversion, whose weights are then float16 constants.
+  if (target)
+    pm.add(ir::pack_conv_filters_pass([limits = *target](const ir::Op& conv) {
+      ConvPlan plan = plan_conv(ir::conv_geometry(conv), limits, 2, "", conv.describe());
+      return plan.strategy == ConvStrategy::implicit_gemm_coopmat && plan.coop().vec == 8;
+    }));
   pm.add(ir::dead_code_elimination_pass());
   return pm;
 }

@@ -194,6 +194,29 @@ TEST(CoopMatrixPlan, SubgroupSizeAndShapePerProfile) {
     }
 }
 
+// A constant filter is packed once at compile time (ir/passes/pack_conv_filters.cpp): the
+// tensor-core conv reads it in place, so only the input's pack dispatch remains; a filter given as
+// an input is still packed per execution.
+TEST(CoopMatrixPlan, ConstantFiltersArePackedAtCompileTime) {
+  for (bool constant : {true, false}) {
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", {DType::f16, {1, 64, 20, 20}});
+    ir::Value* w = nullptr;
+    if (constant) {
+      HostTensor t(DType::f16, {96, 64, 3, 3});
+      for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, double(i % 7) / 8 - 0.375);
+      w = g.add_op(ir::OpKind::Constant, {}, {{"value", std::make_shared<const HostTensor>(std::move(t))}}, "w")->result();
+    } else {
+      w = g.add_input("w", {DType::f16, {96, 64, 3, 3}});
+    }
+    g.add_output(g.add_op(ir::OpKind::Conv, {x, w}, {{"pads", Ints{1, 1, 1, 1}}}, "conv")->result(), "y");
+    codegen::CompileOptions o;
+    o.target = find_target("nvidia").limits;
+    EXPECT_EQ(strategies(codegen::compile_graph(g, o)),
+              constant ? "conv_pack_input conv_implicit_gemm_coopmat " : kPackBoth);
+  }
+}
+
 // The error compiling `g` for `target` with `strategy` forced on its conv ("(compiled)" if none).
 std::string forced_conv_error(const ir::Graph& g, const std::string& target, const std::string& strategy) {
   codegen::CompileOptions o;
@@ -318,6 +341,22 @@ TEST_P(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
     EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
   }
+}
+
+// A constant filter, packed at compile time and read in place by the tensor-core kernel.
+TEST_P(CoopMatrixGpu, ConstantFilterPackedAtCompileTime) {
+  ir::Graph g;
+  ir::Value* x = g.add_input("x", {DType::f16, {2, 32, 13, 11}});
+  HostTensor t(DType::f16, {48, 32, 3, 3});
+  for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, double((i * 37) % 17) / 16 - 0.5);
+  ir::Value* w = g.add_op(ir::OpKind::Constant, {}, {{"value", std::make_shared<const HostTensor>(std::move(t))}}, "w")->result();
+  g.add_output(g.add_op(ir::OpKind::Conv, {x, w}, {{"pads", Ints{1, 0, 1, 2}}}, "conv")->result(), "y");
+  GpuRunOptions o = fp16_tolerance();
+  keep_only(o, GetParam());
+  GpuRun run = run_on_gpu(g, random_inputs(g, 77), o);
+  EXPECT_EQ(strategies(run.module), "conv_pack_input conv_implicit_gemm_coopmat ");
+  EXPECT_TRUE(declares(run.module, GetParam()));
+  EXPECT_TRUE(outputs_match(run, o));
 }
 
 // Small integer-valued operands: every product and sum is exact in float16 x float16 + float32,
