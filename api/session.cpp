@@ -108,20 +108,19 @@ Outputs Session::run(const Inputs& inputs, const RunOptions& options) { return s
 Execution Session::submit(const Inputs& inputs, const RunOptions& options) {
   Impl& s = *impl_;
   s.finish();  // the previous execution's outputs move into its Execution
-  std::map<std::string, std::shared_ptr<rt::DeviceTensor>> device_inputs;
-  for (const auto& [name, t] : inputs.device) {
-    check(bool(t), "input '", name, "': empty DeviceTensor");
-    check(t.impl()->device == s.device.impl(), "input '", name,
+  // A caller's device tensor, checked: not empty, and on this session's device.
+  auto runtime_tensor = [&](const char* role, const std::string& name, const DeviceTensor& t) {
+    check(bool(t), role, " '", name, "': empty DeviceTensor");
+    check(t.impl()->device == s.device.impl(), role, " '", name,
           "': the device tensor lives on another vkc::Device than this session's");
-    device_inputs[name] = t.impl()->tensor;
-  }
+    return t.impl()->tensor;
+  };
+  std::map<std::string, std::shared_ptr<rt::DeviceTensor>> device_inputs;
+  for (const auto& [name, t] : inputs.device) device_inputs[name] = runtime_tensor("input", name, t);
   std::set<std::string> kept = options.keep_on_device;
   std::map<std::string, std::shared_ptr<rt::DeviceTensor>> targets;
   for (const auto& [name, t] : options.output_into) {
-    check(bool(t), "output_into '", name, "': empty DeviceTensor");
-    check(t.impl()->device == s.device.impl(), "output_into '", name,
-          "': the device tensor lives on another vkc::Device than this session's");
-    targets[name] = t.impl()->tensor;
+    targets[name] = runtime_tensor("output_into", name, t);
     kept.insert(name);
   }
   for (const std::string& name : kept) {

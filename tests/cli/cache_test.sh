@@ -8,9 +8,7 @@
 set -uo pipefail
 compile=$1; run=$2; python=$3; src=$4; work=$5
 rm -rf "$work"; mkdir -p "$work"
-fails=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/checks.sh"
 export VKC_CACHE_DIR="$work/cache"
 modules() { find "$1" -name '*.vkcm' 2>/dev/null | sort; }
 

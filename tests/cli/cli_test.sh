@@ -5,9 +5,7 @@
 set -uo pipefail
 compile=$1; run=$2; spirv_val=$3; src=$4; work=$5
 rm -rf "$work"; mkdir -p "$work"
-fails=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/checks.sh"
 
 # The profiles vk-compile knows, which must be every file in targets/ (each one loads).
 mapfile -t targets < <("$compile" --list-targets)
@@ -33,14 +31,7 @@ for f in "$src"/examples/*.vkir; do
   else fail "vk-run --check $name: $(tail -1 "$work/$name.run")"; fi
 done
 
-# User errors: exit code 1, exactly one line on stderr.
-expect_error() {
-  local what=$1; shift
-  "$@" >/dev/null 2>"$work/err"; local rc=$?
-  local lines; lines=$(wc -l <"$work/err")
-  if [ $rc -eq 1 ] && [ "$lines" -eq 1 ]; then pass
-  else fail "$what: exit $rc, $lines stderr lines: $(head -3 "$work/err")"; fi
-}
+# User errors (expect_error, checks.sh): exit code 1, exactly one line on stderr.
 printf 'graph @g(%%x: tensor<2xf32>) {\n  %%y = frobnicate (%%x) : tensor<2xf32>\n  return %%y as "y"\n}\n' >"$work/badop.vkir"
 printf 'graph @g(%%x: tensor<2xf32>) {\n  %%y = relu (%%x) : tensor<2xf32>\n' >"$work/truncated.vkir"
 printf 'not a numpy file' >"$work/bad.npy"

@@ -7,16 +7,7 @@ set -uo pipefail
 compile=$1; run=$2; src=$3; work=$4
 rm -rf "$work"; mkdir -p "$work"
 export VKC_CACHE_DIR="$work/cache"
-fails=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect_error() {
-  local what=$1; shift
-  "$@" >/dev/null 2>"$work/err"; local rc=$?
-  local lines; lines=$(wc -l <"$work/err")
-  if [ $rc -eq 1 ] && [ "$lines" -eq 1 ]; then pass
-  else fail "$what: exit $rc, $lines stderr lines: $(head -3 "$work/err")"; fi
-}
+source "$(dirname "$0")/checks.sh"
 net="$src/examples/small_convnet.vkir"
 
 # Compiled both ways: same dispatch count, fp16 recorded, the report's precision column.

@@ -8,9 +8,7 @@ set -uo pipefail
 run=$1; work=$2
 rm -rf "$work"; mkdir -p "$work"
 export VKC_CACHE_DIR="$work/cache"
-fails=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/checks.sh"
 has() { grep -qE -- "$1" "$work/report" && pass || fail "the report lacks /$1/"; }
 
 "$run" --self-test >"$work/report" 2>"$work/err"; rc=$?

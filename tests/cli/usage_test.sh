@@ -10,9 +10,7 @@
 set -uo pipefail
 compile=$1; run=$2; src=$3; work=$4
 rm -rf "$work"; mkdir -p "$work"
-fails=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+source "$(dirname "$0")/checks.sh"
 # expect_refusal WHAT SUBSTRING... -- COMMAND...: exit 1, one stderr line holding every substring.
 expect_refusal() {
   local what=$1; shift
