@@ -4,6 +4,7 @@
 // every execution (codegen/kernels/conv.cpp), one per conv: 53 of resnet50's dispatches in the
 // precision mode. A constant costs the permutation once, here.
 #include <cstring>
+#include <vector>
 
 #include "ir/conv_geometry.h"
 #include "ir/passes.h"
@@ -57,21 +58,19 @@ bool pack_one(Graph& g, Op* conv, const ConvFilterPacked& wanted) {
   operands[1] = filter;
   Op* repacked = g.insert_op(conv, OpKind::Conv, operands, std::move(attrs), conv->name, conv->loc);
   g.replace_all_uses(conv->result(), repacked->result());
-  g.remove_dead_ops();
   return true;
 }
 
+// One sweep over the convs there were at the start (a repacked conv is not looked at again), and
+// one removal of the replaced ops at the end: linear in the graph, as compile time must stay.
 bool pack_filters(Graph& g, const ConvFilterPacked& wanted) {
-  bool changed_any = false;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Op* op : g.ops())
-      if (pack_one(g, op, wanted)) {
-        changed = changed_any = true;
-        break;
-      }
-  }
-  return changed_any;
+  std::vector<Op*> convs;
+  for (Op* op : g.ops())
+    if (op->kind == OpKind::Conv) convs.push_back(op);
+  bool changed = false;
+  for (Op* conv : convs) changed |= pack_one(g, conv, wanted);
+  if (changed) g.remove_dead_ops();
+  return changed;
 }
 
 }  // namespace
