@@ -1,8 +1,11 @@
 #include "bench/bench_cases.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "ir/conv_geometry.h"
+#include "support/error.h"
 #include "support/int_math.h"
 
 namespace vkc::bench {
@@ -75,6 +78,25 @@ BenchCase matmul_case(int64_t n, DType dtype = DType::f32) {
   return c;
 }
 
+// An M x K by K x N product; `tile` ("TMxTNxTK/RMxRN/STAGES") forces one FMA tile, to measure the
+// planner's candidates against each other in one run (named ..._t<tile> with '/' as '-').
+BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "") {
+  BenchCase c;
+  std::string suffix = tile;
+  std::replace(suffix.begin(), suffix.end(), '/', '-');
+  c.name = cat("matmul_", m, "x", n, "x", k, tile.empty() ? "" : "_t" + suffix);
+  c.group = "matmul_tiles";
+  if (!tile.empty()) c.forced = {{"matmul", "tiled=" + tile}};
+  c.flops = 2.0 * double(m) * double(n) * double(k);
+  c.build = [=](ir::Graph& g) {
+    ir::Value* a = g.add_input("a", {DType::f32, {m, k}});
+    ir::Value* b = g.add_input("b", {DType::f32, {k, n}});
+    g.add_output(g.add_op(OpKind::MatMul, {a, b}, {}, "matmul")->result(), "y");
+  };
+  c.torch = {{"op", "matmul"}, {"dtype", "f32"}};
+  return c;
+}
+
 // Indices are i64 because torch.topk returns int64: both sides write the same bytes.
 BenchCase topk_case(Shape x, int64_t k) {
   BenchCase c;
@@ -142,17 +164,17 @@ BenchCase relu_case(int64_t n, uint64_t max_binding_bytes = 0, const std::string
 // Attention as BERT exports it (matmul, divide by sqrt(d), softmax, matmul): the fuse-attention
 // pass makes it one kernel; `tiles` forces its tiling (BQxBK) to compare tilings in one run.
 // Against torch's scaled_dot_product_attention (issue 23: faster than SDPA fp32 at 1x12x1024x64).
-BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::string& tiles = "") {
+BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::string& tiles = "", int64_t batch = 1) {
   BenchCase c;
-  c.name = "attention_1x" + std::to_string(heads) + "x" + std::to_string(seq) + "x" + std::to_string(d) +
+  c.name = "attention_" + std::to_string(batch) + "x" + std::to_string(heads) + "x" + std::to_string(seq) + "x" + std::to_string(d) +
            (tiles.empty() ? "" : "_" + tiles);
   c.group = "attention";
   if (!tiles.empty()) c.forced = {{"attention", tiles}};
-  c.flops = 4.0 * double(heads) * double(seq) * double(seq) * double(d);
+  c.flops = 4.0 * double(batch) * double(heads) * double(seq) * double(seq) * double(d);
   c.build = [=](ir::Graph& g) {
-    ir::Value* q = g.add_input("q", {DType::f32, {1, heads, seq, d}});
-    ir::Value* k = g.add_input("k", {DType::f32, {1, heads, seq, d}});
-    ir::Value* v = g.add_input("v", {DType::f32, {1, heads, seq, d}});
+    ir::Value* q = g.add_input("q", {DType::f32, {batch, heads, seq, d}});
+    ir::Value* k = g.add_input("k", {DType::f32, {batch, heads, seq, d}});
+    ir::Value* v = g.add_input("v", {DType::f32, {batch, heads, seq, d}});
     ir::Value* kt = g.add_op(OpKind::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
     HostTensor root(DType::f32, {1});
     root.set_f64(0, std::sqrt(double(d)));
@@ -209,9 +231,19 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({64, 64, 4, 4}, {8, 8, 4, 4}), false, 1, p1, {2, 2}));
   cases.push_back(im2col_case(s({1, 64, 256, 256}, {1, 4, 16, 16}), {3, 3}, p1));
   cases.push_back(matmul_case(n(4096, 64)));
+  // Transformer shapes (ViT-B/16 at batch 8 and 1: fc2, fc1, the output projection), the planner's
+  // tile and candidate FMA tiles forced, to choose the table's order by measurement.
+  for (auto [m, nn, k] : {std::tuple<int64_t, int64_t, int64_t>{1576, 768, 3072}, {1576, 3072, 768},
+                          {1576, 768, 768}, {197, 3072, 768}, {197, 768, 3072}})
+    for (const char* tile : {"", "64x64x16/4x4/1", "64x64x16/4x4/2", "64x64x16/8x4/2", "64x64x16/8x8/2",
+                             "128x64x16/8x4/2", "128x64x16/8x8/2", "64x128x16/4x8/2", "128x128x16/8x8/2",
+                             "64x32x16/4x4/2", "32x64x16/4x4/2", "32x32x16/4x4/2"})
+      cases.push_back(matmul_mnk_case(n(m, 64), n(nn, 64), n(k, 64), tile));
   for (const char* tiles : {"", "64x32", "64x16", "32x32", "32x16", "32x8", "16x16"})
     cases.push_back(attention_case(n(12, 2), n(1024, 64), 64, tiles));
   cases.push_back(attention_case(n(12, 2), n(128, 32), 64));
+  // ViT-B/16's attention at batch 8 (197 tokens: a partial last tile).
+  cases.push_back(attention_case(n(12, 2), n(197, 37), 64, "", n(8, 2)));
   // float16 on tensor cores (issue 9; forced, so that a planner change cannot move them off): the
   // two large convs and the matmul again, and the two CONV_2D shapes ggml-vulkan's figures are for
   // ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096, 1536x1536x32 * 3x3x32x64). Compared with

@@ -22,6 +22,7 @@ int64_t contraction_reads(const ir::Op& op, int operand, const TargetLimits& tar
   const ir::Value* bv = op.operand(1);
   ir::MatrixView a = ir::matrix_view(av->type.shape, true, op.attr_bool("transpose_a"));
   ir::MatrixView b = ir::matrix_view(bv->type.shape, false, op.attr_bool("transpose_b"));
+  ir::fold_batches_into_rows(a, b);
   const int64_t M = a.rows, N = b.cols, K = a.cols;
   if (M * N * K == 0) return 1;
   const int64_t batches = std::max<int64_t>(1, op.result()->type.numel() / std::max<int64_t>(1, M * N));

@@ -18,4 +18,12 @@ MatrixView matrix_view(const Shape& shape, bool is_lhs, bool transpose) {
   return v;
 }
 
+bool fold_batches_into_rows(MatrixView& a, const MatrixView& b) {
+  if (a.batch.empty() || a.col_stride != 1 || shape_numel(b.batch) != 1) return false;
+  a.rows *= shape_numel(a.batch);
+  a.batch.clear();
+  a.matrix_size = a.rows * a.cols;
+  return true;
+}
+
 }  // namespace vkc::ir

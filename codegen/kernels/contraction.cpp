@@ -11,6 +11,7 @@
 // their f32 size whatever the operand's source type (a dequantized u8 weight stages as f32).
 #include <algorithm>
 #include <optional>
+#include <sstream>
 
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
@@ -112,6 +113,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   require_storable(t, ctx.target, what);
   Operand a = ir::matrix_view(av->type.shape, true, op.attr_bool("transpose_a"));
   Operand b = ir::matrix_view(bv->type.shape, false, op.attr_bool("transpose_b"));
+  ir::fold_batches_into_rows(a, b);
   const int64_t M = a.rows, N = b.cols, K = a.cols;
   Shape batch(std::max(a.batch.size(), b.batch.size()), 1);
   for (size_t d = 0; d < batch.size(); ++d) {
@@ -124,7 +126,17 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
 
   const std::string forced_text = ctx.forced(op);
   std::optional<S> forced;
-  if (!forced_text.empty()) forced = parse_contraction_strategy(forced_text, what);
+  // "tiled=TMxTNxTK/RMxRN/STAGES" forces one FMA tile (to measure tiles against each other, e.g.
+  // bench/bench_cases.cpp); it must fit the target and the loop like any planned tile.
+  std::optional<SimtTile> forced_tile;
+  if (forced_text.rfind("tiled=", 0) == 0) {
+    forced_tile = parse_simt_tile(forced_text.substr(6), what);
+    std::string why = tile_misfit(*forced_tile, ctx.target);
+    check(why.empty(), what, ": tile ", forced_tile->str(), " does not fit target '", ctx.target.name, "': ", why);
+    forced = S::tiled;
+  } else if (!forced_text.empty()) {
+    forced = parse_contraction_strategy(forced_text, what);
+  }
   // The tensor-core loop reads both operands 16 bytes at a time where it can (vec8_operands);
   // unforced, float16 products that would be tiled take it then (3-5x the FMA loop on the H200,
   // bench/RESULTS.md, Run N); one-element staging is only used when forced (it was no faster).
@@ -180,6 +192,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   std::optional<SimtTile> tile;
   if (!chosen) {
     tile = contraction_tile(M, N, K, ctx.target, batches);
+  } else if (forced_tile) {
+    tile = forced_tile;
   } else if (chosen == S::tiled) {
     if (std::optional<GemmChoice> c = choose_gemm(gemm_problem(M, N, K, batches, a, b, 0), ctx.target))
       tile = std::get<SimtTile>(c->tile);
@@ -309,7 +323,18 @@ std::string_view contraction_strategy_name(ContractionStrategy s) {
 ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what) {
   for (S s : {S::tiled, S::coopmat, S::dot, S::naive})
     if (text == contraction_strategy_name(s)) return s;
-  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, coopmat, dot, naive)"));
+  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, tiled=TMxTNxTK/RMxRN/STAGES, coopmat, dot, naive)"));
+}
+
+SimtTile parse_simt_tile(const std::string& text, const std::string& what) {
+  SimtTile t;
+  char x1, x2, s1, x3, s2;
+  std::istringstream in(text);
+  in >> t.tm >> x1 >> t.tn >> x2 >> t.tk >> s1 >> t.rm >> x3 >> t.rn >> s2 >> t.stages;
+  check(in && in.peek() == EOF && x1 == 'x' && x2 == 'x' && s1 == '/' && x3 == 'x' && s2 == '/' && t.rm > 0 &&
+            t.rn > 0 && t.stages > 0 && t.tm % t.rm == 0 && t.tn % t.rn == 0,
+        what, ": tile '", text, "' is not TMxTNxTK/RMxRN/STAGES (e.g. 64x64x16/4x4/1)");
+  return t;
 }
 
 std::optional<SimtTile> contraction_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target, int64_t batches) {

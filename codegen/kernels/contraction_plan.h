@@ -21,6 +21,8 @@ enum class ContractionStrategy {
 std::string_view contraction_strategy_name(ContractionStrategy s);
 // vkc::Error naming `what` and the strategies for any other text.
 ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what);
+// "TMxTNxTK/RMxRN/STAGES" (the forced strategy "tiled=..."): one FMA tile, or an error naming `what`.
+SimtTile parse_simt_tile(const std::string& text, const std::string& what);
 
 // The FMA tile an M x N x K problem takes when nothing is forced: the GEMM planner's, unless the
 // problem is too thin for tiles to pay (then nullopt: the dot or naive kernel).
