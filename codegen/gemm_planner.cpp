@@ -25,6 +25,18 @@ constexpr double kMinEfficiency = 0.75;
 constexpr int64_t kSplitMinK = 512;
 // Each slice of a planner-chosen split keeps at least this many TK steps of products.
 constexpr uint64_t kMinSliceSteps = 4;
+// Matmul (plain matrices) splits K until the grid holds this many 128-invocation workgroups per
+// compute unit, in at most kMaxMatrixSplit slices. Measured on the H200 on transformer shapes
+// (bench/RESULTS.md, session 15): 1576x768x3072 ran 0.268 ms as 128x64 tiles in 4 slices (624
+// workgroups) against 0.36-0.42 ms unsplit; 197x768x3072 0.055 ms as 64x64 in 8 slices against
+// 0.205 ms on 16x16 tiles; splits beyond 8 were not measured.
+constexpr uint64_t kMatrixSplitWorkgroupsPerUnit = 4;
+constexpr uint64_t kMaxMatrixSplit = 8;
+// The largest tiles (256x128: 222 registers, one workgroup per SM) pay only with several waves of
+// their own: unsplit they lost to 128x64 at 312 tiles on 132 SMs (0.298 against 0.262 ms,
+// 1576x3072x768) and won at 512 (the 4096^3 matmul); split they lost everywhere (same runs).
+constexpr uint64_t kLargestTileArea = 256 * 128;
+constexpr uint64_t kLargestTileMinWaves = 3;
 
 std::vector<GemmTileEntry> make_table() {
   std::vector<GemmTileEntry> t;
@@ -42,6 +54,12 @@ std::vector<GemmTileEntry> make_table() {
   // registers, no spill; bench/RESULTS.md, 2026-11-25).
   simt(256, 128, 16, 16, 8, 2, Vendor::nvidia, true);  // 256 invocations, 48 KiB
   simt(256, 128, 8, 16, 8, 2, Vendor::nvidia, true);   // 256 invocations, 24 KiB (3.82 ms)
+  // 128 invocations with 8x8 and 8x4 blocks and two stages: on the transformer shapes (M 128-1576,
+  // N 768-3072, K 768-3072) the fastest of 11 candidates on the H200, alone or split (RESULTS.md,
+  // session 15: 1576x3072x768 0.262 ms against 0.294 for 128x128 8x8; 1576x768x768 0.095 against
+  // 0.111 for 64x64 4x4). Measured on plain matrices only.
+  simt(128, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 128 invocations, 24 KiB
+  simt(64, 64, 16, 8, 4, 2, Vendor::nvidia, true);   // 128 invocations, 16 KiB
   // Register blocks of 4x4 (8x8 on the largest tile) keep 16-64 accumulators per invocation.
   simt(128, 128, 16, 8, 8);  // 256 invocations, 16 KiB
   simt(128, 64, 16, 8, 4);   // 256 invocations, 12 KiB
@@ -135,10 +153,19 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
     const uint64_t want = std::max(kWorkgroupsPerUnit * t.compute_units,
                                    ceil_div(kInvocationsPerUnit * t.compute_units, invocations(tile)));
     uint64_t tiles = tiles_of(tile, p), split = 1;
-    // Split K only where the output's tiles do not fill even one wave of the device: a grid that
-    // does gains less from more workgroups than the partial sums cost.
-    if (may_split && tiles > 0 && tiles < t.compute_units)
+    const bool largest = uint64_t(tile_m(tile)) * tile_n(tile) >= kLargestTileArea;
+    if (largest && p.matrix_operands && tiles < kLargestTileMinWaves * t.compute_units) continue;
+    if (may_split && tiles > 0 && p.matrix_operands && !largest) {
+      const uint64_t deep = std::max(kMatrixSplitWorkgroupsPerUnit * t.compute_units,
+                                     ceil_div(kMatrixSplitWorkgroupsPerUnit * 128 * t.compute_units, invocations(tile)));
+      if (tiles < deep)
+        split = std::max<uint64_t>(
+            1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, kMinSliceSteps)}));
+    } else if (may_split && tiles > 0 && tiles < t.compute_units) {
+      // Conv: split K only where the output's tiles do not fill even one wave of the device: a
+      // grid that does gains less from more workgroups than the partial sums cost.
       split = std::max<uint64_t>(1, std::min(ceil_div(want, tiles), split_limit(tile, p, t, kMinSliceSteps)));
+    }
     if (tiles * split >= want) return GemmChoice{tile, split};
     // Otherwise the most invocations; among equals (4x4 blocks all give M x N / 16), the most
     // workgroups.

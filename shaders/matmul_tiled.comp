@@ -15,8 +15,12 @@ uint batch, abase, bbase;
 // tensor-core loop's 16-byte a_load8 / b_load8), written by codegen/kernels/contraction.cpp.
 // Out-of-range rows / columns / depth read as zero, so partial edge tiles need no special case.
 ${OPERANDS}
+// The workgroup's K slice (SPLITS > 1: split K, the slices' partial sums go to `partial` and the
+// reduce dispatch, matmul_split_k_reduce.comp, adds them and runs the epilogue).
+uint split;
 void store_c(uint m, uint n, float v) {
-  if (m < ${M}u && n < ${N}u) store_result((batch * ${M}u + m) * ${N}u + n, epilogue(v, m, n));
+  uint i = (batch * ${M}u + m) * ${N}u + n;
+  if (m < ${M}u && n < ${N}u) ${STORE};
 }
 
 ${GEMM_CORE}
@@ -24,9 +28,14 @@ ${GEMM_CORE}
 void main() {
   // Linear workgroup index (the grid may be folded into y): tile column fastest, then row, batch.
   uint wg = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
-  if (wg >= ${GROUPS}u) return;  // whole workgroups leave together: barriers stay uniform
+  if (wg >= ${GROUPS}u * ${SPLITS}u) return;  // whole workgroups leave together: barriers stay uniform
+  split = wg / ${GROUPS}u;
+  wg %= ${GROUPS}u;
   batch = wg / ${TILES_MN}u;
   abase = a_batch(batch);
   bbase = b_batch(batch);
-  gemm_tile(((wg / ${TILES_N}u) % ${TILES_M}u) * TM, (wg % ${TILES_N}u) * TN, 0u, ${K}u);
+  // Balanced slices: slice s covers K steps [s * K_STEPS / SPLITS, (s + 1) * K_STEPS / SPLITS).
+  uint k_begin = split * ${K_STEPS}u / ${SPLITS}u * TK;
+  uint k_end = min((split + 1u) * ${K_STEPS}u / ${SPLITS}u * TK, ${K}u);
+  gemm_tile(((wg / ${TILES_N}u) % ${TILES_M}u) * TM, (wg % ${TILES_N}u) * TN, k_begin, k_end);
 }

@@ -65,6 +65,12 @@ std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
   return dims;
 }
 
+// "128x64x16 tile, 8x8 per invocation" and, split, ", K in 4 slices".
+std::string choice_str(const GemmChoice& c) {
+  std::string s = std::get<SimtTile>(c.tile).str();
+  return c.split > 1 ? cat(s, ", K in ", c.split, " slices") : s;
+}
+
 // a_load / b_load for the FMA and one-element tensor-core loops: one element through the
 // operands' fused prologues (a_at / b_at).
 std::string scalar_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
@@ -102,7 +108,7 @@ std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, 
 }  // namespace
 
 std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
-                                            std::vector<ScratchTensor>&) {
+                                            std::vector<ScratchTensor>& scratch) {
   const ir::Op& op = *group.anchor;
   const std::string what = op.describe();
   const ir::Value* av = op.operand(0);
@@ -128,11 +134,13 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   std::optional<S> forced;
   // "tiled=TMxTNxTK/RMxRN/STAGES" forces one FMA tile (to measure tiles against each other, e.g.
   // bench/bench_cases.cpp); it must fit the target and the loop like any planned tile.
-  std::optional<SimtTile> forced_tile;
+  std::optional<GemmChoice> forced_tile;
   if (forced_text.rfind("tiled=", 0) == 0) {
     forced_tile = parse_simt_tile(forced_text.substr(6), what);
-    std::string why = tile_misfit(*forced_tile, ctx.target);
-    check(why.empty(), what, ": tile ", forced_tile->str(), " does not fit target '", ctx.target.name, "': ", why);
+    std::string why = tile_misfit(forced_tile->tile, ctx.target);
+    if (why.empty() && forced_tile->split > 1)
+      why = split_misfit(forced_tile->tile, gemm_problem(M, N, K, batches, a, b, 0), ctx.target, forced_tile->split);
+    check(why.empty(), what, ": tile ", choice_str(*forced_tile), " does not fit target '", ctx.target.name, "': ", why);
     forced = S::tiled;
   } else if (!forced_text.empty()) {
     forced = parse_contraction_strategy(forced_text, what);
@@ -141,10 +149,30 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // unforced, float16 products that would be tiled take it then (3-5x the FMA loop on the H200,
   // bench/RESULTS.md, Run N); one-element staging is only used when forced (it was no faster).
   const bool vec8_fits = coopmat_misfit(ctx.target).empty() && vec8_operands(group, a, b, av, bv);
-  const bool coop_default = !forced && vec8_fits && contraction_tile(M, N, K, ctx.target, batches) &&
+  const std::optional<GemmChoice> planned = contraction_choice(M, N, K, ctx.target, batches);
+  const bool coop_default = !forced && vec8_fits && planned &&
                             choose_gemm(gemm_problem(M, N, K, batches, a, b, 8), ctx.target);
   const std::optional<S> chosen = coop_default ? std::optional<S>(S::coopmat) : forced;  // nullopt: the shape decides
   const bool vec8 = chosen == S::coopmat && vec8_fits;
+
+  std::optional<GemmChoice> tile;  // an FMA tile and its K split
+  if (!chosen) {
+    tile = planned;
+  } else if (forced_tile) {
+    tile = forced_tile;
+  } else if (chosen == S::tiled) {
+    if (std::optional<GemmChoice> c = choose_gemm(gemm_problem(M, N, K, batches, a, b, 0), ctx.target))
+      tile = GemmChoice{std::get<SimtTile>(c->tile), 1};
+    check(tile.has_value(), what, ": no GEMM tile fits target '", ctx.target.name, "'");
+  }
+  // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
+  // enough to split over a workgroup; else one invocation per output.
+  const S strategy = chosen ? *chosen : tile ? S::tiled : K >= kDotMinK ? S::dot : S::naive;
+  // Split K (tiled only): the GEMM dispatch writes each slice's f32 partial sums, [split][total],
+  // and a reduce dispatch adds them and runs the epilogue and the fused store (its own bindings).
+  const uint64_t split = strategy == S::tiled ? tile->split : 1;
+  const std::string partial = split > 1 ? ctx.tensor(out) + ".split_k" : "";
+  if (split > 1) scratch.push_back({partial, DType::f32, Shape{int64_t(split), total}});
 
   std::set<DType> types{t};
   std::string buffers, fns;
@@ -168,6 +196,21 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     add(operand_loader(group, bv, "b_at", uint32_t(bindings.size()), ctx));
   }
   fns += offset_function("a_batch", batch_walk(a, batch)) + offset_function("b_batch", batch_walk(b, batch));
+  EmittedKernel reduce;  // the split-K reduce dispatch; with split 1 its parts join the one dispatch
+  std::set<DType> out_types{t};
+  std::string out_buffers, out_fns;
+  std::vector<KernelBinding> out_bindings;
+  double out_bytes = 0;
+  if (split > 1) {
+    buffers += glsl_buffer(uint32_t(bindings.size()), DType::f32, true, "partial");
+    bindings.push_back({partial, true});
+    types.insert(DType::f32);
+    bytes += 4.0 * double(split) * double(total);
+    out_buffers += glsl_buffer(0, DType::f32, false, "partial");
+    out_bindings.push_back({partial, false});
+    out_types.insert(DType::f32);
+    out_bytes += 4.0 * double(split) * double(total);
+  }
   // Epilogue: gemm's alpha * acc + beta * C (C broadcast to [M, N]); plain acc for matmul.
   std::string epi = "acc";
   if (op.kind == ir::OpKind::Gemm) {
@@ -175,33 +218,44 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     epi = cat(glsl_literal(DType::f32, alpha), " * acc");
     if (cv != nullptr) {
       require_storable(cv->type.dtype, ctx.target, what);
-      types.insert(cv->type.dtype);
-      buffers += glsl_buffer(uint32_t(bindings.size()), cv->type.dtype, false, "c");
-      bindings.push_back({ctx.tensor(cv), false});
-      bytes += double(cv->type.size_bytes());
+      out_types.insert(cv->type.dtype);
+      out_buffers += glsl_buffer(uint32_t(split > 1 ? out_bindings.size() : bindings.size()), cv->type.dtype, false, "c");
+      out_bindings.push_back({ctx.tensor(cv), false});
+      out_bytes += double(cv->type.size_bytes());
       Shape cs = cv->type.shape;
       while (cs.size() < 2) cs.insert(cs.begin(), 1);
       int64_t c_rs = cs[0] == 1 ? 0 : cs[1], c_cs = cs[1] == 1 ? 0 : 1;
       epi += cat(" + ", glsl_literal(DType::f32, beta), " * float(c.data[m * ", c_rs, "u + n * ", c_cs, "u])");
     }
   }
-  fns += cat("float epilogue(float acc, uint m, uint n) { return ", epi, "; }\n");
+  out_fns += cat("float epilogue(float acc, uint m, uint n) { return ", epi, "; }\n");
   // The result goes through the fused epilogue (codegen/fusion.h): store_result(index, value).
-  add(result_store(group, uint32_t(bindings.size()), ctx));
-
-  std::optional<SimtTile> tile;
-  if (!chosen) {
-    tile = contraction_tile(M, N, K, ctx.target, batches);
-  } else if (forced_tile) {
-    tile = forced_tile;
-  } else if (chosen == S::tiled) {
-    if (std::optional<GemmChoice> c = choose_gemm(gemm_problem(M, N, K, batches, a, b, 0), ctx.target))
-      tile = std::get<SimtTile>(c->tile);
-    check(tile.has_value(), what, ": no GEMM tile fits target '", ctx.target.name, "'");
+  FusedCode st = result_store(group, uint32_t(split > 1 ? out_bindings.size() : bindings.size() + out_bindings.size()), ctx);
+  out_buffers += st.buffers;
+  out_fns += st.functions;
+  out_bindings.insert(out_bindings.end(), st.bindings.begin(), st.bindings.end());
+  out_types.insert(st.types.begin(), st.types.end());
+  out_bytes += st.bytes;
+  if (split > 1) {
+    reduce.kernel = "matmul_split_k_reduce";
+    reduce.strategy = cat("tiled ", choice_str(*tile));  // as the slices' dispatch (conv's split_k does the same)
+    reduce.bindings = out_bindings;
+    plan_linear(reduce, uint64_t(total), 256, ctx.target, what);
+    reduce.glsl = instantiate_shader("matmul_split_k_reduce",
+                                     {{"EXTENSIONS", glsl_extensions(out_types)}, {"BUFFERS", out_buffers},
+                                      {"FUNCTIONS", out_fns}, {"WG_SIZE", cat(reduce.workgroup_size[0])},
+                                      {"INDEX", folded_global_index(reduce.workgroup_size[0])},
+                                      {"TOTAL", cat(total)}, {"SPLITS", cat(split)}, {"M", cat(M)}, {"N", cat(N)}});
+    reduce.tiles = {{"split_k", int64_t(split)}};
+    reduce.flops = double(split) * double(total);
+    reduce.bytes = out_bytes;
+  } else {
+    buffers += out_buffers;
+    fns += out_fns;
+    bindings.insert(bindings.end(), out_bindings.begin(), out_bindings.end());
+    types.insert(out_types.begin(), out_types.end());
+    bytes += out_bytes;
   }
-  // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
-  // enough to split over a workgroup; else one invocation per output.
-  const S strategy = chosen ? *chosen : tile ? S::tiled : K >= kDotMinK ? S::dot : S::naive;
 
   EmittedKernel k;
   // A target with cooperative matrices but not the loop's shape (Intel's M = 8): the report says why
@@ -239,6 +293,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                  {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr)},
+                                 {"SPLITS", "1"}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
+                                 {"STORE", "store_result(i, epilogue(v, m, n))"},
                                  {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b) : scalar_operand_fns(M, N, K, a, b)}});
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
@@ -285,14 +341,16 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     return {k};
   }
 
-  const SimtTile& g = *tile;
+  const SimtTile& g = std::get<SimtTile>(tile->tile);
   int64_t tiles_m = ceil_div(M, int64_t(g.tm)), tiles_n = ceil_div(N, int64_t(g.tn));
   int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
   uint32_t inv = g.invocations();
-  k.kernel = "matmul_tiled";
-  k.strategy = cat("tiled ", g.str());
+  k.kernel = split > 1 ? "matmul_split_k" : "matmul_tiled";
+  k.strategy = cat("tiled ", choice_str(*tile));
   k.workgroup_size = {inv, 1, 1};
-  k.workgroup_count = linear_grid(uint64_t(groups) * inv, inv, ctx.target, what);
+  check_32bit_elements(uint64_t(groups) * split, "the tile grid", what);
+  check_32bit_elements(uint64_t(ceil_div(K, int64_t(g.tk))) * split, "the split-K step range", what);
+  k.workgroup_count = linear_grid(uint64_t(groups) * split * inv, inv, ctx.target, what);
   k.workgroup_memory_bytes = g.workgroup_memory_bytes();
   // Staging order: walk each operand's contiguous dim fastest so global reads coalesce; the
   // result is row-major, so neighbouring invocations own neighbouring columns.
@@ -303,11 +361,16 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                {"TILES_MN", cat(tiles_m * tiles_n)},
                                {"GEMM_CORE", gemm_core_glsl(core)},
+                               {"SPLITS", cat(split)}, {"K_STEPS", cat(ceil_div(K, int64_t(g.tk)))},
+                               {"STORE", split > 1 ? cat("partial.data[split * ", total, "u + i] = v") :
+                                                     "store_result(i, epilogue(v, m, n))"},
                                {"OPERANDS", scalar_operand_fns(M, N, K, a, b)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
-  k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk},
-             {"reg_m", g.rm}, {"reg_n", g.rn}, {"stages", g.stages}, {"workgroups", groups}};
-  return {k};
+  k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk}, {"reg_m", g.rm}, {"reg_n", g.rn},
+             {"stages", g.stages}, {"workgroups", groups * int64_t(split)}};
+  if (split == 1) return {k};
+  k.tiles["split_k"] = int64_t(split);
+  return {k, reduce};
 }
 
 std::string_view contraction_strategy_name(ContractionStrategy s) {
@@ -326,24 +389,40 @@ ContractionStrategy parse_contraction_strategy(const std::string& text, const st
   throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, tiled=TMxTNxTK/RMxRN/STAGES, coopmat, dot, naive)"));
 }
 
-SimtTile parse_simt_tile(const std::string& text, const std::string& what) {
+GemmChoice parse_simt_tile(const std::string& text, const std::string& what) {
   SimtTile t;
-  char x1, x2, s1, x3, s2;
+  uint64_t split = 1;
+  char x1 = 0, x2 = 0, s1 = 0, x3 = 0, s2 = 0, s3 = '/', k = 'k';
   std::istringstream in(text);
   in >> t.tm >> x1 >> t.tn >> x2 >> t.tk >> s1 >> t.rm >> x3 >> t.rn >> s2 >> t.stages;
-  check(in && in.peek() == EOF && x1 == 'x' && x2 == 'x' && s1 == '/' && x3 == 'x' && s2 == '/' && t.rm > 0 &&
-            t.rn > 0 && t.stages > 0 && t.tm % t.rm == 0 && t.tn % t.rn == 0,
-        what, ": tile '", text, "' is not TMxTNxTK/RMxRN/STAGES (e.g. 64x64x16/4x4/1)");
-  return t;
+  // (peek at the end sets failbit: test eof first)
+  if (in && !in.eof() && in.peek() == '/') in >> s3 >> k >> split;
+  check(!in.fail() && in.eof() && x1 == 'x' && x2 == 'x' && s1 == '/' && x3 == 'x' && s2 == '/' && s3 == '/' &&
+            k == 'k' && split > 0 && t.rm > 0 && t.rn > 0 && t.stages > 0 && t.tm % t.rm == 0 && t.tn % t.rn == 0,
+        what, ": tile '", text, "' is not TMxTNxTK/RMxRN/STAGES[/kSPLIT] (e.g. 64x64x16/4x4/1 or 64x64x16/8x4/2/k4)");
+  return GemmChoice{t, split};
 }
 
-std::optional<SimtTile> contraction_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target, int64_t batches) {
+std::optional<GemmChoice> contraction_choice(int64_t m, int64_t n, int64_t k, const TargetLimits& target,
+                                             int64_t batches) {
   // Below 16 rows or columns most of a tile would be padding; below 8 deep, staging costs more
   // than the products it feeds.
   if (m < 16 || n < 16 || k < 8) return std::nullopt;
   GemmProblem p{m, n, k, batches};
   p.matrix_operands = true;
+  // K split over workgroups where the output's tiles do not fill the device (a 128-row projection
+  // with K = 3072: 12 to 48 tiles on 132 SMs). Measured on NVIDIA only (gemm_planner.cpp): other
+  // vendors keep unsplit tiles until a measurement says otherwise.
+  p.allow_split = target.vendor == Vendor::nvidia;
   std::optional<GemmChoice> c = choose_gemm(p, target);
+  if (!c) return std::nullopt;
+  return GemmChoice{std::get<SimtTile>(c->tile), c->split};
+}
+
+std::optional<SimtTile> contraction_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target, int64_t batches) {
+  // Below 16 rows or columns most of a tile would be padding; below 8 deep, staging costs more
+  // than the products it feeds.
+  std::optional<GemmChoice> c = contraction_choice(m, n, k, target, batches);
   if (!c) return std::nullopt;
   return std::get<SimtTile>(c->tile);
 }

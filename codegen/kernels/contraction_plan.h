@@ -21,9 +21,16 @@ enum class ContractionStrategy {
 std::string_view contraction_strategy_name(ContractionStrategy s);
 // vkc::Error naming `what` and the strategies for any other text.
 ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what);
-// "TMxTNxTK/RMxRN/STAGES" (the forced strategy "tiled=..."): one FMA tile, or an error naming `what`.
-SimtTile parse_simt_tile(const std::string& text, const std::string& what);
+// "TMxTNxTK/RMxRN/STAGES[/kSPLIT]" (the forced strategy "tiled=..."): one FMA tile and its K
+// split, or an error naming `what`.
+GemmChoice parse_simt_tile(const std::string& text, const std::string& what);
 
+// The FMA tile and K split an M x N x K problem takes when nothing is forced: the GEMM planner's
+// (K split where the output's tiles do not fill the device), or nullopt where the problem is too
+// thin for tiles to pay (the dot or naive kernel).
+std::optional<GemmChoice> contraction_choice(int64_t m, int64_t n, int64_t k, const TargetLimits& target,
+                                             int64_t batches = 1);
+// The tile of contraction_choice (fusion budgets and planner tests read only the tile).
 // The FMA tile an M x N x K problem takes when nothing is forced: the GEMM planner's, unless the
 // problem is too thin for tiles to pay (then nullopt: the dot or naive kernel).
 std::optional<SimtTile> contraction_tile(int64_t m, int64_t n, int64_t k, const TargetLimits& target,

@@ -9,11 +9,6 @@ namespace vkc::codegen::kernels::conv {
 
 std::string u32(int64_t v) { return cat(v, "u"); }
 
-void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what) {
-  check(elements <= UINT32_MAX, what, ": ", name, " has ", elements,
-        " elements, above the 32-bit indexing limit of 4294967295");
-}
-
 ConvOperands resolve_conv(const DispatchGroup& group, const KernelContext& ctx) {
   ConvOperands c;
   c.op = group.anchor;

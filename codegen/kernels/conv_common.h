@@ -11,6 +11,7 @@
 
 #include "codegen/conv_planner.h"
 #include "codegen/kernel_context.h"
+#include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/gemm_core.h"
 #include "ir/conv_geometry.h"
 
@@ -41,8 +42,6 @@ struct ConvIo {
 };
 ConvIo bind_conv_io(const ConvOperands& c, const KernelContext& ctx, EmittedKernel& k);
 
-// Throws vkc::Error "<what>: <name> has N elements, above 32-bit indexing" beyond 2^32-1 elements.
-void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what);
 
 std::string u32(int64_t v);  // "123u"
 

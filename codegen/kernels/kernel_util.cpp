@@ -62,4 +62,9 @@ void check_32bit(int64_t elements, const std::string& what) {
         " elements exceed 32-bit indexing (at most 2147483647)");
 }
 
+void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what) {
+  check(elements <= UINT32_MAX, what, ": ", name, " has ", elements,
+        " elements, above the 32-bit indexing limit of 4294967295");
+}
+
 }  // namespace vkc::codegen::kernels

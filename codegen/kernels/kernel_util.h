@@ -45,5 +45,7 @@ void plan_linear(EmittedKernel& k, uint64_t total, uint32_t preferred_workgroup,
 
 // Throws "<what>: N elements exceed 32-bit indexing" when a tensor is too large for uint indices.
 void check_32bit(int64_t elements, const std::string& what);
+// Throws vkc::Error "<what>: <name> has N elements, above 32-bit indexing" beyond 2^32-1 elements.
+void check_32bit_elements(uint64_t elements, const std::string& name, const std::string& what);
 
 }  // namespace vkc::codegen::kernels

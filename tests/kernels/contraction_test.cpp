@@ -154,10 +154,11 @@ TEST(MatmulKernelTest, SmallOutputsTakeSmallerTilesOnLargeGpus) {
   auto small_blind = codegen::kernels::contraction_tile(256, 256, 512, blind);
   ASSERT_TRUE(small && small_blind);
   EXPECT_GT(workgroups(small, 256, 256, 1), workgroups(small_blind, 256, 256, 1));
-  // 128 x 2 tiles of 256x128 fall just short of 2 x 132; 128 x 4 tiles of 128x128 do not.
+  // 128 x 2 tiles of 256x128 fall short of the three waves the largest tile needs; 128 x 8
+  // tiles of 128x64 (NVIDIA's 128-invocation tile) do not.
   auto batched = codegen::kernels::contraction_tile(256, 256, 512, nv, 128);
   ASSERT_TRUE(batched);
-  EXPECT_EQ(batched->tm * batched->tn, 128 * 128);
+  EXPECT_EQ(batched->tm * batched->tn, 128 * 64);
   EXPECT_GT(batched->tm * batched->tn, small->tm * small->tn);
   auto big = codegen::kernels::contraction_tile(4096, 4096, 512, nv);
   ASSERT_TRUE(big);
@@ -211,6 +212,38 @@ TEST(MatmulKernelTest, BatchesOfThinRowsOverASharedWeightFoldIntoOneGemm) {
   // A transposed A's batches are not runs of its rows: no fold, and the result still matches.
   ir::Graph ta = one_op_graph(K::MatMul, {f32({19, 72, 4}), f32({72, 36})}, {{"transpose_a", true}});
   expect_gpu_matches(ta, 33, "matmul", "");
+}
+
+}  // namespace
+}  // namespace vkc::test
+
+namespace vkc::test {
+namespace {
+
+// K split over workgroups: the slices' partial sums and the reduce dispatch (epilogue and fused
+// store run once there) against the reference, with K not a multiple of the slices or the tile,
+// batches, and gemm's alpha, beta and broadcast C. Forced, so lavapipe runs the split plans.
+TEST(MatmulKernelTest, SplitKMatchesTheReference) {
+  ir::Graph mm = one_op_graph(K::MatMul, {f32({2, 40, 300}), f32({2, 300, 36})});
+  for (const char* s : {"tiled=32x32x16/4x4/1/k2", "tiled=32x32x16/4x4/2/k5", "tiled=16x16x8/2x2/1/k37"})
+    expect_gpu_matches(mm, 41, "matmul", s);
+  ir::Graph gemm = one_op_graph(K::Gemm, {f32({300, 50}), f32({40, 300}), f32({50, 1})},
+                                {{"alpha", 0.5}, {"beta", 2.0}, {"transpose_a", true}, {"transpose_b", true}});
+  expect_gpu_matches(gemm, 42, "gemm", "tiled=32x32x16/4x4/1/k3");
+  // The plan: two dispatches, the reduce after the slices.
+  codegen::CompileOptions co;
+  co.target = find_target("lavapipe").limits;
+  co.forced_strategy["matmul"] = "tiled=32x32x16/4x4/1/k3";
+  ModuleImage m = codegen::compile_graph(mm, co);
+  ASSERT_EQ(m.manifest.dispatches.size(), 2u);
+  EXPECT_EQ(m.manifest.dispatches[0].kernel, "matmul_split_k");
+  EXPECT_EQ(m.manifest.dispatches[0].tiles.at("split_k"), 3);
+  EXPECT_EQ(m.manifest.dispatches[1].kernel, "matmul_split_k_reduce");
+  // More slices than K steps, and a malformed tile: one-line errors naming the op.
+  co.forced_strategy["matmul"] = "tiled=32x32x16/4x4/1/k40";
+  EXPECT_THROW(codegen::compile_graph(mm, co), Error);
+  co.forced_strategy["matmul"] = "tiled=32x32x16/4x4";
+  EXPECT_THROW(codegen::compile_graph(mm, co), Error);
 }
 
 }  // namespace
