@@ -40,12 +40,19 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
     fits = [limits = *target](const ir::Op& op) { return kernels::plan_attention(op, limits).has_value(); };
   pm.add(ir::fuse_attention_pass(fits));
   if (precision == Precision::fp16) pm.add(ir::convert_to_fp16_pass());
-  // After the fp16 conversion, whose weights are then float16 constants.
-  if (target)
-    pm.add(ir::pack_conv_filters_pass([limits = *target](const ir::Op& conv) {
+  // After the fp16 conversion, whose weights are then float16 constants. The convs whose
+  // tensor-core kernel stages 16 bytes at a time read their input and filter in place when these
+  // are stored channels innermost (codegen/kernels/conv_pack.cpp): activations between them are,
+  // then the constant filters.
+  if (target) {
+    auto packs = [limits = *target](const ir::Op& conv) {
+      if (conv.operand(0)->type.dtype != DType::f16) return false;
       ConvPlan plan = plan_conv(ir::conv_geometry(conv), limits, 2, "", conv.describe());
       return plan.strategy == ConvStrategy::implicit_gemm_coopmat && plan.coop().vec == 8;
-    }));
+    };
+    pm.add(ir::channels_last_pass(packs));
+    pm.add(ir::pack_conv_filters_pass(packs));
+  }
   pm.add(ir::dead_code_elimination_pass());
   return pm;
 }
