@@ -50,7 +50,19 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
       ConvPlan plan = plan_conv(ir::conv_geometry(conv), limits, 2, "", conv.describe());
       return plan.strategy == ConvStrategy::implicit_gemm_coopmat && plan.coop().vec == 8;
     };
-    pm.add(ir::channels_last_pass(packs));
+    // A conv joins the channels-last regions only where its kernel stays the one it had (the tiled
+    // depthwise kernel wants W innermost).
+    auto keeps_kernel = [limits = *target](const ir::Op& conv) {
+      ir::ConvGeometry g = ir::conv_geometry(conv);
+      const uint32_t bytes = uint32_t(dtype_size(conv.operand(0)->type.dtype));
+      const ConvStrategy before = plan_conv(g, limits, bytes, "", conv.describe()).strategy;
+      const int rank = 2 + g.spatial_rank;
+      g.input_pos = {0, rank - 1};
+      for (int i = 1; i < rank - 1; ++i) g.input_pos.push_back(i);
+      g.output_pos = g.input_pos;
+      return plan_conv(g, limits, bytes, "", conv.describe()).strategy == before;
+    };
+    pm.add(ir::channels_last_pass({packs, keeps_kernel}));
     pm.add(ir::pack_conv_filters_pass(packs));
   }
   pm.add(ir::dead_code_elimination_pass());

@@ -4,7 +4,9 @@
 // execution; an input already stored channels innermost it reads in place. So the values between
 // convs are stored that way, and each op on them does the same work in the permuted layout:
 //
-//   * convs read and write any layout (their input_layout / output_layout say which);
+//   * convs read and write any layout (their input_layout / output_layout say which); those the
+//     caller does not allow (whose kernel would change with the layout: the tiled depthwise one
+//     wants W innermost) stay outside, as unknown ops do;
 //   * elementwise ops (unary, binary, select) are indifferent to the layout once every operand of
 //     the result's rank is permuted alike; a constant operand of lower rank (a per-channel bias
 //     [C,1,1]) becomes a permuted constant of full rank, a one-element operand stays as it is;
@@ -154,13 +156,13 @@ bool flat_reduction_keeps_order(const Op& op, int64_t rank) {
   return true;
 }
 
-OpPlan plan_op(const Op& op) {
+OpPlan plan_op(const Op& op, const ChannelsLastConvs& convs) {
   OpPlan p;
   if (op.results.size() != 1) return p;
   const int64_t rank = op.result()->type.rank();
   const OpCategory cat = op.schema().category;
   if (op.kind == OpKind::Conv) {
-    if (plain_conv(op)) p.role = Role::conv;
+    if (plain_conv(op) && (!convs.allowed || convs.allowed(op))) p.role = Role::conv;
     return p;
   }
   if (rank < 3 && !reduction(op.kind)) return p;
@@ -212,11 +214,11 @@ AttrMap permuted_attrs(const Op& op, int64_t rank) {
 
 class Rewriter {
  public:
-  Rewriter(Graph& g, const ConvChannelsLast& wanted) : g_(g), wanted_(wanted) {}
+  Rewriter(Graph& g, const ChannelsLastConvs& convs) : g_(g), convs_(convs) {}
 
   bool run() {
     ops_ = g_.ops();
-    for (Op* op : ops_) plans_[op] = plan_op(*op);
+    for (Op* op : ops_) plans_[op] = plan_op(*op, convs_);
     for (Op* op : ops_) {
       const OpPlan& p = plans_[op];
       if (p.role != Role::region) continue;
@@ -255,7 +257,7 @@ class Rewriter {
     return r == Role::region || r == Role::conv;
   }
 
-  bool wanted(const Op& conv) { return !wanted_ || wanted_(conv); }
+  bool wanted(const Op& conv) { return !convs_.wanted || convs_.wanted(conv); }
 
   // Packs saved and transposes added, per region; a region is chosen when it saves more.
   void choose_regions() {
@@ -382,7 +384,7 @@ class Rewriter {
   }
 
   Graph& g_;
-  const ConvChannelsLast& wanted_;
+  const ChannelsLastConvs& convs_;
   std::vector<Op*> ops_;
   std::unordered_map<const Op*, OpPlan> plans_;
   std::unordered_map<const Value*, const Value*> parent_;
@@ -392,9 +394,9 @@ class Rewriter {
 
 }  // namespace
 
-Pass channels_last_pass(ConvChannelsLast wanted) {
+Pass channels_last_pass(ChannelsLastConvs convs) {
   return {"channels-last", "store activations between tensor-core convs channels innermost",
-          [wanted](Graph& g) { return Rewriter(g, wanted).run(); }};
+          [convs](Graph& g) { return Rewriter(g, convs).run(); }};
 }
 
 }  // namespace vkc::ir
