@@ -218,6 +218,10 @@ class Rewriter {
 
   bool run() {
     ops_ = g_.ops();
+    // Nothing to save without a wanted conv (an fp32 graph): the caller's `allowed` is not asked.
+    for (Op* op : ops_)
+      if (plain_conv(*op) && wanted(*op)) wanted_.insert(op);
+    if (wanted_.empty()) return false;
     for (Op* op : ops_) plans_[op] = plan_op(*op, convs_);
     for (Op* op : ops_) {
       const OpPlan& p = plans_[op];
@@ -281,7 +285,7 @@ class Rewriter {
                                 std::count(u->operands.begin(), u->operands.end(), v) == 1;
           if (p.role == Role::region) continue;
           if ((p.role == Role::conv || p.role == Role::flat) && as_input) {
-            if (p.role == Role::conv && wanted(*u) && v->producer->kind != OpKind::Cast) ++saved[root];
+            if (p.role == Role::conv && wanted_.count(u) && v->producer->kind != OpKind::Cast) ++saved[root];
             continue;
           }
           leaves = true;
@@ -389,6 +393,7 @@ class Rewriter {
   std::unordered_map<const Op*, OpPlan> plans_;
   std::unordered_map<const Value*, const Value*> parent_;
   std::set<const Value*> chosen_;
+  std::set<const Op*> wanted_;
   std::unordered_map<const Value*, Value*> last_;
 };
 
