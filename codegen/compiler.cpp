@@ -40,12 +40,31 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
     fits = [limits = *target](const ir::Op& op) { return kernels::plan_attention(op, limits).has_value(); };
   pm.add(ir::fuse_attention_pass(fits));
   if (precision == Precision::fp16) pm.add(ir::convert_to_fp16_pass());
-  // After the fp16 conversion, whose weights are then float16 constants.
-  if (target)
-    pm.add(ir::pack_conv_filters_pass([limits = *target](const ir::Op& conv) {
+  // After the fp16 conversion, whose weights are then float16 constants. The convs whose
+  // tensor-core kernel stages 16 bytes at a time read their input and filter in place when these
+  // are stored channels innermost (codegen/kernels/conv_pack.cpp): activations between them are,
+  // then the constant filters.
+  if (target) {
+    auto packs = [limits = *target](const ir::Op& conv) {
+      if (conv.operand(0)->type.dtype != DType::f16) return false;
       ConvPlan plan = plan_conv(ir::conv_geometry(conv), limits, 2, "", conv.describe());
       return plan.strategy == ConvStrategy::implicit_gemm_coopmat && plan.coop().vec == 8;
-    }));
+    };
+    // A conv joins the channels-last regions only where its kernel stays the one it had (the tiled
+    // depthwise kernel wants W innermost).
+    auto keeps_kernel = [limits = *target](const ir::Op& conv) {
+      ir::ConvGeometry g = ir::conv_geometry(conv);
+      const uint32_t bytes = uint32_t(dtype_size(conv.operand(0)->type.dtype));
+      const ConvStrategy before = plan_conv(g, limits, bytes, "", conv.describe()).strategy;
+      const int rank = 2 + g.spatial_rank;
+      g.input_pos = {0, rank - 1};
+      for (int i = 1; i < rank - 1; ++i) g.input_pos.push_back(i);
+      g.output_pos = g.input_pos;
+      return plan_conv(g, limits, bytes, "", conv.describe()).strategy == before;
+    };
+    pm.add(ir::channels_last_pass({packs, keeps_kernel}));
+    pm.add(ir::pack_conv_filters_pass(packs));
+  }
   pm.add(ir::dead_code_elimination_pass());
   return pm;
 }

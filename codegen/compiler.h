@@ -28,7 +28,8 @@ ModuleImage compile_graph(const ir::Graph& graph, const CompileOptions& options)
 
 // The default pass pipeline (names usable with --print-ir-after). With a target, attention fuses
 // only where its kernel finds tiles for it; without, at every match. fp16 adds convert-to-fp16
-// after the rewrites, so that folded weights are converted once.
+// after the rewrites, so that folded weights are converted once. With a target, channels-last and
+// pack-conv-filters then store the operands of the tensor-core convs in the layouts they read.
 ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, const TargetLimits* target = nullptr,
                                       Precision precision = Precision::fp32);
 

@@ -49,4 +49,16 @@ Pass convert_to_fp16_pass();
 using ConvFilterPacked = std::function<bool(const Op& conv)>;
 Pass pack_conv_filters_pass(ConvFilterPacked wanted = {});
 
+// Activations between the convs that `wanted` names (the codegen planner: those whose tensor-core
+// kernel reads its input 8 channels at a time) stored channels innermost (N, spatial.., C): the
+// convs' input_layout / output_layout (of the convs `allowed` names: those whose kernel stays the
+// same in that layout), elementwise ops, pooling, reductions and concat follow the permuted
+// layout, and transposes (reshapes where only dims of extent 1 move) restore the original layout
+// where other ops and graph outputs read a value. A region of such values is rewritten only where
+// it saves more input packs than it adds transposes. Empty functions: every conv.
+struct ChannelsLastConvs {
+  std::function<bool(const Op& conv)> wanted, allowed;
+};
+Pass channels_last_pass(ChannelsLastConvs convs = {});
+
 }  // namespace vkc::ir
