@@ -56,6 +56,8 @@ AxisMap axis_map(const ir::Op& op) {
   AxisMap m = no_parallel(op);
   const size_t rank = m.parallel.size();
   using K = ir::OpKind;
+  // Integer products keep one dispatch (their kernel walks its own grid; see integer_product.cpp).
+  if (op.kind == K::ConvInteger || op.kind == K::MatMulInteger) return m;
   switch (op.schema().category) {
     case ir::OpCategory::Unary:
     case ir::OpCategory::Binary:
