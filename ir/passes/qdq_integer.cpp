@@ -90,8 +90,9 @@ HostTensor requant_scale(const HostTensor& sx, const HostTensor& sw, const HostT
 // Replaces the quantize's input by dequantize(acc, M) and its scale by 1.
 void requantize(Graph& g, Op* quantize, Value* acc, HostTensor m, int64_t channel_axis) {
   Value* scale = constant_before(g, quantize, std::move(m));
+  const std::string& product = acc->producer->name;
   Op* dq = g.insert_op(quantize, OpKind::Dequantize, {acc, scale}, {{"axis", channel_axis}},
-                       acc->producer->name + ".requantize");
+                       product.empty() ? "requantize" : product + ".requantize", acc->producer->loc);
   HostTensor one(DType::f32, quantize->operand(1)->type.shape);
   one.set_f64(0, 1.0);
   quantize->operands[0] = dq->result();
