@@ -41,6 +41,13 @@ void map_windows(const ir::ConvGeometry& g, AxisMap& m) {
   }
 }
 
+// Entries of an integer product's per-channel requantize scale (0: none or per tensor).
+size_t per_channel_requantize(const ir::Op& op) {
+  if (!op.has_attr("requantize_scale")) return 0;
+  size_t n = op.attr_floats("requantize_scale").size();
+  return n > 1 ? n : 0;
+}
+
 }  // namespace
 
 AxisMap no_parallel(const ir::Op& op) {
@@ -64,7 +71,8 @@ AxisMap axis_map(const ir::Op& op) {
     size_t n = size_t(g.output_pos[0]);
     m.parallel[n] = true;
     m.operand_axis[0][n] = g.input_pos[0];
-    if (g.groups == 1) {
+    // Per-channel requantize scales are an attribute, which pieces do not slice: channels whole.
+    if (g.groups == 1 && per_channel_requantize(op) == 0) {
       size_t f = size_t(g.output_pos[1]);
       m.parallel[f] = true;
       m.operand_axis[1][f] = g.filter_pos[0];
@@ -82,10 +90,13 @@ AxisMap axis_map(const ir::Op& op) {
     map_right_aligned(op, 0, m);
     map_right_aligned(op, 1, m);
     for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
-    m.parallel[batch] = m.parallel[batch + 1] = true;
+    m.parallel[batch] = true;
     m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);
-    m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);
-    if (op.operand(3)->type.numel() > 1) m.operand_axis[3][batch + 1] = 0;
+    if (per_channel_requantize(op) == 0) {  // columns whole when their scales are an attribute
+      m.parallel[batch + 1] = true;
+      m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);
+      if (op.operand(3)->type.numel() > 1) m.operand_axis[3][batch + 1] = 0;
+    }
     return m;
   }
   switch (op.schema().category) {

@@ -1,6 +1,9 @@
 // conv_integer and matmul_integer: (x - x_zero_point) * (w - w_zero_point) summed exactly in int64,
-// plus the i32 bias, then wrapped to the i32 result (two's complement), which is what the kernels'
-// 32-bit integer adds give. Sums of real models stay far inside the i32 range (|sum| <= K * 255^2).
+// plus the i32 bias, then wrapped to i32 (two's complement), which is what the kernels' 32-bit
+// integer adds give; with requantize_* attributes then requantized to 8 bits as ORT does.
+// Sums of real models stay far inside the i32 range (|sum| <= K * 255^2).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "ir/interpreter_ops.h"
@@ -20,6 +23,31 @@ int64_t zero_point(const HostTensor& zp, int64_t channel) { return zp.get_i64(zp
 
 int64_t wrap_i32(int64_t v) { return int64_t(int32_t(uint32_t(uint64_t(v)))); }
 
+// The result's value of the wrapped sum `acc` at `channel`: the sum itself, or with requantize_to
+// ONNX Runtime's requantization: f32(f32(acc) * M[channel]), rounded half to even, plus the zero
+// point, saturated (docs/int8.md).
+struct Requantize {
+  bool on = false;
+  std::vector<double> scale;
+  int64_t zp = 0, lo = 0, hi = 0;
+  explicit Requantize(const Op& op) {
+    if (!op.has_attr("requantize_to")) return;
+    on = true;
+    scale = op.attr_floats("requantize_scale");
+    zp = op.attr_int("requantize_zero_point");
+    bool i8 = op.attr_string("requantize_to") == "i8";
+    lo = i8 ? -128 : 0;
+    hi = i8 ? 127 : 255;
+  }
+  int64_t operator()(int64_t acc, int64_t channel) const {
+    if (!on) return acc;
+    float m = float(scale[scale.size() == 1 ? 0 : size_t(channel)]);
+    float v = float(int32_t(acc)) * m;
+    double q = std::nearbyint(double(v)) + double(zp);
+    return int64_t(std::clamp(q, double(lo), double(hi)));
+  }
+};
+
 }  // namespace
 
 Results eval_conv_integer(const Op& op, const Operands& in, const ResultTypes& types) {
@@ -32,6 +60,7 @@ Results eval_conv_integer(const Op& op, const Operands& in, const ResultTypes& t
   std::vector<int64_t> ys = logical_strides(types[0].shape, g.output_pos);
   const Padded3 p = pad_to_3d(g, xs, ws, ys);
   HostTensor y(types[0].dtype, types[0].shape);
+  const Requantize requantize(op);
   const int64_t Cg = g.in_channels_per_group(), Fg = g.out_channels_per_group();
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t f = 0; f < g.out_channels; ++f) {
@@ -59,7 +88,8 @@ Results eval_conv_integer(const Op& op, const Operands& in, const ResultTypes& t
                 }
               }
             }
-            y.set_i64(n * ys[0] + f * ys[1] + o0 * p.ys[0] + o1 * p.ys[1] + o2 * p.ys[2], wrap_i32(acc));
+            y.set_i64(n * ys[0] + f * ys[1] + o0 * p.ys[0] + o1 * p.ys[1] + o2 * p.ys[2],
+                      requantize(wrap_i32(acc), f));
           }
     }
   return {std::move(y)};
@@ -76,6 +106,7 @@ Results eval_matmul_integer(const Op& op, const Operands& in, const ResultTypes&
   std::vector<int64_t> x = to_i64(a), w = to_i64(b);
   const int64_t az = zero_point(*in[2], 0);
   HostTensor out(types[0].dtype, types[0].shape);
+  const Requantize requantize(op);
   const int64_t batches = shape_numel(batch);
   for (int64_t bi = 0; bi < batches; ++bi) {
     std::vector<int64_t> index = unravel(bi, batch);
@@ -88,7 +119,7 @@ Results eval_matmul_integer(const Op& op, const Operands& in, const ResultTypes&
         for (int64_t k = 0; k < K; ++k)
           acc += (x[size_t(abase + m * va.row_stride + k * va.col_stride)] - az) *
                  (w[size_t(bbase + k * vb.row_stride + n * vb.col_stride)] - bz);
-        out.set_i64((bi * M + m) * N + n, wrap_i32(acc));
+        out.set_i64((bi * M + m) * N + n, requantize(wrap_i32(acc), n));
       }
   }
   return {std::move(out)};

@@ -24,10 +24,16 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
   switch (k) {
     case OpKind::Constant: return {req("value", K::Tensor)};
     case OpKind::Conv:
-    case OpKind::ConvInteger:
       return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
               def("groups", int64_t(1)), opt("input_layout", K::String),
               opt("filter_layout", K::String), opt("output_layout", K::String)};
+    // requantize_*: the fused requantization of a QDQ conv / matmul (docs/ops.md, docs/int8.md).
+    case OpKind::ConvInteger:
+      return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
+              def("groups", int64_t(1)), opt("input_layout", K::String),
+              opt("filter_layout", K::String), opt("output_layout", K::String),
+              opt("requantize_to", K::String), opt("requantize_scale", K::Floats),
+              def("requantize_zero_point", int64_t(0))};
     case OpKind::ConvTranspose:
       return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
               opt("output_padding", K::Ints), opt("output_shape", K::Ints),
@@ -39,8 +45,10 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
               opt("filter_layout", K::String)};
     case OpKind::MatMul:
     case OpKind::BatchMatMul:
-    case OpKind::MatMulInteger:
       return {def("transpose_a", false), def("transpose_b", false)};
+    case OpKind::MatMulInteger:
+      return {def("transpose_a", false), def("transpose_b", false), opt("requantize_to", K::String),
+              opt("requantize_scale", K::Floats), def("requantize_zero_point", int64_t(0))};
     case OpKind::Gemm:
       return {def("alpha", 1.0), def("beta", 1.0), def("transpose_a", false),
               def("transpose_b", false)};

@@ -16,8 +16,8 @@ Pass dead_code_elimination_pass();
 Pass constant_folding_pass(int64_t max_elements = int64_t(1) << 24);
 
 // quantize(conv|matmul(dequantize(x_q), dequantize(w_q)[, dequantize(b_i32)])) -> conv_integer /
-// matmul_integer (exact i32 sums) followed by ONNX Runtime's requantization, dequantize(acc, M) and
-// quantize(., 1, y_zp) with M = x_scale * w_scale / y_scale in f32 (ir/passes/qdq_integer.cpp).
+// matmul_integer (exact i32 sums) with ONNX Runtime's requantization fused in (requantize_*
+// attributes, M = x_scale * w_scale / y_scale in f32; ir/passes/qdq_integer.cpp).
 // Runs before constant folding, which would otherwise turn constant dequantized weights into f32.
 Pass qdq_to_integer_pass();
 

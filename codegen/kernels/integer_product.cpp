@@ -4,7 +4,10 @@
 //   matmul: rows are lhs rows, cols are rhs columns, z walks the (broadcast) batch;
 //   conv:   rows are output pixels (N and spatial), cols the output channels of one group, z walks
 //           the groups, k runs over (input channel, kernel position) with padding contributing 0.
-// 8-bit tensors use 8-bit storage where the target has it, else packed words (as quant.cpp).
+// 8-bit tensors use 8-bit storage where the target has it, else packed words (as quant.cpp; an
+// 8-bit result is then merged into its words with atomics). With requantize_* attributes the store
+// requantizes the sum to 8 bits as ONNX Runtime does (docs/int8.md).
+#include <cstring>
 #include <set>
 
 #include "codegen/glsl_types.h"
@@ -59,6 +62,36 @@ std::string zero_point_fn(const std::string& name, const ir::Value* zp) {
   for (int64_t i = 0; i < t.numel(); ++i) values += cat(i ? ", " : "", t.get_i64(i));
   return cat("const int ", name, "_values[", t.numel(), "] = int[](", values, ");\n", "int ", name,
              "(uint col) { return ", name, "_values[col]; }\n");
+}
+
+// "void store(uint i, uint col, int acc)": the sum, or its requantization (requantize_* attributes:
+// f32(f32(acc) * M[col]) rounded half to even, plus the zero point, saturated; M written as exact
+// bit patterns).
+std::string store_fn(const ir::Op& op, DType rt, bool packed) {
+  if (rt == DType::i32) return "void store(uint i, uint col, int acc) { result.data[i] = acc; }\n";
+  const std::vector<double>& m = op.attr_floats("requantize_scale");
+  std::string values;
+  for (size_t i = 0; i < m.size(); ++i) {
+    float f = float(m[i]);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    values += cat(i ? ", " : "", bits, "u");
+  }
+  const bool i8 = rt == DType::i8;
+  std::string s = cat("const uint requant_scale[", m.size(), "] = uint[](", values, ");  // f32 bits\n",
+                      "int requantize(uint col, int acc) {\n"
+                      "  float v = float(acc) * uintBitsToFloat(requant_scale[", m.size() == 1 ? "0u" : "col", "]);\n"
+                      "  return int(clamp(roundEven(v) + ", op.attr_int("requantize_zero_point"), ".0, ",
+                      i8 ? "-128.0, 127.0" : "0.0, 255.0", "));\n"
+                      "}\n");
+  if (packed)
+    return s + "void store(uint i, uint col, int acc) {\n"
+               "  uint shift = (i & 3u) * 8u;\n"
+               "  atomicAnd(result.data[i >> 2u], ~(0xffu << shift));\n"
+               "  atomicOr(result.data[i >> 2u], (uint(requantize(col, acc)) & 0xffu) << shift);\n"
+               "}\n";
+  return s + cat("void store(uint i, uint col, int acc) { result.data[i] = ", glsl_storage_type(rt),
+                 "(requantize(col, acc)); }\n");
 }
 
 struct Gemm {
@@ -116,8 +149,8 @@ Gemm plan_matmul(const ir::Op& op) {
   g.store = cat("  for (uint i = 0u; i < ", kTile, "u; ++i)\n"
                 "    for (uint j = 0u; j < ", kTile, "u; ++j) {\n"
                 "      uint r = row0 + i, c = col0 + j;\n"
-                "      if (r < ", g.rows, "u && c < ", g.cols, "u) result.data[(z * ", g.rows, "u + r) * ", g.cols,
-                "u + c] = acc[i][j];\n"
+                "      if (r < ", g.rows, "u && c < ", g.cols, "u) store((z * ", g.rows, "u + r) * ", g.cols,
+                "u + c, c, acc[i][j]);\n"
                 "    }\n");
   return g;
 }
@@ -193,7 +226,7 @@ Gemm plan_conv(const ir::Op& op, bool has_bias) {
                 "    if (col0 + j >= ", Fg, "u) continue;\n",
                 has_bias ? "    int b = bias.data[f];\n" : "    int b = 0;\n",
                 "    for (uint i = 0u; i < ", kTile, "u; ++i)\n"
-                "      if (row0 + i < ", g.rows, "u) result.data[ybase[i] + f * ", ys[1], "u] = acc[i][j] + b;\n"
+                "      if (row0 + i < ", g.rows, "u) store(ybase[i] + f * ", ys[1], "u, f, acc[i][j] + b);\n"
                 "  }\n");
   return g;
 }
@@ -229,8 +262,17 @@ std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, cons
     buffers += glsl_buffer(b++, DType::i32, false, "bias");
     k.bindings.push_back({ctx.tensor(op.operand(4)), false});
   }
-  buffers += glsl_buffer(b, DType::i32, true, "result");
+  const DType rt = op.result()->type.dtype;
+  const bool packed_result = rt != DType::i32 && !gpu_storable(rt, ctx.target);
+  if (packed_result) {  // 8-bit results without 8-bit storage: bytes merged into words atomically
+    buffers += cat("layout(std430, set = 0, binding = ", b, ") restrict buffer Buffer", b, " { uint data[]; } result;\n");
+  } else {
+    if (rt != DType::i32) types.insert(rt);
+    buffers += glsl_buffer(b, rt, true, "result");
+  }
   k.bindings.push_back({ctx.tensor(op.result()), true});
+  fns += store_fn(op, rt, packed_result);
+  if (packed_result) k.notes = "8-bit result merged into packed words: its binding must cover whole words";
   check(k.bindings.size() <= ctx.target.max_per_stage_descriptor_storage_buffers, what, ": needs ",
         k.bindings.size(), " storage buffers (zero points that are not constants take one each), target '",
         ctx.target.name, "' allows ", ctx.target.max_per_stage_descriptor_storage_buffers);
@@ -248,7 +290,8 @@ std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, cons
   }
   check(kWgX * kWgY <= ctx.target.max_compute_work_group_invocations, what,
         ": the integer product's workgroup of ", kWgX * kWgY, " invocations exceeds the target's limit");
-  k.strategy = cat("SIMT int32 sums, ", kTile, "x", kTile, " results per invocation");
+  k.strategy = cat("SIMT int32 sums, ", kTile, "x", kTile, " results per invocation",
+                   rt == DType::i32 ? "" : ", requantized to 8 bits");
   k.glsl = instantiate_shader("integer_product", {{"EXTENSIONS", glsl_extensions(types)},
                                                   {"WG_X", cat(kWgX)},
                                                   {"WG_Y", cat(kWgY)},

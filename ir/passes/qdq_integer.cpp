@@ -1,12 +1,13 @@
 // The QDQ form of an int8 conv or matmul,
 //   quantize(conv(dequantize(x_q), dequantize(w_q)[, dequantize(b_i32)]), y_scale, y_zp)
 //   quantize(matmul(dequantize(a_q), dequantize(b_q)), y_scale, y_zp)
-// becomes the integer product with exact i32 sums followed by ONNX Runtime's requantization
-// (QLinearConv / QLinearMatMul, which its QDQ transformer turns this form into):
-//   acc = conv_integer(x_q, w_q, x_zp, w_zp[, b_i32])        (or matmul_integer)
-//   y_q = quantize(dequantize(acc, M), 1, y_zp),   M[c] = float(float(x_scale * w_scale[c]) / y_scale)
-// dequantize gives float(acc) * M rounded once to f32, quantize rounds half to even, adds the zero
-// point and saturates: ORT's requantize step by step, so the 8-bit outputs can match it bit for bit.
+// becomes the integer product with exact i32 sums and ONNX Runtime's requantization fused into it
+// (QLinearConv / QLinearMatMul, which ORT's QDQ transformer turns this form into):
+//   y_q = conv_integer(x_q, w_q, x_zp, w_zp[, b_i32]) {requantize_to, requantize_scale = M,
+//                                                       requantize_zero_point = y_zp}
+//   M[c] = float(float(x_scale * w_scale[c]) / y_scale)
+// i.e. f32(f32(acc) * M[c]) rounded half to even, plus the zero point, saturated: ORT's requantize
+// step by step, so the 8-bit outputs can match it bit for bit.
 // Scales must be constants (per tensor; the weight's also per output channel / per column), zero
 // points constants; anything else keeps the float form.
 #include <cmath>
@@ -76,27 +77,22 @@ Op* sole_quantize(const Graph& g, const Value* v) {
 }
 
 // M[c] = float(float(x_scale * w_scale[c]) / y_scale), in f32 as ORT computes it.
-HostTensor requant_scale(const HostTensor& sx, const HostTensor& sw, const HostTensor& sy) {
-  int64_t n = sw.numel();
-  HostTensor m(DType::f32, n == 1 ? Shape{} : Shape{n});
+std::vector<double> requant_scale(const HostTensor& sx, const HostTensor& sw, const HostTensor& sy) {
+  std::vector<double> m;
   float x = float(sx.get_f64(0)), y = float(sy.get_f64(0));
-  for (int64_t c = 0; c < n; ++c) {
+  for (int64_t c = 0; c < sw.numel(); ++c) {
     volatile float xw = x * float(sw.get_f64(c));  // two f32 roundings, not one fused
-    m.set_f64(c, double(float(xw / y)));
+    m.push_back(double(float(xw / y)));
   }
   return m;
 }
 
-// Replaces the quantize's input by dequantize(acc, M) and its scale by 1.
-void requantize(Graph& g, Op* quantize, Value* acc, HostTensor m, int64_t channel_axis) {
-  Value* scale = constant_before(g, quantize, std::move(m));
-  const std::string& product = acc->producer->name;
-  Op* dq = g.insert_op(quantize, OpKind::Dequantize, {acc, scale}, {{"axis", channel_axis}},
-                       product.empty() ? "requantize" : product + ".requantize", acc->producer->loc);
-  HostTensor one(DType::f32, quantize->operand(1)->type.shape);
-  one.set_f64(0, 1.0);
-  quantize->operands[0] = dq->result();
-  quantize->operands[1] = constant_before(g, quantize, std::move(one));
+// The quantize's parameters become the integer product's requantize_* attributes.
+void add_requantize(AttrMap& attrs, const Op& quantize, std::vector<double> m) {
+  const Value* zp = quantize.num_operands() > 2 ? quantize.operand(2) : nullptr;
+  attrs["requantize_to"] = std::string(dtype_name(quantize.result()->type.dtype));
+  attrs["requantize_scale"] = std::move(m);
+  attrs["requantize_zero_point"] = zp ? constant_of(zp)->get_i64(0) : int64_t(0);
 }
 
 bool default_layouts(const Op& conv) {
@@ -129,8 +125,9 @@ bool rewrite_conv(Graph& g, Op* conv) {
     if (conv->has_attr(a)) attrs[a] = conv->attrs.at(a);
   std::vector<Value*> operands{x->q, w->q, zero_point(g, conv, *x), zero_point(g, conv, *w)};
   if (b) operands.push_back(b->q);
+  add_requantize(attrs, *quantize, requant_scale(*x->scale, *w->scale, *constant_of(quantize->operand(1))));
   Op* ci = g.insert_op(conv, OpKind::ConvInteger, operands, attrs, conv->name, conv->loc);
-  requantize(g, quantize, ci->result(), requant_scale(*x->scale, *w->scale, *constant_of(quantize->operand(1))), 1);
+  g.replace_all_uses(quantize->result(), ci->result());
   return true;
 }
 
@@ -141,16 +138,17 @@ bool rewrite_matmul(Graph& g, Op* mm) {
   if (!a || !b || !is_8bit(a->q->type.dtype) || !is_8bit(b->q->type.dtype)) return false;
   if (a->q->type.rank() < 2 || b->q->type.rank() < 2) return false;
   if (!per_tensor(*a->scale) || (a->zp && !per_tensor(*a->zp))) return false;
-  const int64_t rank = mm->result()->type.rank(), cols = mm->result()->type.shape.back();
+  const int64_t cols = mm->result()->type.shape.back();
   const int64_t b_cols = b->q->type.rank() - 1;  // per-column parameters run along b's last dim
   if (!per_tensor(*b->scale) && (b->axis != b_cols || b->scale->numel() != cols)) return false;
   if (b->zp && !per_tensor(*b->zp) && (b->axis != b_cols || b->zp->numel() != cols)) return false;
   Op* quantize = sole_quantize(g, mm->result());
   if (quantize == nullptr) return false;
-  Op* mi = g.insert_op(mm, OpKind::MatMulInteger, {a->q, b->q, zero_point(g, mm, *a), zero_point(g, mm, *b)}, {},
-                       mm->name, mm->loc);
-  requantize(g, quantize, mi->result(), requant_scale(*a->scale, *b->scale, *constant_of(quantize->operand(1))),
-             rank - 1);
+  AttrMap attrs;
+  add_requantize(attrs, *quantize, requant_scale(*a->scale, *b->scale, *constant_of(quantize->operand(1))));
+  Op* mi = g.insert_op(mm, OpKind::MatMulInteger, {a->q, b->q, zero_point(g, mm, *a), zero_point(g, mm, *b)},
+                       attrs, mm->name, mm->loc);
+  g.replace_all_uses(quantize->result(), mi->result());
   return true;
 }
 

@@ -135,6 +135,24 @@ TEST(IntegerProductVerifier, RejectsMismatchedOperands) {
                       error(K::MatMulInteger, {T{DType::u8, {5}}, T{DType::u8, {5, 3}}, T{DType::u8, {}}, T{DType::u8, {}}}));
   EXPECT_EQ(error(K::MatMulInteger, {T{DType::u8, {4, 5}}, T{DType::i8, {5, 3}}, T{DType::u8, {1}}, T{DType::i8, {3}}}),
             "(accepted)");
+  auto requant_error = [](ir::AttrMap attrs) {
+    ir::Graph g;
+    std::vector<ir::Value*> ops{g.add_input("a", {DType::u8, {4, 5}}), g.add_input("b", {DType::i8, {5, 3}}),
+                                g.add_input("az", {DType::u8, {}}), g.add_input("bz", {DType::i8, {}})};
+    try {
+      return std::string(dtype_name(g.add_op(K::MatMulInteger, ops, std::move(attrs), "p")->result()->type.dtype));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(requant_error({{"requantize_to", std::string("u8")}, {"requantize_scale", std::vector<double>{0.5}}}), "u8");
+  EXPECT_PRED_FORMAT2(::testing::IsSubstring, "attribute 'requantize_scale' has 2 entries, expected 1 or 3",
+                      requant_error({{"requantize_to", std::string("i8")}, {"requantize_scale", std::vector<double>{1, 2}}}));
+  EXPECT_PRED_FORMAT2(::testing::IsSubstring, "attribute 'requantize_to' is 'i32', expected i8 or u8",
+                      requant_error({{"requantize_to", std::string("i32")}, {"requantize_scale", std::vector<double>{1}}}));
+  EXPECT_PRED_FORMAT2(::testing::IsSubstring, "attribute 'requantize_zero_point' is 200, outside i8",
+                      requant_error({{"requantize_to", std::string("i8")}, {"requantize_scale", std::vector<double>{1}},
+                                     {"requantize_zero_point", int64_t(200)}}));
 }
 
 // ---- QDQ rewrite -------------------------------------------------------------------------------
@@ -213,7 +231,7 @@ TEST_P(QdqRewrite, ConvBecomesIntegerAndRequantizesAsOnnxRuntime) {
   std::vector<ir::OpKind> kinds;
   for (const ir::Op* op : q.g.ops())
     if (op->kind != K::Constant) kinds.push_back(op->kind);
-  EXPECT_EQ(kinds, (std::vector<ir::OpKind>{K::ConvInteger, K::Dequantize, K::Quantize}));
+  EXPECT_EQ(kinds, (std::vector<ir::OpKind>{K::ConvInteger}));  // the requantization fused into it
   HostTensor y = ir::interpret(q.g, {{"x", q.x}}).at("y");
   // Independently: exact sums (reference conv_integer is checked above against the float conv),
   // then ORT's requantization with M = float(float(sx * sw[c]) / sy).

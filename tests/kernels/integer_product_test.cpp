@@ -101,7 +101,17 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{{1, 4, 12, 12}, {4, 1, 3, 3}, {{"groups", int64_t(4)}, {"dilations", V{2, 2}}, {"pads", V{2, 2, 2, 2}}},
                  DType::u8, DType::i8, true, true},                                             // depthwise
         ConvCase{{1, 16, 5, 5}, {36, 16, 1, 1}, {}, DType::u8, DType::i8, false, true},          // 1x1, odd F
-        ConvCase{{3, 4, 20}, {5, 4, 5}, {{"strides", V{3}}, {"pads", V{2, 2}}}, DType::i8, DType::i8, true, false}));  // 1-D
+        ConvCase{{3, 4, 20}, {5, 4, 5}, {{"strides", V{3}}, {"pads", V{2, 2}}}, DType::i8, DType::i8, true, false},  // 1-D
+        // The fused requantization (QDQ convs): per-channel scales, u8 and i8 results.
+        ConvCase{{1, 8, 9, 9}, {12, 8, 3, 3},
+                 {{"pads", V{1, 1, 1, 1}}, {"requantize_to", std::string("u8")},
+                  {"requantize_scale", std::vector<double>{1e-3, 2e-3, 3e-3, 4e-4, 5e-3, 6e-4, 7e-3, 8e-4, 9e-3, 1e-2, 1.1e-3, 1.2e-2}},
+                  {"requantize_zero_point", int64_t(117)}},
+                 DType::u8, DType::i8, true, true},
+        ConvCase{{2, 4, 7, 6}, {8, 4, 3, 3},
+                 {{"requantize_to", std::string("i8")}, {"requantize_scale", std::vector<double>{0.0013}},
+                  {"requantize_zero_point", int64_t(-3)}},
+                 DType::u8, DType::i8, false, false}));
 
 struct MatMulCase {
   Shape a, b;
@@ -115,6 +125,13 @@ TEST_P(MatMulIntegerKernel, ExactAgainstReference) {
   const MatMulCase& c = GetParam();
   std::vector<ir::TensorType> in{{c.at, c.a}, {c.bt, c.b}, {c.at, {}}, {c.bt, c.per_column ? Shape{c.b.back()} : Shape{}}};
   expect_exact(one_op_graph(K::MatMulInteger, in), "under_test", 37);
+  // The fused requantization, per column.
+  std::vector<double> scales;
+  for (int64_t j = 0; j < c.b.back(); ++j) scales.push_back(1e-3 * double(1 + j % 7));
+  expect_exact(one_op_graph(K::MatMulInteger, in,
+                            {{"requantize_to", std::string("u8")}, {"requantize_scale", scales},
+                             {"requantize_zero_point", int64_t(128)}}),
+               "under_test", 38);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatMulIntegerKernel,
