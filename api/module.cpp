@@ -7,6 +7,7 @@
 #include "api/module_cache.h"
 #include "codegen/compiler.h"
 #include "ir/interpreter.h"
+#include "ir/passes.h"
 #include "ir/text_format.h"
 #include "module/device_fit.h"
 #include "module/module_file.h"
@@ -162,7 +163,13 @@ Module Module::recompile_for(const Device& device) const {
 
 std::map<std::string, HostTensor> Module::reference(const std::map<std::string, HostTensor>& inputs) const {
   check(has_source(), "the reference needs the module's source graph (source.vkir), which it does not carry");
-  return ir::interpret(ir::parse_graph(impl_->source_vkir, kSourceFile), inputs);
+  ir::Graph graph = ir::parse_graph(impl_->source_vkir, kSourceFile);
+  // A QDQ conv or matmul means ONNX Runtime's integer semantics (docs/int8.md): the reference takes
+  // the same rewrite as the compiler, so that it checks the kernels, not the two roundings' 1-ulp gaps.
+  ir::PassManager pm;
+  pm.add(ir::qdq_to_integer_pass());
+  pm.run(graph);
+  return ir::interpret(graph, inputs);
 }
 
 }  // namespace vkc

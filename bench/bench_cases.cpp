@@ -6,6 +6,8 @@
 
 #include "ir/conv_geometry.h"
 #include "support/error.h"
+#include "ir/pass_manager.h"
+#include "ir/passes.h"
 #include "support/int_math.h"
 
 namespace vkc::bench {
@@ -186,6 +188,39 @@ BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::strin
   return c;
 }
 
+// The int8 QDQ conv (issue 22 item 5): quantize(conv(dequantize(x_u8), dequantize(w_i8))) with
+// per-channel symmetric weights, as ONNX Runtime's quantizer writes it. The QDQ pass is applied
+// here already, so the harness's reference is the integer form the kernels run (exact i32 sums and
+// ORT's requantization) and the u8 result must match it bit for bit. Compare its time with the fp16
+// conv of the same shape (`_fp16`); PyTorch has no counterpart here.
+BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads) {
+  BenchCase c = conv_case(std::move(name), OpKind::Conv, x, w, false, 1, pads);
+  c.group = "conv_int8";
+  c.torch = {{"op", "qdq_conv_int8"}};
+  c.build = [=](ir::Graph& g) {
+    const int64_t f = w[0];
+    auto scalar = [&](DType t, double v) {
+      HostTensor s(t, Shape{});
+      s.set_f64(0, v);
+      return g.add_constant(std::move(s));
+    };
+    HostTensor wq(DType::i8, w), ws(DType::f32, {f}), wz(DType::i8, {f});
+    for (int64_t i = 0; i < wq.numel(); ++i) wq.set_i64(i, int64_t((i * 2654435761u) % 255u) - 127);
+    for (int64_t i = 0; i < f; ++i) ws.set_f64(i, 0.002 + 0.00001 * double(i));
+    ir::Value* xd = g.add_op(OpKind::Dequantize, {g.add_input("x", {DType::u8, x}), scalar(DType::f32, 0.02),
+                                                  scalar(DType::u8, 128)})->result();
+    ir::Value* wd = g.add_op(OpKind::Dequantize, {g.add_constant(std::move(wq)), g.add_constant(std::move(ws)),
+                                                  g.add_constant(std::move(wz))}, {{"axis", int64_t(0)}})->result();
+    ir::Value* y = g.add_op(OpKind::Conv, {xd, wd}, {{"pads", pads}}, "conv")->result();
+    g.add_output(g.add_op(OpKind::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)},
+                          {{"to", std::string("u8")}})->result(), "y");
+    ir::PassManager pm;
+    pm.add(ir::qdq_to_integer_pass());
+    pm.run(g);
+  };
+  return c;
+}
+
 }  // namespace
 
 std::vector<BenchCase> make_cases(bool small) {
@@ -251,6 +286,8 @@ std::vector<BenchCase> make_cases(bool small) {
   const DType h = DType::f16;
   cases.push_back(conv_case("conv_1x64x512x512_f256_k3_fp16", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
+  cases.push_back(qdq_conv_case("conv_1x64x512x512_f256_k3_int8_qdq", s({1, 64, 512, 512}, {1, 8, 32, 32}),
+                                s({256, 64, 3, 3}, {16, 8, 3, 3}), p1));
   cases.push_back(conv_case("conv_resnet3x3_8x256x56x56_fp16", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
                             s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(conv_case("conv_ggml_16x256x19x19_f4096_k4_fp16", conv, s({16, 256, 19, 19}, {2, 16, 7, 7}),

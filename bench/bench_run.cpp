@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "support/error.h"
@@ -59,7 +60,15 @@ Timing time_program(rt::Program& program, const std::vector<DeviceInputs>& sets,
 }
 
 HostTensor random_tensor(DType dtype, const Shape& shape, uint64_t seed) {
-  check(dtype == DType::f32 || dtype == DType::f16, "bench: random inputs are f32 or f16 only");
+  check(dtype == DType::f32 || dtype == DType::f16 || dtype == DType::u8 || dtype == DType::i8,
+        "bench: random inputs are f32, f16, u8 or i8 only");
+  if (dtype == DType::u8 || dtype == DType::i8) {  // the f32 values in [-1, 1) spread over the range
+    HostTensor f = random_tensor(DType::f32, shape, seed);
+    HostTensor q(dtype, shape);
+    const double offset = dtype == DType::u8 ? 128 : 0;
+    for (int64_t i = 0; i < f.numel(); ++i) q.set_i64(i, int64_t(std::floor(f.get_f64(i) * 128 + offset)));
+    return q;
+  }
   if (dtype == DType::f16) {  // the f32 values rounded to f16
     HostTensor f = random_tensor(DType::f32, shape, seed);
     HostTensor h(dtype, shape);

@@ -30,6 +30,8 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
   // canonicalized so pads reach the convs they feed, then convs absorb pads and BatchNorm
   // constants; dce last removes what the rewrites left unused.
   ir::PassManager pm(options);
+  // QDQ int8 convs and matmuls become integer products while their weights are still 8-bit.
+  pm.add(ir::qdq_to_integer_pass());
   pm.add(ir::constant_folding_pass());
   pm.add(ir::reshape_propagation_pass());
   pm.add(ir::fold_pad_into_conv_pass());

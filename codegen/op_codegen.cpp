@@ -148,6 +148,8 @@ constexpr ir::OpTable<OpCodegen> build() {
   // and matmul kernels, not into elementwise chains. A quantize ends an epilogue.
   t.set(K::Quantize, {.emitter = kernels::emit_quant, .epilogue = Epilogue::Always});
   t.set(K::Dequantize, {.emitter = kernels::emit_quant, .prologue = Prologue::Dequantize});
+  // Integer products: their own kernel, no prologues or epilogues yet (docs/int8.md).
+  t.set({K::ConvInteger, K::MatMulInteger}, {.emitter = kernels::emit_integer_product});
   t.set({K::ReduceSum, K::ReduceMean, K::ReduceMax, K::ReduceMin},
         {.emitter = kernels::emit_reduce, .anchor = FusionAnchor::Reduction});
   t.set({K::ArgMax, K::ArgMin}, {.emitter = kernels::emit_arg_reduce, .anchor = FusionAnchor::ArgReduction});

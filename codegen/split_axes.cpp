@@ -41,6 +41,13 @@ void map_windows(const ir::ConvGeometry& g, AxisMap& m) {
   }
 }
 
+// Entries of an integer product's per-channel requantize scale (0: none or per tensor).
+size_t per_channel_requantize(const ir::Op& op) {
+  if (!op.has_attr("requantize_scale")) return 0;
+  size_t n = op.attr_floats("requantize_scale").size();
+  return n > 1 ? n : 0;
+}
+
 }  // namespace
 
 AxisMap no_parallel(const ir::Op& op) {
@@ -56,6 +63,42 @@ AxisMap axis_map(const ir::Op& op) {
   AxisMap m = no_parallel(op);
   const size_t rank = m.parallel.size();
   using K = ir::OpKind;
+  // Integer products split by batch and output channels (conv_integer; filter rows, per-channel
+  // filter zero points and the bias follow) or by batch, rows and columns (matmul_integer; per-
+  // column zero points follow); per-tensor zero points are read whole.
+  if (op.kind == K::ConvInteger) {
+    ir::ConvGeometry g = ir::conv_geometry(op);
+    size_t n = size_t(g.output_pos[0]);
+    m.parallel[n] = true;
+    m.operand_axis[0][n] = g.input_pos[0];
+    // Per-channel requantize scales are an attribute, which pieces do not slice: channels whole.
+    if (g.groups == 1 && per_channel_requantize(op) == 0) {
+      size_t f = size_t(g.output_pos[1]);
+      m.parallel[f] = true;
+      m.operand_axis[1][f] = g.filter_pos[0];
+      if (op.operand(3)->type.numel() > 1) m.operand_axis[3][f] = 0;
+      if (op.num_operands() == 5) m.operand_axis[4][f] = 0;
+    }
+    return m;
+  }
+  if (op.kind == K::MatMulInteger) {
+    const Shape& a = op.operand(0)->type.shape;
+    const Shape& b = op.operand(1)->type.shape;
+    bool ta = op.attr_bool("transpose_a"), tb = op.attr_bool("transpose_b");
+    size_t batch = rank - 2;
+    for (size_t d = 0; d < batch; ++d) m.parallel[d] = true;
+    map_right_aligned(op, 0, m);
+    map_right_aligned(op, 1, m);
+    for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
+    m.parallel[batch] = true;
+    m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);
+    if (per_channel_requantize(op) == 0) {  // columns whole when their scales are an attribute
+      m.parallel[batch + 1] = true;
+      m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);
+      if (op.operand(3)->type.numel() > 1) m.operand_axis[3][batch + 1] = 0;
+    }
+    return m;
+  }
   switch (op.schema().category) {
     case ir::OpCategory::Unary:
     case ir::OpCategory::Binary:

@@ -228,7 +228,8 @@ std::vector<int> parse_layout(const std::string& raw_layout, const std::string& 
 }
 
 ConvGeometry conv_geometry(const Op& op) {
-  if (op.kind != OpKind::Conv && op.kind != OpKind::ConvTranspose && op.kind != OpKind::Im2Col)
+  if (op.kind != OpKind::Conv && op.kind != OpKind::ConvTranspose && op.kind != OpKind::Im2Col &&
+      op.kind != OpKind::ConvInteger)
     fail(op, "internal: conv_geometry called on a non-conv op");
   ConvGeometry g;
   g.transposed = op.kind == OpKind::ConvTranspose;

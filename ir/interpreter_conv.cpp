@@ -32,14 +32,6 @@ std::vector<double> bias_values(const Operands& in, int64_t channels, const Op& 
 
 }  // namespace
 
-// Logical geometry padded to three spatial dims (D, H, W; missing leading dims have extent 1 and
-// stride 0), so the hot loop below is plain nested arithmetic. The oracle runs on every test's
-// full-size convs, so its speed matters; the summation order (c, then kernel positions in row-major
-// order) is the documented one and is the same as a generic N-D loop would use.
-struct Padded3 {
-  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], xs[3], ws[3], ys[3];
-};
-
 Padded3 pad_to_3d(const ConvGeometry& g, const std::vector<int64_t>& xs, const std::vector<int64_t>& ws,
                   const std::vector<int64_t>& ys) {
   Padded3 p{};

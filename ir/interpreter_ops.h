@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/conv_geometry.h"
 #include "ir/graph.h"
 #include "support/error.h"
 
@@ -52,6 +53,16 @@ void check_result_shape(const Op& op, const Shape& computed, const TensorType& i
 Results eval_constant(const Op& op, const ResultTypes& types);
 
 // interpreter_conv.cpp
+// Logical geometry padded to three spatial dims (D, H, W; missing leading dims have extent 1 and
+// stride 0), so the hot loop below is plain nested arithmetic. The oracle runs on every test's
+// full-size convs, so its speed matters; the summation order (c, then kernel positions in row-major
+// order) is the documented one and is the same as a generic N-D loop would use.
+struct Padded3 {
+  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], xs[3], ws[3], ys[3];
+};
+
+Padded3 pad_to_3d(const ConvGeometry& g, const std::vector<int64_t>& xs, const std::vector<int64_t>& ws,
+                  const std::vector<int64_t>& ys);
 Results eval_conv(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_conv_transpose(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_im2col(const Op& op, const Operands& in, const ResultTypes& types);
@@ -83,6 +94,10 @@ Results eval_unary(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_cast(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_binary(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_select(const Op& op, const Operands& in, const ResultTypes& types);
+
+// interpreter_integer.cpp: exact integer sums (i64, wrapped to the i32 result like the kernels)
+Results eval_conv_integer(const Op& op, const Operands& in, const ResultTypes& types);
+Results eval_matmul_integer(const Op& op, const Operands& in, const ResultTypes& types);
 
 // interpreter_quant.cpp
 Results eval_quantize(const Op& op, const Operands& in, const ResultTypes& types);

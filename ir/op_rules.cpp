@@ -229,6 +229,8 @@ constexpr OpTable<OpRules> build() {
   t.set(K::Select, {infer_select, eval_select});
   t.set(K::Quantize, {infer_quantize, eval_quantize});
   t.set(K::Dequantize, {infer_dequantize, eval_dequantize});
+  t.set(K::ConvInteger, {infer_conv_integer, eval_conv_integer});
+  t.set(K::MatMulInteger, {infer_matmul_integer, eval_matmul_integer});
   t.set({K::ReduceSum, K::ReduceMean, K::ReduceMax, K::ReduceMin}, {infer_reduce, eval_reduce});
   t.set({K::ArgMax, K::ArgMin}, {infer_arg_reduce, eval_arg_reduce});
   t.set({K::Softmax, K::LogSoftmax}, {infer_softmax, eval_softmax});

@@ -27,6 +27,13 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
       return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
               def("groups", int64_t(1)), opt("input_layout", K::String),
               opt("filter_layout", K::String), opt("output_layout", K::String)};
+    // requantize_*: the fused requantization of a QDQ conv / matmul (docs/ops.md, docs/int8.md).
+    case OpKind::ConvInteger:
+      return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
+              def("groups", int64_t(1)), opt("input_layout", K::String),
+              opt("filter_layout", K::String), opt("output_layout", K::String),
+              opt("requantize_to", K::String), opt("requantize_scale", K::Floats),
+              def("requantize_zero_point", int64_t(0))};
     case OpKind::ConvTranspose:
       return {opt("strides", K::Ints), opt("dilations", K::Ints), opt("pads", K::Ints),
               opt("output_padding", K::Ints), opt("output_shape", K::Ints),
@@ -39,6 +46,9 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::MatMul:
     case OpKind::BatchMatMul:
       return {def("transpose_a", false), def("transpose_b", false)};
+    case OpKind::MatMulInteger:
+      return {def("transpose_a", false), def("transpose_b", false), opt("requantize_to", K::String),
+              opt("requantize_scale", K::Floats), def("requantize_zero_point", int64_t(0))};
     case OpKind::Gemm:
       return {def("alpha", 1.0), def("beta", 1.0), def("transpose_a", false),
               def("transpose_b", false)};
@@ -164,6 +174,8 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
     case OpKind::Select: return {"condition", "true_value", "false_value"};
     case OpKind::Quantize:
     case OpKind::Dequantize: return {"input", "scale", "zero_point"};
+    case OpKind::ConvInteger: return {"input", "filter", "input_zero_point", "filter_zero_point", "bias"};
+    case OpKind::MatMulInteger: return {"lhs", "rhs", "lhs_zero_point", "rhs_zero_point"};
     case OpKind::Sort: return {"keys"};
     case OpKind::Attention: return {"q", "k", "v", "mask"};
     case OpKind::PRelu: return {"input", "slope"};  // issue 23, elementwise and logic group

@@ -15,6 +15,12 @@ Pass dead_code_elimination_pass();
 // `max_elements` are left alone to keep the constants blob bounded.
 Pass constant_folding_pass(int64_t max_elements = int64_t(1) << 24);
 
+// quantize(conv|matmul(dequantize(x_q), dequantize(w_q)[, dequantize(b_i32)])) -> conv_integer /
+// matmul_integer (exact i32 sums) with ONNX Runtime's requantization fused in (requantize_*
+// attributes, M = x_scale * w_scale / y_scale in f32; ir/passes/qdq_integer.cpp).
+// Runs before constant folding, which would otherwise turn constant dequantized weights into f32.
+Pass qdq_to_integer_pass();
+
 // Canonicalizes reshapes (expand_shape, collapse_shape, reshape): a reshape of a reshape becomes
 // one reshape of the original value, a reshape to the operand's own shape disappears, and a pad,
 // reverse or unary elementwise op applied to a reshape's result moves above the reshape when the

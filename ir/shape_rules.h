@@ -47,6 +47,10 @@ std::vector<TensorType> infer_pool(const Op& op);    // max_pool, avg_pool, max_
 std::vector<TensorType> infer_resize(const Op& op);
 
 std::vector<TensorType> infer_matmul(const Op& op);
+Shape matmul_shape(const Op& op);  // matmul's result shape (numpy semantics), any element type
+// shape_rules_integer.cpp: conv_integer and matmul_integer (i8/u8 operands, i32 result)
+std::vector<TensorType> infer_conv_integer(const Op& op);
+std::vector<TensorType> infer_matmul_integer(const Op& op);
 std::vector<TensorType> infer_batch_matmul(const Op& op);
 std::vector<TensorType> infer_gemm(const Op& op);
 std::vector<TensorType> infer_attention(const Op& op);  // shape_rules_attention.cpp

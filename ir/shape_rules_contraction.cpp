@@ -48,6 +48,10 @@ void check_contraction(const Op& op, int64_t k_a, int64_t pos_a, int64_t k_b, in
 
 std::vector<TensorType> infer_matmul(const Op& op) {
   check_float_pair(op);
+  return {TensorType{operand_type(op, 0).dtype, matmul_shape(op)}};
+}
+
+Shape matmul_shape(const Op& op) {
   const TensorType& a = operand_type(op, 0);
   const TensorType& b = operand_type(op, 1);
   for (int i = 0; i < 2; ++i)
@@ -93,7 +97,7 @@ std::vector<TensorType> infer_matmul(const Op& op) {
   }
   if (a.rank() >= 2) out.push_back(m);
   if (b.rank() >= 2) out.push_back(n);
-  return {TensorType{a.dtype, out}};
+  return out;
 }
 
 std::vector<TensorType> infer_batch_matmul(const Op& op) {

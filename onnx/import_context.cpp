@@ -101,6 +101,11 @@ ir::Value* NodeContext::emit(ir::OpKind kind, std::vector<ir::Value*> operands,
   return emit_multi(kind, std::move(operands), std::move(attrs_map)).at(0);
 }
 
+ir::Value* NodeContext::emit_unfolded(ir::OpKind kind, std::vector<ir::Value*> operands,
+                                      ir::AttrMap attrs_map) {
+  return ctx.graph.add_op(kind, std::move(operands), std::move(attrs_map), node.name(), ctx.loc)->result();
+}
+
 ir::Value* NodeContext::constant(HostTensor data) { return ctx.graph.add_constant(std::move(data)); }
 
 ir::Value* NodeContext::reshape(ir::Value* v, const Shape& shape) {

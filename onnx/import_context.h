@@ -65,6 +65,8 @@ class NodeContext {
   // at import time (ir::evaluate_op) and replaced by constants: this is what folds the
   // Shape/Gather/Concat/Cast chains exporters emit for static shapes.
   ir::Value* emit(ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs = {});
+  // Appends an IR op without folding it (the graph passes decide; see import_dequantize).
+  ir::Value* emit_unfolded(ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs = {});
   std::vector<ir::Value*> emit_multi(ir::OpKind kind, std::vector<ir::Value*> operands,
                                      ir::AttrMap attrs = {});
   ir::Value* constant(HostTensor data);
@@ -105,6 +107,10 @@ void register_norm_reduce_importers(std::map<std::string, OpImporter>& r);  // i
 // The axes of Reduce*: an attribute before `input_from_opset`, an optional constant input 1 after.
 std::vector<int64_t> reduce_axes_operand(NodeContext& n, int64_t input_from_opset);
 int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
+// Conv's window attributes from a Conv-like node (Conv, ConvInteger, QLinearConv): op_importers_conv.cpp.
+ir::AttrMap conv_attrs(NodeContext& n, ir::Value* x, ir::Value* w);
+// A scalar 0 of an 8-bit type: the zero point ConvInteger / MatMulInteger default to.
+ir::Value* integer_zero_point(NodeContext& n, DType t);
 // ONNX auto_pad resolved to explicit pads [begins..., ends...] for a conv/pool window.
 std::vector<int64_t> resolve_auto_pad(const std::string& auto_pad, const Shape& in_spatial,
                                       const std::vector<int64_t>& kernel,

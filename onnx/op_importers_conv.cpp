@@ -1,4 +1,4 @@
-// Conv, ConvTranspose and the pools. ONNX's NC+spatial layouts are the IR defaults, so only
+// Conv, ConvTranspose, ConvInteger and the pools. ONNX's NC+spatial layouts are the IR defaults, so only
 // window attributes need mapping; auto_pad is resolved to explicit pads here.
 #include "onnx/import_context.h"
 #include "support/error.h"
@@ -24,20 +24,21 @@ void check_kernel_shape(NodeContext& n, const std::vector<int64_t>& kernel) {
 void import_conv(NodeContext& n) {
   ir::Value* x = n.input(0);
   ir::Value* w = n.input(1);
-  Shape in = spatial_dims(x, "input");
-  size_t s = in.size();
-  if (w->type.rank() != int64_t(s) + 2) n.unsupported("weights rank does not match the input");
-  std::vector<int64_t> kernel(w->type.shape.begin() + 2, w->type.shape.end());
-  check_kernel_shape(n, kernel);
-  std::vector<int64_t> strides = n.attrs.get_ints("strides", ones(s));
-  std::vector<int64_t> dilations = n.attrs.get_ints("dilations", ones(s));
-  std::vector<int64_t> pads = resolve_auto_pad(n.attrs.get_string("auto_pad", "NOTSET"), in, kernel,
-                                               strides, dilations, n.attrs.get_ints("pads"));
-  ir::AttrMap attrs{{"strides", strides}, {"dilations", dilations}, {"pads", pads},
-                    {"groups", n.attrs.get_int("group", 1)}};
+  ir::AttrMap attrs = conv_attrs(n, x, w);
   std::vector<ir::Value*> operands{x, w};
   if (n.has_input(2)) operands.push_back(n.input(2));
   n.set_output(0, n.emit(K::Conv, operands, attrs));
+}
+
+// ConvInteger: x_zero_point (input 2) per tensor, w_zero_point (input 3) per tensor or per output
+// channel; absent ones are 0 of the operand's type.
+void import_conv_integer(NodeContext& n) {
+  ir::Value* x = n.input(0);
+  ir::Value* w = n.input(1);
+  ir::AttrMap attrs = conv_attrs(n, x, w);
+  ir::Value* xz = n.has_input(2) ? n.input(2) : integer_zero_point(n, x->type.dtype);
+  ir::Value* wz = n.has_input(3) ? n.input(3) : integer_zero_point(n, w->type.dtype);
+  n.set_output(0, n.emit(K::ConvInteger, {x, w, xz, wz}, attrs));
 }
 
 void import_conv_transpose(NodeContext& n) {
@@ -123,9 +124,24 @@ OpImporter global_pool(K kind) {
 
 }  // namespace
 
+// Conv's window attributes (shared with ConvInteger and QLinearConv).
+ir::AttrMap conv_attrs(NodeContext& n, ir::Value* x, ir::Value* w) {
+  Shape in = spatial_dims(x, "input");
+  size_t s = in.size();
+  if (w->type.rank() != int64_t(s) + 2) n.unsupported("weights rank does not match the input");
+  std::vector<int64_t> kernel(w->type.shape.begin() + 2, w->type.shape.end());
+  check_kernel_shape(n, kernel);
+  std::vector<int64_t> strides = n.attrs.get_ints("strides", ones(s));
+  std::vector<int64_t> dilations = n.attrs.get_ints("dilations", ones(s));
+  std::vector<int64_t> pads = resolve_auto_pad(n.attrs.get_string("auto_pad", "NOTSET"), in, kernel,
+                                               strides, dilations, n.attrs.get_ints("pads"));
+  return {{"strides", strides}, {"dilations", dilations}, {"pads", pads}, {"groups", n.attrs.get_int("group", 1)}};
+}
+
 void register_conv_importers(std::map<std::string, OpImporter>& r) {
   r["Conv"] = import_conv;
   r["ConvTranspose"] = import_conv_transpose;
+  r["ConvInteger"] = import_conv_integer;
   r["MaxPool"] = pool(K::MaxPool);
   r["AveragePool"] = pool(K::AvgPool);
   r["GlobalAveragePool"] = global_pool(K::AvgPool);

@@ -53,6 +53,10 @@ std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const 
 std::vector<EmittedKernel> emit_quant(const DispatchGroup& group, const KernelContext& context,
                                  std::vector<ScratchTensor>& scratch);
 
+// ConvInteger, MatMulInteger: exact i32 sums of 8-bit products. codegen/kernels/integer_product.cpp
+std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, const KernelContext& context,
+                                                std::vector<ScratchTensor>& scratch);
+
 // Sort, TopK. codegen/kernels/sort.cpp
 std::vector<EmittedKernel> emit_sort(const DispatchGroup& group, const KernelContext& context,
                                  std::vector<ScratchTensor>& scratch);

@@ -5,6 +5,7 @@
 #include "codegen/compiler.h"
 #include "fusion/fusion_test_support.h"
 #include "ir/interpreter.h"
+#include "ir/passes.h"
 
 namespace vkc::test {
 namespace {
@@ -89,7 +90,9 @@ TEST(FusionRegression, ConvBiasReluQuantizeIsOneDispatchOnNvidiaAndSplitsOnVulka
 // conv [1,64,512,512] x [256,64,3,3], pad 1, between an int8 dequantize (per-tensor activations,
 // per-channel weights) and an int8 quantize. The f32 result alone (256 MiB) is beyond vulkan-min's
 // maxStorageBufferRange: only the fused epilogue, which never materializes it, compiles there.
-ir::Graph quantized_conv(int64_t size) {
+// relu: a relu between the conv and its quantize keeps the float form (the QDQ rewrite to
+// conv_integer takes the plain form only; docs/int8.md), whose fusion these tests pin.
+ir::Graph quantized_conv(int64_t size, bool relu = false) {
   ir::Graph g;
   ir::Value* xq = g.add_input("xq", {DType::i8, {1, 64, size, size}});
   HostTensor sx(DType::f32, {}), sy(DType::f32, {}), wq(DType::i8, {256, 64, 3, 3}), sw(DType::f32, {256});
@@ -102,19 +105,20 @@ ir::Graph quantized_conv(int64_t size) {
   ir::Value* w = g.add_op(OpKind::Dequantize, {g.add_constant(wq, "wq"), g.add_constant(sw, "sw")},
                           {{"axis", int64_t(0)}}, "dq_w")->result();
   ir::Value* y = g.add_op(OpKind::Conv, {x, w}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}}, "conv")->result();
+  if (relu) y = g.add_op(OpKind::Relu, {y}, {}, "relu")->result();
   g.add_output(g.add_op(OpKind::Quantize, {y, g.add_constant(sy, "sy")}, {}, "q_y")->result(), "yq");
   return g;
 }
 
 TEST(FusionRegression, QuantizedConvBudgetAllProfiles) {
-  ir::Graph big = quantized_conv(512);
+  ir::Graph big = quantized_conv(512, true);
   for (const std::string& target : known_targets()) {
     ModuleImage m = compile_for(big, target);
     EXPECT_TRUE(within_limits(m));
     ASSERT_EQ(m.manifest.dispatches.size(), 1u) << target << "\n" << all_notes(m);
     EXPECT_NE(m.manifest.dispatches[0].notes.find("prologue: dequantize 'dq_x'"), std::string::npos) << target;
   }
-  ir::Graph small = quantized_conv(64);
+  ir::Graph small = quantized_conv(64, true);
   std::map<std::string, HostTensor> in = random_inputs(small, 5);  // ints in [-8, 8]
   for (const char* target : {"", "vulkan-min"}) {  // vulkan-min: packed 8-bit reads and stores
     GpuRunOptions o;
@@ -132,6 +136,31 @@ TEST(FusionRegression, QuantizedConvBudgetAllProfiles) {
       differ += d != 0;
     }
     EXPECT_LT(differ, got.numel() / 1000) << target;
+  }
+}
+
+// The plain QDQ form of the same conv becomes conv_integer + requantization (docs/int8.md): within
+// every profile's limits at the seed size (the i32 sums split by output channels where a binding
+// cannot hold them), and exact against the reference of the rewritten graph.
+TEST(FusionRegression, QuantizedConvIntegerFormAllProfiles) {
+  ir::Graph big = quantized_conv(512);
+  for (const std::string& target : known_targets()) {
+    ModuleImage m = compile_for(big, target);
+    EXPECT_TRUE(within_limits(m));
+    bool integer = false;
+    for (const DispatchDesc& d : m.manifest.dispatches) integer |= d.kernel == "conv_integer";
+    EXPECT_TRUE(integer) << target << "\n" << all_notes(m);
+  }
+  ir::Graph small = quantized_conv(64);
+  ir::PassManager pm;
+  pm.add(ir::qdq_to_integer_pass());
+  pm.run(small);
+  std::map<std::string, HostTensor> in = random_inputs(small, 5);
+  for (const char* target : {"", "vulkan-min"}) {  // vulkan-min: packed 8-bit reads and stores
+    GpuRunOptions o;
+    o.target = target;
+    GpuRun run = run_on_gpu(small, in, o);
+    EXPECT_TRUE(outputs_match(run, o)) << target;  // integers: exactly
   }
 }
 

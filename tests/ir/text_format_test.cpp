@@ -218,6 +218,22 @@ std::map<OpKind, Builder> op_builders() {
     Value* z = g.add_input("zp", {DType::i8, {}});
     g.add_output(g.add_op(OpKind::Dequantize, {x, s, z})->result());
   };
+  b[OpKind::ConvInteger] = [](Graph& g) {
+    Value* x = g.add_input("x", {DType::u8, {1, 2, 5, 5}});
+    Value* w = g.add_input("w", {DType::i8, {4, 1, 3, 3}});
+    Value* xz = g.add_input("xz", {DType::u8, {}});
+    Value* wz = g.add_input("wz", {DType::i8, {4}});
+    Value* bias = g.add_input("bias", {DType::i32, {4}});
+    g.add_output(g.add_op(OpKind::ConvInteger, {x, w, xz, wz, bias},
+                          {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"groups", int64_t(2)}})->result());
+  };
+  b[OpKind::MatMulInteger] = [](Graph& g) {
+    Value* a = g.add_input("a", {DType::u8, {2, 3, 4}});
+    Value* m = g.add_input("b", {DType::i8, {4, 5}});
+    Value* az = g.add_input("az", {DType::u8, {1}});
+    Value* bz = g.add_input("bz", {DType::i8, {5}});
+    g.add_output(g.add_op(OpKind::MatMulInteger, {a, m, az, bz})->result());
+  };
   for (OpKind k : {OpKind::ReduceSum, OpKind::ReduceMean, OpKind::ReduceMax, OpKind::ReduceMin})
     b[k] = reduce(k);
   for (OpKind k : {OpKind::ArgMax, OpKind::ArgMin})

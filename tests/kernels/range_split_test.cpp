@@ -52,6 +52,17 @@ std::vector<SplitCase> split_cases() {
                          {{"pads", Ints{1, 1, 1, 1}}});
        },
        1e-4},
+      // int8 (docs/int8.md): i32 sums cut by batch and output channels (per-channel zero points and
+      // bias follow), and by rows and columns (per-column zero points follow).
+      {"conv_integer_batch_then_channels", [] {
+         return graph_of(K::ConvInteger, {typed(DType::i8, {2, 4, 16, 16}), typed(DType::i8, {64, 4, 3, 3}),
+                                          typed(DType::i8, {}), typed(DType::i8, {64}), typed(DType::i32, {64})},
+                         {{"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"matmul_integer_rows_and_columns", [] {
+         return graph_of(K::MatMulInteger, {typed(DType::i8, {64, 32}), typed(DType::i8, {32, 48}),
+                                            typed(DType::i8, {}), typed(DType::i8, {48})});
+       }},
       {"conv_nhwc_batch", [] {
          return graph_of(K::Conv, {f32({4, 8, 8, 4}), f32({16, 4, 3, 3})},
                          {{"pads", Ints{1, 1, 1, 1}}, {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});

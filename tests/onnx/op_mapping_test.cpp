@@ -52,6 +52,8 @@ const std::map<K, std::string> kOnnxOp = {
     {K::Select, "Where"},
     {K::Quantize, "QuantizeLinear"},
     {K::Dequantize, "DequantizeLinear"},
+    {K::ConvInteger, "ConvInteger"},
+    {K::MatMulInteger, "MatMulInteger"},
     {K::ReduceSum, "ReduceSum"},
     {K::ReduceMean, "ReduceMean"},
     {K::ReduceMax, "ReduceMax"},
