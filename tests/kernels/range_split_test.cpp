@@ -117,6 +117,9 @@ std::vector<SplitCase> split_cases() {
       {"gemm_long_k_with_c", [] {
          return graph_of(K::Gemm, {f32({4, 1536}), f32({1536, 4}), f32({4})}, {{"alpha", 0.5}, {"beta", 2.0}});
        }, 1e-4},
+      {"attention_query_rows", [] {
+         return graph_of(K::Attention, {f32({2, 96, 16}), f32({2, 24, 16}), f32({2, 24, 8})}, {{"scale", 0.25}});
+       }, 1e-4},
       // Columns of rhs are not one contiguous range: copied through aligned windows.
       {"matmul_rhs_columns_copied", [] { return graph_of(K::MatMul, {f32({16, 40}), f32({40, 50})}); }, 1e-4},
       // One index of dim 0 is 4116 bytes: pieces along dim 1 start at offsets no device may bind;
