@@ -330,16 +330,27 @@ class Splitter {
     for (int64_t c0 = 0; c0 < total; c0 += chunk) {
       const int64_t c1 = std::min(total, c0 + chunk);
       std::vector<ir::Value*> parts;
+      bool sliced = false;  // the last part is a slice of its piece
       while (k < flats.size() && piece_begin < c1) {
         const int64_t n = flats[k]->type.numel(), lo = std::max(c0, piece_begin), hi = std::min(c1, piece_begin + n);
         ir::Value* part = flats[k];
-        if (lo - piece_begin != 0 || hi - piece_begin != n)
+        sliced = lo - piece_begin != 0 || hi - piece_begin != n;
+        if (sliced)
           part = add(ir::OpKind::Slice, {part}, {{"starts", Ints{lo - piece_begin}}, {"ends", Ints{hi - piece_begin}},
                                                  {"axes", Ints{0}}});
         parts.push_back(part);
         if (piece_begin + n > c1) break;  // the rest of this piece goes into the next chunk
         piece_begin += n;
         ++k;
+      }
+      // A chunk that is one part of one piece would be a view into that piece (storage_plan.h),
+      // which cannot itself be placed inside the result: two slices joined make it a tensor.
+      if (parts.size() == 1 && sliced && parts[0]->type.numel() >= 2) {
+        ir::Op* sl = parts[0]->producer;
+        ir::Value* src = sl->operand(0);
+        const int64_t b = sl->attr_ints("starts")[0], e = sl->attr_ints("ends")[0];
+        parts = {add(ir::OpKind::Slice, {src}, {{"starts", Ints{b}}, {"ends", Ints{b + 1}}, {"axes", Ints{0}}}),
+                 add(ir::OpKind::Slice, {src}, {{"starts", Ints{b + 1}}, {"ends", Ints{e}}, {"axes", Ints{0}}})};
       }
       chunks.push_back(parts.size() == 1 ? parts[0] : add(ir::OpKind::Concat, parts, {{"axis", int64_t(0)}}));
     }
