@@ -6,6 +6,7 @@
 #include <set>
 #include <variant>
 
+#include "codegen/box_copy.h"
 #include "codegen/split_axes.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
@@ -24,6 +25,7 @@ struct Bound {
   std::vector<int> axis_of;  // per result dim: this tensor's dim, or -1
   bool in_registers = false;  // fused: never bound, so its size is no limit
   std::vector<std::optional<Window>> window;  // per result dim: read through a window (operand 0)
+  bool is_result = false;
 };
 
 std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::set<const ir::Value*>& in_registers) {
@@ -35,7 +37,7 @@ std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::
     std::vector<int> id(m.parallel.size());
     std::iota(id.begin(), id.end(), 0);
     b.push_back({op.results.size() == 1 ? "result" : cat("result ", r), op.result(int(r)), id,
-                 in_registers.count(op.result(int(r))) > 0, std::vector<std::optional<Window>>(m.parallel.size())});
+                 in_registers.count(op.result(int(r))) > 0, std::vector<std::optional<Window>>(m.parallel.size()), true});
   }
   return b;
 }
@@ -93,9 +95,11 @@ constexpr int64_t kMaxPieces = 4096;
 // ordinary concat kernel; both bind the whole tensor, which fits.
 bool must_view(const Bound& t, const Limits& l) { return too_big(t, t.value->type.shape, l); }
 
-// The cut with the fewest pieces, or the reason there is none.
+// The cut with the fewest pieces, or the reason there is none. `copy_operands`: pieces of operands
+// need not be views (codegen/box_copy.h copies them), and result pieces need be contiguous runs
+// only, at any offset (Splitter::assemble copies them into aligned chunks of the result).
 std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, const std::vector<Bound>& tensors,
-                                          const Limits& l) {
+                                          const Limits& l, bool copy_operands) {
   const Shape& out = op.result()->type.shape;
   std::string why = "none of its result dims can be computed piece by piece";
   int64_t prefix = 1;  // pieces from the dims before `axis`
@@ -122,7 +126,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
                        : cat(t.label, " ", t.value->type.str(), " is read whole by every piece and is ",
                              limit_text(t.value->type, one, l));
       }
-      if (!must_view(t, l)) continue;
+      if (!must_view(t, l) || (copy_operands && !t.is_result)) continue;
       // Contiguous for one index and for two is contiguous for any run.
       std::vector<int64_t> two = piece_extent(t, axis, std::min<int64_t>(2, out[size_t(axis)]));
       std::vector<int64_t> zero(one.size(), 0);
@@ -130,6 +134,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
         fits = false;
         why = cat("a piece of ", t.label, " ", t.value->type.str(), " along dim ", axis, " is not one contiguous range");
       }
+      if (copy_operands) continue;  // result pieces written at any offset (Splitter::assemble)
       for (int d = 0; d <= axis; ++d) {
         int td = t.axis_of[size_t(d)];
         if (td < 0) continue;
@@ -201,13 +206,19 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
 class Splitter {
  public:
   // `made`: collects the slices and concats it inserts (views, not work to split again).
-  Splitter(ir::Graph& g, ir::Op* op, const Cut& cut, std::vector<Bound> tensors, std::set<const ir::Op*>& made)
-      : g_(g), op_(op), cut_(cut), tensors_(std::move(tensors)), made_(made) {}
+  Splitter(ir::Graph& g, ir::Op* op, const Cut& cut, std::vector<Bound> tensors, const Limits& l,
+           std::set<const ir::Op*>& made, bool assemble)
+      : g_(g), op_(op), cut_(cut), tensors_(std::move(tensors)), l_(l), made_(made), assemble_(assemble) {}
 
   // Inserts the pieces and the concats before op_, redirects its uses and erases it.
   std::vector<ir::Op*> run() {
     std::vector<int64_t> index;
+    pieces_of_.resize(op_->results.size());
     std::vector<ir::Value*> joined = build(0, index);
+    if (assemble_) {
+      joined.clear();
+      for (size_t r = 0; r < op_->results.size(); ++r) joined.push_back(assemble(int(r)));
+    }
     for (size_t r = 0; r < op_->results.size(); ++r) g_.replace_all_uses(op_->result(int(r)), joined[r]);
     g_.erase_op(op_);
     return pieces_;
@@ -231,6 +242,14 @@ class Splitter {
       axes.push_back(td);
     }
     if (starts.empty()) return const_cast<ir::Value*>(t.value);
+    if (must_view(t, l_)) {  // a view where the piece is one aligned run, else a copy through windows
+      std::vector<int64_t> box_start(t.value->type.shape.size(), 0), box_extent = t.value->type.shape;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        box_start[size_t(axes[i])] = starts[i];
+        box_extent[size_t(axes[i])] = ends[i] - starts[i];
+      }
+      return copy_box(g_, op_, const_cast<ir::Value*>(t.value), box_start, box_extent, {l_.bytes, l_.align}, made_);
+    }
     ir::Op* s = g_.insert_op(op_, ir::OpKind::Slice, {const_cast<ir::Value*>(t.value)},
                              {{"starts", starts}, {"ends", ends}, {"axes", axes}}, cat(op_->name, ".in"), op_->loc);
     made_.insert(s);
@@ -264,6 +283,11 @@ class Splitter {
       }
     }
     std::vector<ir::Value*> joined;
+    if (assemble_) {  // pieces kept in order for assemble()
+      if (level == cut_.axis)
+        for (size_t r = 0; r < parts.size(); ++r) pieces_of_[r].insert(pieces_of_[r].end(), parts[r].begin(), parts[r].end());
+      return std::vector<ir::Value*>(parts.size(), nullptr);
+    }
     for (std::vector<ir::Value*>& p : parts) {
       if (p.size() == 1) {
         joined.push_back(p[0]);
@@ -276,12 +300,73 @@ class Splitter {
     return joined;
   }
 
+  ir::Value* add(ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs) {
+    ir::Op* o = g_.insert_op(op_, kind, std::move(operands), std::move(attrs), cat(op_->name, ".join"), op_->loc);
+    made_.insert(o);
+    return o->result();
+  }
+  ir::Value* flat(ir::Value* v) {
+    return v->type.shape.size() == 1 ? v : add(ir::OpKind::Reshape, {v}, {{"shape", Ints{v->type.numel()}}});
+  }
+
+  // Result r from its pieces (contiguous runs in row-major order, at offsets a device may not
+  // bind): written as chunks of the flat result that start at aligned offsets and fit a binding,
+  // each chunk a concat of the parts of the pieces it overlaps (slice kernels where a piece is cut
+  // by a chunk boundary); the chunks lie end to end in the result (an in-place concat).
+  ir::Value* assemble(int r) {
+    const ir::Value* whole = op_->result(r);
+    const std::vector<ir::Value*>& pieces = pieces_of_[size_t(r)];
+    const int64_t es = int64_t(dtype_size(whole->type.dtype)), total = whole->type.numel();
+    std::vector<ir::Value*> flats;
+    for (ir::Value* p : pieces) flats.push_back(flat(p));
+    if (!too_big(whole->type, whole->type.shape, l_)) {  // fits: one ordinary concat
+      ir::Value* v = flats.size() == 1 ? flats[0] : add(ir::OpKind::Concat, flats, {{"axis", int64_t(0)}});
+      return add(ir::OpKind::Reshape, {v}, {{"shape", whole->type.shape}});
+    }
+    const int64_t chunk = std::max<int64_t>(int64_t(l_.bytes / l_.align * l_.align) / es, int64_t(l_.align) / es);
+    std::vector<ir::Value*> chunks;
+    size_t k = 0;
+    int64_t piece_begin = 0;  // element offset of pieces[k]
+    for (int64_t c0 = 0; c0 < total; c0 += chunk) {
+      const int64_t c1 = std::min(total, c0 + chunk);
+      std::vector<ir::Value*> parts;
+      bool sliced = false;  // the last part is a slice of its piece
+      while (k < flats.size() && piece_begin < c1) {
+        const int64_t n = flats[k]->type.numel(), lo = std::max(c0, piece_begin), hi = std::min(c1, piece_begin + n);
+        ir::Value* part = flats[k];
+        sliced = lo - piece_begin != 0 || hi - piece_begin != n;
+        if (sliced)
+          part = add(ir::OpKind::Slice, {part}, {{"starts", Ints{lo - piece_begin}}, {"ends", Ints{hi - piece_begin}},
+                                                 {"axes", Ints{0}}});
+        parts.push_back(part);
+        if (piece_begin + n > c1) break;  // the rest of this piece goes into the next chunk
+        piece_begin += n;
+        ++k;
+      }
+      // A chunk that is one part of one piece would be a view into that piece (storage_plan.h),
+      // which cannot itself be placed inside the result: two slices joined make it a tensor.
+      if (parts.size() == 1 && sliced && parts[0]->type.numel() >= 2) {
+        ir::Op* sl = parts[0]->producer;
+        ir::Value* src = sl->operand(0);
+        const int64_t b = sl->attr_ints("starts")[0], e = sl->attr_ints("ends")[0];
+        parts = {add(ir::OpKind::Slice, {src}, {{"starts", Ints{b}}, {"ends", Ints{b + 1}}, {"axes", Ints{0}}}),
+                 add(ir::OpKind::Slice, {src}, {{"starts", Ints{b + 1}}, {"ends", Ints{e}}, {"axes", Ints{0}}})};
+      }
+      chunks.push_back(parts.size() == 1 ? parts[0] : add(ir::OpKind::Concat, parts, {{"axis", int64_t(0)}}));
+    }
+    ir::Value* v = chunks.size() == 1 ? chunks[0] : add(ir::OpKind::Concat, chunks, {{"axis", int64_t(0)}});
+    return add(ir::OpKind::Reshape, {v}, {{"shape", whole->type.shape}});
+  }
+
   ir::Graph& g_;
   ir::Op* op_;
   Cut cut_;
   std::vector<Bound> tensors_;
+  Limits l_;
   std::vector<ir::Op*> pieces_;
   std::set<const ir::Op*>& made_;
+  bool assemble_;
+  std::vector<std::vector<ir::Value*>> pieces_of_;  // per result: its pieces in row-major order
 };
 
 // A concat whose operands lie end to end in its result and each fit: storage_plan.h may write it
@@ -365,6 +450,63 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
   return partials;
 }
 
+// A slice [k0, k1) of `v` along `axis`: through codegen/box_copy.h where `v` is too large to bind
+// whole (a view where the slice is one aligned run), else an ordinary slice kernel.
+ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int64_t k0, int64_t k1, const Limits& l,
+                       std::set<const ir::Op*>& made) {
+  if (too_big(v->type, v->type.shape, l)) {
+    std::vector<int64_t> start(v->type.shape.size(), 0), extent = v->type.shape;
+    start[size_t(axis)] = k0;
+    extent[size_t(axis)] = k1 - k0;
+    return copy_box(g, at, v, start, extent, {l.bytes, l.align}, made);
+  }
+  ir::Op* s = g.insert_op(at, ir::OpKind::Slice, {v}, {{"starts", Ints{k0}}, {"ends", Ints{k1}}, {"axes", Ints{axis}}},
+                          cat(at->name, ".in"), at->loc);
+  made.insert(s);
+  return s->result();
+}
+
+// A matmul, batch_matmul or gemm whose operands are too big even for one row or column of the
+// result (a long K): partial products over blocks of K, each block of both operands fitting,
+// summed by adds (gemm: alpha on every partial, beta * C on the first only). The partial results
+// are as large as the result: a later round cuts them further.
+std::vector<ir::Op*> split_contraction_k(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made) {
+  if (op->schema().category != ir::OpCategory::Contraction) return {};
+  ir::Value* a = op->operand(0);
+  ir::Value* b = op->operand(1);
+  if (a->type.shape.size() < 2 || b->type.shape.size() < 2) return {};
+  const bool ta = op->attr_bool("transpose_a"), tb = op->attr_bool("transpose_b");
+  const int64_t a_axis = int64_t(a->type.shape.size()) - (ta ? 2 : 1);
+  const int64_t b_axis = int64_t(b->type.shape.size()) - (tb ? 1 : 2);
+  const int64_t k = a->type.shape[size_t(a_axis)];
+  if (k < 2) return {};
+  // The longest block whose slices of both operands fit (sizes grow linearly with it).
+  int64_t block = k;
+  for (auto [v, axis] : {std::pair{a, a_axis}, std::pair{b, b_axis}}) {
+    Shape one = v->type.shape;
+    one[size_t(axis)] = 1;
+    block = std::min<int64_t>(block, int64_t(l.bytes / std::max<uint64_t>(bytes_of(v->type, one), 1)));
+    block = std::min<int64_t>(block, l.elements / std::max<int64_t>(shape_numel(one), 1));
+  }
+  if (block < 1 || block >= k || ceil_div(k, block) > kMaxPieces) return {};
+  std::vector<ir::Op*> partials;
+  ir::Value* sum = nullptr;
+  for (int64_t k0 = 0; k0 < k; k0 += block) {
+    const int64_t k1 = std::min(k, k0 + block);
+    std::vector<ir::Value*> operands{slice_along(g, op, a, a_axis, k0, k1, l, made),
+                                     slice_along(g, op, b, b_axis, k0, k1, l, made)};
+    if (op->num_operands() == 3 && k0 == 0) operands.push_back(op->operand(2));  // beta * C once
+    ir::Op* part = g.insert_op(op, op->kind, operands, op->attrs,
+                               cat(op->name, op->name.empty() ? "" : ".", "k", k0, "-", k1 - 1), op->loc);
+    partials.push_back(part);
+    sum = sum ? g.insert_op(op, ir::OpKind::Add, {sum, part->result()}, {}, cat(op->name, ".sum"), op->loc)->result()
+              : part->result();
+  }
+  g.replace_all_uses(op->result(), sum);
+  g.erase_op(op);
+  return partials;
+}
+
 }  // namespace
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
@@ -392,22 +534,35 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     // Split, nothing stays in registers: the pieces read slices and write into a concat.
     AxisMap m = axis_map(*op);
     std::vector<Bound> tensors = bound_tensors(*op, m, {});
-    std::variant<Cut, std::string> cut = choose_cut(*op, m, tensors, l);
+    std::variant<Cut, std::string> cut = choose_cut(*op, m, tensors, l, false);
+    bool copies = false;  // some operand pieces are copies, not views
+    if (std::holds_alternative<std::string>(cut)) {
+      std::variant<Cut, std::string> copied = choose_cut(*op, m, tensors, l, true);
+      if (std::holds_alternative<Cut>(copied)) {
+        cut = copied;
+        copies = true;
+      }
+    }
     changed = 1;
     notes.erase(op);  // a piece of an earlier round cut again: its pieces get their own notes
     if (auto* why = std::get_if<std::string>(&cut)) {
       const std::string described = op->describe();
       std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
+      std::string what = "partial convs over blocks of input channels";
+      if (partials.empty()) {
+        partials = split_contraction_k(graph, op, l, made);
+        what = "partial products over blocks of K";
+      }
       if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why));
-      for (ir::Op* p : partials)
-        notes[p] = cat("one of ", partials.size(), " partial convs over blocks of input channels, summed: ", over);
+      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ", summed: ", over);
       continue;
     }
     const Cut& c = std::get<Cut>(cut);
     int64_t along = ceil_div(op->result()->type.shape[size_t(c.axis)], c.run);
     std::string note = cat("split into ", c.pieces, " pieces of ", c.run, " along ", dim_name(*op, c.axis),
                            c.pieces > along ? " (for each index of the dims before it)" : "", ": ", over);
-    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), made).run()) notes[piece] = note;
+    if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
+    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note;
   }
   }
   return notes;

@@ -18,10 +18,20 @@
 // partial convs over blocks of input channels (each block one contiguous run), summed by adds;
 // the pass runs in rounds, so partial results still too large are cut again.
 //
+// A matmul, batch_matmul or gemm whose operands are beyond a binding even for one row or column
+// of the result runs as partial products over blocks of K, summed by adds (gemm: alpha on each
+// partial, beta * C on the first only), cut again in later rounds where still too large.
+//
+// Where no cut gives pieces that are all views, a second choice lets operand pieces be copies
+// (codegen/box_copy.h: windows bound at offsets aligned down, read at the residual offset), so
+// unaligned starts and non-contiguous pieces (columns of a row-major rhs) are cut too; result
+// pieces must then be contiguous runs only, at any offset, and are assembled into aligned chunks
+// of the result. Only the split path pays these copies.
+//
 // Not split (refused with the reason): dims that every output element reads along (a sort axis,
-// a matmul's K), pieces that would not be one contiguous range where they must be views (columns
-// of a row-major matrix), and operands every piece reads whole (a conv filter) that are
-// themselves beyond the limit.
+// a cumsum axis) beyond the limit, results whose pieces are not contiguous runs (columns of a
+// row-major result that is itself beyond the limit), and operands every piece reads whole (a conv
+// filter) that are themselves beyond the limit.
 #pragma once
 
 #include <map>

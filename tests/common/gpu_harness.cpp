@@ -27,6 +27,11 @@ std::map<std::string, HostTensor> random_inputs(const ir::Graph& graph, uint32_t
   return in;
 }
 
+bool split_testing() {
+  const char* cap = std::getenv("VKC_TEST_MAX_BINDING");
+  return cap && *cap;
+}
+
 GpuRun run_on_gpu(const ir::Graph& graph, const std::map<std::string, HostTensor>& inputs,
                   const GpuRunOptions& options) {
   rt::Context& ctx = options.context ? *options.context : shared_context();

@@ -85,9 +85,10 @@ void expect_fused_match(const ir::Graph& g, uint32_t seed, const std::string& ti
   if (inputs.empty()) inputs = random_inputs(g, seed);
   try {
     GpuRun run = run_on_gpu(g, inputs, o);
+    EXPECT_TRUE(outputs_match(run, o));
+    if (split_testing()) return;  // beyond the binding: unfused or cut into pieces (the numbers still checked)
     EXPECT_EQ(attention_dispatches(run.module), 1) << "the pattern did not become one attention kernel";
     EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
-    EXPECT_TRUE(outputs_match(run, o));
     if (!tiles.empty()) {
       EXPECT_EQ(run.module.manifest.dispatches[0].strategy, "tiled " + tiles);
     }

@@ -95,6 +95,7 @@ TEST(NormalizationKernelTest, ResidualAddFusesIntoTheLoad) {
     o.forced_strategy["layer_norm"] = s;
     GpuRun run = run_on_gpu(g, random_inputs(g, 9), o);
     EXPECT_TRUE(outputs_match(run, o));
+    if (split_testing()) continue;  // cut into pieces: several dispatches (the numbers still checked)
     EXPECT_EQ(strategies(run), std::vector<std::string>{s}) << "the add and the relu fuse: one dispatch";
   }
 }
