@@ -26,12 +26,15 @@ constexpr int64_t kSplitMinK = 512;
 // Each slice of a planner-chosen split keeps at least this many TK steps of products.
 constexpr uint64_t kMinSliceSteps = 4;
 // Matmul (plain matrices) splits K until the grid holds this many 128-invocation workgroups per
-// compute unit, in at most kMaxMatrixSplit slices. Measured on the H200 on transformer shapes
-// (bench/RESULTS.md, session 15): 1576x768x3072 ran 0.268 ms as 128x64 tiles in 4 slices (624
-// workgroups) against 0.36-0.42 ms unsplit; 197x768x3072 0.055 ms as 64x64 in 8 slices against
-// 0.205 ms on 16x16 tiles; splits beyond 8 were not measured.
+// compute unit, in at most kMaxMatrixSplit slices, and only on tiles of at most kMaxSplitTileArea.
+// Measured on the H200 on transformer shapes (bench/RESULTS.md, session 15): 64x64 tiles (8x4
+// blocks) in 8 slices ran 197x768x3072 in 0.056 ms against 0.205 unsplit on 16x16 tiles, and
+// 128x2304x768 in 0.031 ms where 128x64 tiles in 8 slices took 0.098 (128x64 split was 1.8-3.9x
+// slower than 64x64 split on every 128-row shape, 10% faster on the 1576-row ones); splits beyond
+// 8 were not measured.
 constexpr uint64_t kMatrixSplitWorkgroupsPerUnit = 4;
 constexpr uint64_t kMaxMatrixSplit = 8;
+constexpr uint64_t kMaxSplitTileArea = 64 * 64;
 // The largest tiles (256x128: 222 registers, one workgroup per SM) pay only with several waves of
 // their own: unsplit they lost to 128x64 at 312 tiles on 132 SMs (0.298 against 0.262 ms,
 // 1576x3072x768) and won at 512 (the 4096^3 matmul); split they lost everywhere (same runs).
@@ -155,10 +158,10 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
     uint64_t tiles = tiles_of(tile, p), split = 1;
     const bool largest = uint64_t(tile_m(tile)) * tile_n(tile) >= kLargestTileArea;
     if (largest && p.matrix_operands && tiles < kLargestTileMinWaves * t.compute_units) continue;
-    if (may_split && tiles > 0 && p.matrix_operands && !largest) {
+    if (may_split && tiles > 0 && p.matrix_operands) {
       const uint64_t deep = std::max(kMatrixSplitWorkgroupsPerUnit * t.compute_units,
                                      ceil_div(kMatrixSplitWorkgroupsPerUnit * 128 * t.compute_units, invocations(tile)));
-      if (tiles < deep)
+      if (tiles < deep && uint64_t(tile_m(tile)) * tile_n(tile) <= kMaxSplitTileArea)
         split = std::max<uint64_t>(
             1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, kMinSliceSteps)}));
     } else if (may_split && tiles > 0 && tiles < t.compute_units) {
@@ -167,6 +170,10 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
       split = std::max<uint64_t>(1, std::min(ceil_div(want, tiles), split_limit(tile, p, t, kMinSliceSteps)));
     }
     if (tiles * split >= want) return GemmChoice{tile, split};
+    // A matmul split as far as it goes that fills one wave: smaller tiles would only trade the
+    // 8x4 blocks' reuse for workgroups (128x768x3072: 64x64 in 8 slices, 192 workgroups, 0.041 ms).
+    if (p.matrix_operands && split == kMaxMatrixSplit && tiles * split >= t.compute_units)
+      return GemmChoice{tile, split};
     // Otherwise the most invocations; among equals (4x4 blocks all give M x N / 16), the most
     // workgroups.
     const uint64_t inv = tiles * split * invocations(tile), workgroups = tiles * split;
