@@ -407,6 +407,18 @@ bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) 
 
 namespace {
 
+// Partial results of `op` joined by adds in order; the sum replaces `op`, which is erased.
+// Returns the partials (the pieces a later round may cut further).
+std::vector<ir::Op*> replace_by_sum(ir::Graph& g, ir::Op* op, const std::vector<ir::Op*>& partials) {
+  ir::Value* sum = nullptr;
+  for (ir::Op* part : partials)
+    sum = sum ? g.insert_op(op, ir::OpKind::Add, {sum, part->result()}, {}, cat(op->name, ".sum"), op->loc)->result()
+              : part->result();
+  g.replace_all_uses(op->result(), sum);
+  g.erase_op(op);
+  return partials;
+}
+
 // A conv whose input is too big even for one image, in a layout with the channels outside the rows
 // (NCHW): partial convs over blocks of input channels, each block one contiguous run of the input,
 // summed by adds. Returns the partial convs, or nothing when the conv is not of that kind or no
@@ -428,7 +440,6 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
   block -= block % int64_t(l.align / std::gcd(unit, l.align));
   if (block < 1 || block >= geo.in_channels) return {};
   std::vector<ir::Op*> partials;
-  ir::Value* sum = nullptr;
   for (int64_t c0 = 0; c0 < geo.in_channels; c0 += block) {
     const int64_t c1 = std::min(geo.in_channels, c0 + block);
     auto channels = [&](ir::Value* v, int64_t axis) {
@@ -439,15 +450,10 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
     };
     std::vector<ir::Value*> operands{channels(op->operand(0), int64_t(c_axis)), channels(op->operand(1), geo.filter_pos[1])};
     if (op->num_operands() == 3 && c0 == 0) operands.push_back(op->operand(2));  // the bias once
-    ir::Op* part = g.insert_op(op, ir::OpKind::Conv, operands, op->attrs,
-                               cat(op->name, op->name.empty() ? "" : ".", "channels", c0, "-", c1 - 1), op->loc);
-    partials.push_back(part);
-    sum = sum ? g.insert_op(op, ir::OpKind::Add, {sum, part->result()}, {}, cat(op->name, ".sum"), op->loc)->result()
-              : part->result();
+    partials.push_back(g.insert_op(op, ir::OpKind::Conv, operands, op->attrs,
+                                   cat(op->name, op->name.empty() ? "" : ".", "channels", c0, "-", c1 - 1), op->loc));
   }
-  g.replace_all_uses(op->result(), sum);
-  g.erase_op(op);
-  return partials;
+  return replace_by_sum(g, op, partials);
 }
 
 // A slice [k0, k1) of `v` along `axis`: through codegen/box_copy.h where `v` is too large to bind
@@ -490,21 +496,15 @@ std::vector<ir::Op*> split_contraction_k(ir::Graph& g, ir::Op* op, const Limits&
   }
   if (block < 1 || block >= k || ceil_div(k, block) > kMaxPieces) return {};
   std::vector<ir::Op*> partials;
-  ir::Value* sum = nullptr;
   for (int64_t k0 = 0; k0 < k; k0 += block) {
     const int64_t k1 = std::min(k, k0 + block);
     std::vector<ir::Value*> operands{slice_along(g, op, a, a_axis, k0, k1, l, made),
                                      slice_along(g, op, b, b_axis, k0, k1, l, made)};
     if (op->num_operands() == 3 && k0 == 0) operands.push_back(op->operand(2));  // beta * C once
-    ir::Op* part = g.insert_op(op, op->kind, operands, op->attrs,
-                               cat(op->name, op->name.empty() ? "" : ".", "k", k0, "-", k1 - 1), op->loc);
-    partials.push_back(part);
-    sum = sum ? g.insert_op(op, ir::OpKind::Add, {sum, part->result()}, {}, cat(op->name, ".sum"), op->loc)->result()
-              : part->result();
+    partials.push_back(g.insert_op(op, op->kind, operands, op->attrs,
+                                   cat(op->name, op->name.empty() ? "" : ".", "k", k0, "-", k1 - 1), op->loc));
   }
-  g.replace_all_uses(op->result(), sum);
-  g.erase_op(op);
-  return partials;
+  return replace_by_sum(g, op, partials);
 }
 
 }  // namespace

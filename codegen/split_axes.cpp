@@ -19,6 +19,24 @@ void map_right_aligned(const ir::Op& op, int operand, AxisMap& m) {
   }
 }
 
+// A product of matrices (A and B of rank >= 2): batch dims and rows of A cut; columns of B too
+// unless `columns` is false. The contraction dim is never cut here (range_split's partial sums).
+void map_matrix_product(const ir::Op& op, AxisMap& m, bool columns) {
+  const Shape& a = op.operand(0)->type.shape;
+  const Shape& b = op.operand(1)->type.shape;
+  const bool ta = op.attr_bool("transpose_a"), tb = op.attr_bool("transpose_b");
+  const size_t batch = m.parallel.size() - 2;
+  for (size_t d = 0; d < batch; ++d) m.parallel[d] = true;
+  map_right_aligned(op, 0, m);
+  map_right_aligned(op, 1, m);
+  for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
+  m.parallel[batch] = true;
+  m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);  // rows of A
+  if (!columns) return;
+  m.parallel[batch + 1] = true;
+  m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);  // columns of B
+}
+
 // Result dims equal to an operand dim of the same index (sort, softmax, reductions that keep dims).
 void map_same_axes(const ir::Op& op, const std::set<int>& excluded, AxisMap& m) {
   for (size_t d = 0; d < m.parallel.size(); ++d) {
@@ -82,21 +100,9 @@ AxisMap axis_map(const ir::Op& op) {
     return m;
   }
   if (op.kind == K::MatMulInteger) {
-    const Shape& a = op.operand(0)->type.shape;
-    const Shape& b = op.operand(1)->type.shape;
-    bool ta = op.attr_bool("transpose_a"), tb = op.attr_bool("transpose_b");
-    size_t batch = rank - 2;
-    for (size_t d = 0; d < batch; ++d) m.parallel[d] = true;
-    map_right_aligned(op, 0, m);
-    map_right_aligned(op, 1, m);
-    for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
-    m.parallel[batch] = true;
-    m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);
-    if (per_channel_requantize(op) == 0) {  // columns whole when their scales are an attribute
-      m.parallel[batch + 1] = true;
-      m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);
-      if (op.operand(3)->type.numel() > 1) m.operand_axis[3][batch + 1] = 0;
-    }
+    const size_t batch = rank - 2;
+    map_matrix_product(op, m, per_channel_requantize(op) == 0);  // columns whole when their scales are an attribute
+    if (m.parallel[batch + 1] && op.operand(3)->type.numel() > 1) m.operand_axis[3][batch + 1] = 0;
     return m;
   }
   switch (op.schema().category) {
@@ -141,19 +147,9 @@ AxisMap axis_map(const ir::Op& op) {
       return m;
     }
     case ir::OpCategory::Contraction: {
-      const Shape& a = op.operand(0)->type.shape;
-      const Shape& b = op.operand(1)->type.shape;
-      if (a.size() < 2 || b.size() < 2) return m;
-      bool ta = op.attr_bool("transpose_a"), tb = op.attr_bool("transpose_b");
-      size_t batch = rank - 2;
-      for (size_t d = 0; d < batch; ++d) m.parallel[d] = true;
-      map_right_aligned(op, 0, m);
-      map_right_aligned(op, 1, m);
-      for (int k = 0; k < 2; ++k) m.operand_axis[size_t(k)][batch] = m.operand_axis[size_t(k)][batch + 1] = -1;
-      m.parallel[batch] = m.parallel[batch + 1] = true;
-      m.operand_axis[0][batch] = int(ta ? a.size() - 1 : a.size() - 2);       // rows of A
-      m.operand_axis[1][batch + 1] = int(tb ? b.size() - 2 : b.size() - 1);   // columns of B
-      if (op.num_operands() == 3) map_right_aligned(op, 2, m);                // gemm's C
+      if (op.operand(0)->type.rank() < 2 || op.operand(1)->type.rank() < 2) return m;
+      map_matrix_product(op, m, true);
+      if (op.num_operands() == 3) map_right_aligned(op, 2, m);  // gemm's C
       return m;
     }
     case ir::OpCategory::Attention: {

@@ -34,22 +34,10 @@ Results eval_matmul(const Op& op, const Operands& in, const ResultTypes& types) 
   if (b.rank() > 1) shape.push_back(vb.cols);
   check_result_shape(op, shape, types[0]);
   std::vector<double> x = to_f64(a), y = to_f64(b);
-  const int64_t M = va.rows, N = vb.cols, K = va.cols;
   std::vector<double> out(size_t(shape_numel(shape)));
-  int64_t batches = shape_numel(batch);
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    std::vector<int64_t> index = unravel(bi, batch);
-    int64_t abase = broadcast_offset(va.batch, batch, index) * va.matrix_size;
-    int64_t bbase = broadcast_offset(vb.batch, batch, index) * vb.matrix_size;
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        double acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += x[size_t(abase + m * va.row_stride + k * va.col_stride)] *
-                 y[size_t(bbase + k * vb.row_stride + n * vb.col_stride)];
-        out[size_t((bi * M + m) * N + n)] = acc;
-      }
-  }
+  matrix_product_sums<double>(
+      va, vb, batch, [&](int64_t ao, int64_t bo, int64_t) { return x[size_t(ao)] * y[size_t(bo)]; },
+      [&](int64_t o, int64_t, int64_t, double acc) { out[size_t(o)] = acc; });
   return {from_f64(types[0], out)};
 }
 
@@ -75,16 +63,13 @@ Results eval_gemm(const Op& op, const Operands& in, const ResultTypes& types) {
         fail(op, "c ", shape_str(c->shape()), " does not broadcast to ", shape_str(shape));
     }
   }
-  for (int64_t m = 0; m < va.rows; ++m)
-    for (int64_t n = 0; n < vb.cols; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < va.cols; ++k)
-        acc += x[size_t(m * va.row_stride + k * va.col_stride)] *
-               y[size_t(k * vb.row_stride + n * vb.col_stride)];
-      double r = alpha * acc;
-      if (c != nullptr) r += beta * c->get_f64(broadcast_offset(c->shape(), shape, {m, n}));
-      out[size_t(m * vb.cols + n)] = r;
-    }
+  matrix_product_sums<double>(
+      va, vb, Shape{}, [&](int64_t ao, int64_t bo, int64_t) { return x[size_t(ao)] * y[size_t(bo)]; },
+      [&](int64_t o, int64_t m, int64_t n, double acc) {
+        double r = alpha * acc;
+        if (c != nullptr) r += beta * c->get_f64(broadcast_offset(c->shape(), shape, {m, n}));
+        out[size_t(o)] = r;
+      });
   return {from_f64(types[0], out)};
 }
 

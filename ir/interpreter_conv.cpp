@@ -61,37 +61,11 @@ Results eval_conv(const Op& op, const Operands& in, const ResultTypes& types) {
   std::vector<int64_t> xs = logical_strides(in[0]->shape(), g.input_pos);
   std::vector<int64_t> ws = logical_strides(in[1]->shape(), g.filter_pos);
   std::vector<int64_t> ys = logical_strides(types[0].shape, g.output_pos);
-  const Padded3 p = pad_to_3d(g, xs, ws, ys);
   std::vector<double> y(size_t(shape_numel(types[0].shape)), 0.0);
-  const int64_t Cg = g.in_channels_per_group(), Fg = g.out_channels_per_group();
-  for (int64_t n = 0; n < g.batch; ++n)
-    for (int64_t f = 0; f < g.out_channels; ++f) {
-      const int64_t group = f / Fg;
-      for (int64_t o0 = 0; o0 < p.out[0]; ++o0)
-        for (int64_t o1 = 0; o1 < p.out[1]; ++o1)
-          for (int64_t o2 = 0; o2 < p.out[2]; ++o2) {
-            double acc = bias[size_t(f)];
-            for (int64_t c = 0; c < Cg; ++c) {
-              const int64_t xbase = n * xs[0] + (group * Cg + c) * xs[1];
-              const int64_t wbase = f * ws[0] + c * ws[1];
-              for (int64_t k0 = 0; k0 < p.k[0]; ++k0) {
-                const int64_t i0 = o0 * p.s[0] - p.pb[0] + k0 * p.d[0];
-                if (i0 < 0 || i0 >= p.in[0]) continue;  // zero padding contributes nothing
-                for (int64_t k1 = 0; k1 < p.k[1]; ++k1) {
-                  const int64_t i1 = o1 * p.s[1] - p.pb[1] + k1 * p.d[1];
-                  if (i1 < 0 || i1 >= p.in[1]) continue;
-                  for (int64_t k2 = 0; k2 < p.k[2]; ++k2) {
-                    const int64_t i2 = o2 * p.s[2] - p.pb[2] + k2 * p.d[2];
-                    if (i2 < 0 || i2 >= p.in[2]) continue;
-                    acc += x[size_t(xbase + i0 * p.xs[0] + i1 * p.xs[1] + i2 * p.xs[2])] *
-                           w[size_t(wbase + k0 * p.ws[0] + k1 * p.ws[1] + k2 * p.ws[2])];
-                  }
-                }
-              }
-            }
-            y[size_t(n * ys[0] + f * ys[1] + o0 * p.ys[0] + o1 * p.ys[1] + o2 * p.ys[2])] = acc;
-          }
-    }
+  conv_forward_sums<double>(
+      g, xs, ws, ys, [&](int64_t f) { return bias[size_t(f)]; },
+      [&](int64_t xo, int64_t wo, int64_t) { return x[size_t(xo)] * w[size_t(wo)]; },
+      [&](int64_t yo, int64_t, double acc) { y[size_t(yo)] = acc; });
   return {from_f64(types[0], y)};
 }
 

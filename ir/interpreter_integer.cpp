@@ -58,40 +58,15 @@ Results eval_conv_integer(const Op& op, const Operands& in, const ResultTypes& t
   std::vector<int64_t> xs = logical_strides(in[0]->shape(), g.input_pos);
   std::vector<int64_t> ws = logical_strides(in[1]->shape(), g.filter_pos);
   std::vector<int64_t> ys = logical_strides(types[0].shape, g.output_pos);
-  const Padded3 p = pad_to_3d(g, xs, ws, ys);
   HostTensor y(types[0].dtype, types[0].shape);
   const Requantize requantize(op);
-  const int64_t Cg = g.in_channels_per_group(), Fg = g.out_channels_per_group();
-  for (int64_t n = 0; n < g.batch; ++n)
-    for (int64_t f = 0; f < g.out_channels; ++f) {
-      const int64_t group = f / Fg, wz = zero_point(*in[3], f);
-      const int64_t bias = in.size() > 4 ? in[4]->get_i64(f) : 0;
-      for (int64_t o0 = 0; o0 < p.out[0]; ++o0)
-        for (int64_t o1 = 0; o1 < p.out[1]; ++o1)
-          for (int64_t o2 = 0; o2 < p.out[2]; ++o2) {
-            int64_t acc = bias;
-            for (int64_t c = 0; c < Cg; ++c) {
-              const int64_t xbase = n * xs[0] + (group * Cg + c) * xs[1];
-              const int64_t wbase = f * ws[0] + c * ws[1];
-              for (int64_t k0 = 0; k0 < p.k[0]; ++k0) {
-                const int64_t i0 = o0 * p.s[0] - p.pb[0] + k0 * p.d[0];
-                if (i0 < 0 || i0 >= p.in[0]) continue;  // padding is the zero point: contributes 0
-                for (int64_t k1 = 0; k1 < p.k[1]; ++k1) {
-                  const int64_t i1 = o1 * p.s[1] - p.pb[1] + k1 * p.d[1];
-                  if (i1 < 0 || i1 >= p.in[1]) continue;
-                  for (int64_t k2 = 0; k2 < p.k[2]; ++k2) {
-                    const int64_t i2 = o2 * p.s[2] - p.pb[2] + k2 * p.d[2];
-                    if (i2 < 0 || i2 >= p.in[2]) continue;
-                    acc += (x[size_t(xbase + i0 * p.xs[0] + i1 * p.xs[1] + i2 * p.xs[2])] - xz) *
-                           (w[size_t(wbase + k0 * p.ws[0] + k1 * p.ws[1] + k2 * p.ws[2])] - wz);
-                  }
-                }
-              }
-            }
-            y.set_i64(n * ys[0] + f * ys[1] + o0 * p.ys[0] + o1 * p.ys[1] + o2 * p.ys[2],
-                      requantize(wrap_i32(acc), f));
-          }
-    }
+  std::vector<int64_t> wz(size_t(g.out_channels));
+  for (int64_t f = 0; f < g.out_channels; ++f) wz[size_t(f)] = zero_point(*in[3], f);
+  // Padding is the zero point: it contributes 0, as the shared loop skips it.
+  conv_forward_sums<int64_t>(
+      g, xs, ws, ys, [&](int64_t f) { return in.size() > 4 ? in[4]->get_i64(f) : int64_t(0); },
+      [&](int64_t xo, int64_t wo, int64_t f) { return (x[size_t(xo)] - xz) * (w[size_t(wo)] - wz[size_t(f)]); },
+      [&](int64_t yo, int64_t f, int64_t acc) { y.set_i64(yo, requantize(wrap_i32(acc), f)); });
   return {std::move(y)};
 }
 
@@ -101,27 +76,17 @@ Results eval_matmul_integer(const Op& op, const Operands& in, const ResultTypes&
   MatrixView va = matrix_view(a.shape(), true, op.attr_bool("transpose_a"));
   MatrixView vb = matrix_view(b.shape(), false, op.attr_bool("transpose_b"));
   if (va.cols != vb.rows) fail(op, "contraction dims differ: lhs has ", va.cols, ", rhs has ", vb.rows);
-  const int64_t M = va.rows, N = vb.cols, K = va.cols;
+  const int64_t N = vb.cols;
   Shape batch(types[0].shape.begin(), types[0].shape.end() - 2);
   std::vector<int64_t> x = to_i64(a), w = to_i64(b);
   const int64_t az = zero_point(*in[2], 0);
   HostTensor out(types[0].dtype, types[0].shape);
   const Requantize requantize(op);
-  const int64_t batches = shape_numel(batch);
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    std::vector<int64_t> index = unravel(bi, batch);
-    int64_t abase = broadcast_offset(va.batch, batch, index) * va.matrix_size;
-    int64_t bbase = broadcast_offset(vb.batch, batch, index) * vb.matrix_size;
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t n = 0; n < N; ++n) {
-        const int64_t bz = zero_point(*in[3], n);
-        int64_t acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += (x[size_t(abase + m * va.row_stride + k * va.col_stride)] - az) *
-                 (w[size_t(bbase + k * vb.row_stride + n * vb.col_stride)] - bz);
-        out.set_i64((bi * M + m) * N + n, requantize(wrap_i32(acc), n));
-      }
-  }
+  std::vector<int64_t> bz(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) bz[size_t(n)] = zero_point(*in[3], n);
+  matrix_product_sums<int64_t>(
+      va, vb, batch, [&](int64_t ao, int64_t bo, int64_t n) { return (x[size_t(ao)] - az) * (w[size_t(bo)] - bz[size_t(n)]); },
+      [&](int64_t o, int64_t, int64_t n, int64_t acc) { out.set_i64(o, requantize(wrap_i32(acc), n)); });
   return {std::move(out)};
 }
 

@@ -12,6 +12,7 @@
 
 #include "ir/conv_geometry.h"
 #include "ir/graph.h"
+#include "ir/matmul_geometry.h"
 #include "support/error.h"
 
 namespace vkc::ir::interp {
@@ -52,6 +53,26 @@ void check_result_shape(const Op& op, const Shape& computed, const TensorType& i
 
 Results eval_constant(const Op& op, const ResultTypes& types);
 
+// The matrix products' sums, shared by matmul/gemm (float64) and matmul_integer (exact int64):
+// for each batch index of `batch` (numpy-broadcast operands) and each (m, n), acc = T(0) plus
+// term(A offset, B offset, n) over k, then store(flat output index, m, n, acc).
+template <typename T, typename Term, typename Store>
+void matrix_product_sums(const MatrixView& va, const MatrixView& vb, const Shape& batch, Term term, Store store) {
+  const int64_t M = va.rows, N = vb.cols, K = va.cols, batches = shape_numel(batch);
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    std::vector<int64_t> index = unravel(bi, batch);
+    const int64_t abase = broadcast_offset(va.batch, batch, index) * va.matrix_size;
+    const int64_t bbase = broadcast_offset(vb.batch, batch, index) * vb.matrix_size;
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        T acc = T(0);
+        for (int64_t k = 0; k < K; ++k)
+          acc += term(abase + m * va.row_stride + k * va.col_stride, bbase + k * vb.row_stride + n * vb.col_stride, n);
+        store((bi * M + m) * N + n, m, n, acc);
+      }
+  }
+}
+
 // interpreter_conv.cpp
 // Logical geometry padded to three spatial dims (D, H, W; missing leading dims have extent 1 and
 // stride 0), so the hot loop below is plain nested arithmetic. The oracle runs on every test's
@@ -63,6 +84,45 @@ struct Padded3 {
 
 Padded3 pad_to_3d(const ConvGeometry& g, const std::vector<int64_t>& xs, const std::vector<int64_t>& ws,
                   const std::vector<int64_t>& ys);
+
+// The forward conv's sums, shared by conv (float64) and conv_integer (exact int64): for each output
+// [n, f, o], acc = init(f), then acc += term(x offset, w offset, f) over c < Cg and every tap inside
+// the input (padding contributes nothing), then store(y offset, f, acc). Offsets are physical,
+// from the logical strides xs, ws, ys of input, filter and output.
+template <typename T, typename Init, typename Term, typename Store>
+void conv_forward_sums(const ConvGeometry& g, const std::vector<int64_t>& xs, const std::vector<int64_t>& ws,
+                       const std::vector<int64_t>& ys, Init init, Term term, Store store) {
+  const Padded3 p = pad_to_3d(g, xs, ws, ys);
+  const int64_t Cg = g.in_channels_per_group(), Fg = g.out_channels_per_group();
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t f = 0; f < g.out_channels; ++f) {
+      const int64_t group = f / Fg;
+      for (int64_t o0 = 0; o0 < p.out[0]; ++o0)
+        for (int64_t o1 = 0; o1 < p.out[1]; ++o1)
+          for (int64_t o2 = 0; o2 < p.out[2]; ++o2) {
+            T acc = init(f);
+            for (int64_t c = 0; c < Cg; ++c) {
+              const int64_t xbase = n * xs[0] + (group * Cg + c) * xs[1];
+              const int64_t wbase = f * ws[0] + c * ws[1];
+              for (int64_t k0 = 0; k0 < p.k[0]; ++k0) {
+                const int64_t i0 = o0 * p.s[0] - p.pb[0] + k0 * p.d[0];
+                if (i0 < 0 || i0 >= p.in[0]) continue;
+                for (int64_t k1 = 0; k1 < p.k[1]; ++k1) {
+                  const int64_t i1 = o1 * p.s[1] - p.pb[1] + k1 * p.d[1];
+                  if (i1 < 0 || i1 >= p.in[1]) continue;
+                  for (int64_t k2 = 0; k2 < p.k[2]; ++k2) {
+                    const int64_t i2 = o2 * p.s[2] - p.pb[2] + k2 * p.d[2];
+                    if (i2 < 0 || i2 >= p.in[2]) continue;
+                    acc += term(xbase + i0 * p.xs[0] + i1 * p.xs[1] + i2 * p.xs[2],
+                                wbase + k0 * p.ws[0] + k1 * p.ws[1] + k2 * p.ws[2], f);
+                  }
+                }
+              }
+            }
+            store(n * ys[0] + f * ys[1] + o0 * p.ys[0] + o1 * p.ys[1] + o2 * p.ys[2], f, acc);
+          }
+    }
+}
 Results eval_conv(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_conv_transpose(const Op& op, const Operands& in, const ResultTypes& types);
 Results eval_im2col(const Op& op, const Operands& in, const ResultTypes& types);

@@ -30,6 +30,25 @@ void import_conv(NodeContext& n) {
   n.set_output(0, n.emit(K::Conv, operands, attrs));
 }
 
+// The window every conv form reads: input spatial dims, weight taps (checked against the input's
+// rank), strides and dilations (ONNX defaults 1).
+struct ConvWindow {
+  Shape in;
+  std::vector<int64_t> kernel, strides, dilations;
+};
+
+ConvWindow read_conv_window(NodeContext& n, ir::Value* x, ir::Value* w) {
+  ConvWindow c;
+  c.in = spatial_dims(x, "input");
+  size_t s = c.in.size();
+  if (w->type.rank() != int64_t(s) + 2) n.unsupported("weights rank does not match the input");
+  c.kernel.assign(w->type.shape.begin() + 2, w->type.shape.end());
+  check_kernel_shape(n, c.kernel);
+  c.strides = n.attrs.get_ints("strides", ones(s));
+  c.dilations = n.attrs.get_ints("dilations", ones(s));
+  return c;
+}
+
 // ConvInteger: x_zero_point (input 2) per tensor, w_zero_point (input 3) per tensor or per output
 // channel; absent ones are 0 of the operand's type.
 void import_conv_integer(NodeContext& n) {
@@ -44,13 +63,8 @@ void import_conv_integer(NodeContext& n) {
 void import_conv_transpose(NodeContext& n) {
   ir::Value* x = n.input(0);
   ir::Value* w = n.input(1);
-  Shape in = spatial_dims(x, "input");
+  auto [in, kernel, strides, dilations] = read_conv_window(n, x, w);
   size_t s = in.size();
-  if (w->type.rank() != int64_t(s) + 2) n.unsupported("weights rank does not match the input");
-  std::vector<int64_t> kernel(w->type.shape.begin() + 2, w->type.shape.end());
-  check_kernel_shape(n, kernel);
-  std::vector<int64_t> strides = n.attrs.get_ints("strides", ones(s));
-  std::vector<int64_t> dilations = n.attrs.get_ints("dilations", ones(s));
   std::vector<int64_t> output_padding = n.attrs.get_ints("output_padding", std::vector<int64_t>(s, 0));
   std::vector<int64_t> output_shape = n.attrs.get_ints("output_shape");
   std::string auto_pad = n.attrs.get_string("auto_pad", "NOTSET");
@@ -126,13 +140,7 @@ OpImporter global_pool(K kind) {
 
 // Conv's window attributes (shared with ConvInteger and QLinearConv).
 ir::AttrMap conv_attrs(NodeContext& n, ir::Value* x, ir::Value* w) {
-  Shape in = spatial_dims(x, "input");
-  size_t s = in.size();
-  if (w->type.rank() != int64_t(s) + 2) n.unsupported("weights rank does not match the input");
-  std::vector<int64_t> kernel(w->type.shape.begin() + 2, w->type.shape.end());
-  check_kernel_shape(n, kernel);
-  std::vector<int64_t> strides = n.attrs.get_ints("strides", ones(s));
-  std::vector<int64_t> dilations = n.attrs.get_ints("dilations", ones(s));
+  auto [in, kernel, strides, dilations] = read_conv_window(n, x, w);
   std::vector<int64_t> pads = resolve_auto_pad(n.attrs.get_string("auto_pad", "NOTSET"), in, kernel,
                                                strides, dilations, n.attrs.get_ints("pads"));
   return {{"strides", strides}, {"dilations", dilations}, {"pads", pads}, {"groups", n.attrs.get_int("group", 1)}};

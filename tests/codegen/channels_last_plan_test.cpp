@@ -28,21 +28,11 @@ int total(const std::map<std::string, int>& kernels) {
 }
 
 TEST(ChannelsLastPlan, Fp16NeedsNoMoreDispatchesThanFp32) {
-  std::vector<test::ResnetLikeShape> shapes;
   test::ResnetLikeShape s;
   s.batch = 4;
   s.channels = 64;
   s.size = 32;
-  shapes.push_back(s);
-  s.squeeze_excite = s.concat = true;
-  shapes.push_back(s);
-  s.spatial_rank = 1;
-  s.size = 256;
-  shapes.push_back(s);
-  s.spatial_rank = 3;
-  s.size = 12;
-  s.squeeze_excite = s.concat = false;
-  shapes.push_back(s);
+  const std::vector<test::ResnetLikeShape> shapes = test::resnet_like_variants(s, 256, 12, false);
   std::mt19937 rng(22);
   for (const test::ResnetLikeShape& shape : shapes) {
     SCOPED_TRACE(cat("rank ", shape.spatial_rank, shape.squeeze_excite ? " se" : "", shape.concat ? " concat" : ""));

@@ -22,6 +22,25 @@ struct ResnetLikeShape {
   DType dtype = DType::f32;
 };
 
+// Four variants over a base shape (batch, channels, 2-D size): plain 2-D; 2-D with squeeze-excite
+// and concat (and the first block's result as an output where `block_output`); 1-D of `size_1d`;
+// 3-D of `size_3d` without concat.
+inline std::vector<ResnetLikeShape> resnet_like_variants(ResnetLikeShape s, int64_t size_1d, int64_t size_3d,
+                                                         bool block_output) {
+  std::vector<ResnetLikeShape> shapes{s};
+  s.squeeze_excite = s.concat = true;
+  s.block_output = block_output;
+  shapes.push_back(s);
+  s.spatial_rank = 1;
+  s.size = size_1d;
+  shapes.push_back(s);
+  s.spatial_rank = 3;
+  s.size = size_3d;
+  s.concat = false;
+  shapes.push_back(s);
+  return shapes;
+}
+
 inline ir::Value* resnet_like_constant(ir::Graph& g, DType t, const Shape& s, std::mt19937& rng, double scale,
                                        const std::string& name) {
   std::uniform_real_distribution<double> dist(-scale, scale);

@@ -32,21 +32,11 @@ double relative_max_error(const std::map<std::string, HostTensor>& got, const st
 }
 
 TEST(ChannelsLastE2e, RewrittenResnetLikeGraphsMatchTheOriginal) {
-  std::vector<ResnetLikeShape> shapes;
   ResnetLikeShape s;
   s.batch = 2;
   s.channels = 16;
   s.size = 12;
-  shapes.push_back(s);
-  s.squeeze_excite = s.concat = s.block_output = true;
-  shapes.push_back(s);
-  s.spatial_rank = 1;
-  s.size = 20;
-  shapes.push_back(s);
-  s.spatial_rank = 3;
-  s.size = 6;
-  s.concat = false;
-  shapes.push_back(s);
+  const std::vector<ResnetLikeShape> shapes = resnet_like_variants(s, 20, 6, true);
   std::mt19937 rng(23);
   uint32_t seed = 40;
   for (const ResnetLikeShape& shape : shapes) {
