@@ -6,7 +6,7 @@
 // the filter by b_load. The main loop is gemm_core.glsl; sizes come from codegen/conv_planner.
 // Split-K (SPLITS > 1): SPLITS workgroups share each output tile, each summing a balanced slice of
 // the K steps; store_c then writes f32 partial sums for the reduce dispatch
-// (conv_split_k_reduce.comp) instead of the final result. SPLITS = 1 is the plain GEMM.
+// (split_k_reduce.comp) instead of the final result. SPLITS = 1 is the plain GEMM.
 ${EXTENSIONS}
 layout(local_size_x = ${THREADS}, local_size_y = 1, local_size_z = 1) in;
 

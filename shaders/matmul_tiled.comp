@@ -16,7 +16,7 @@ uint batch, abase, bbase;
 // Out-of-range rows / columns / depth read as zero, so partial edge tiles need no special case.
 ${OPERANDS}
 // The workgroup's K slice (SPLITS > 1: split K, the slices' partial sums go to `partial` and the
-// reduce dispatch, matmul_split_k_reduce.comp, adds them and runs the epilogue).
+// reduce dispatch, split_k_reduce.comp, adds them and runs the epilogue).
 uint split;
 void store_c(uint m, uint n, float v) {
   uint i = (batch * ${M}u + m) * ${N}u + n;

@@ -241,11 +241,12 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     reduce.strategy = cat("tiled ", choice_str(*tile));  // as the slices' dispatch (conv's split_k does the same)
     reduce.bindings = out_bindings;
     plan_linear(reduce, uint64_t(total), 256, ctx.target, what);
-    reduce.glsl = instantiate_shader("matmul_split_k_reduce",
-                                     {{"EXTENSIONS", glsl_extensions(out_types)}, {"BUFFERS", out_buffers},
-                                      {"FUNCTIONS", out_fns}, {"WG_SIZE", cat(reduce.workgroup_size[0])},
-                                      {"INDEX", folded_global_index(reduce.workgroup_size[0])},
-                                      {"TOTAL", cat(total)}, {"SPLITS", cat(split)}, {"M", cat(M)}, {"N", cat(N)}});
+    reduce.glsl = instantiate_shader(
+        "split_k_reduce", {{"EXTENSIONS", glsl_extensions(out_types)}, {"BUFFERS", out_buffers},
+                           {"HELPERS", out_fns}, {"WG_SIZE", cat(reduce.workgroup_size[0])},
+                           {"INDEX", folded_global_index(reduce.workgroup_size[0])},
+                           {"TOTAL", cat(total)}, {"SPLITS", cat(split)},
+                           {"FINISH", cat("  store_result(gid, epilogue(acc, gid / ", N, "u % ", M, "u, gid % ", N, "u));")}});
     reduce.tiles = {{"split_k", int64_t(split)}};
     reduce.flops = double(split) * double(total);
     reduce.bytes = out_bytes;

@@ -3,6 +3,7 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
+#include "codegen/kernels/kernel_util.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
 
@@ -28,14 +29,17 @@ EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& pl
   k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
   std::set<DType> types{c.dtype, DType::f32};
   types.insert(st.types.begin(), st.types.end());
-  k.glsl = instantiate_shader("conv_split_k_reduce",
-                              {{"EXTENSIONS", glsl_extensions(types)},
-                               {"WG_SIZE", std::to_string(plan.reduce_workgroup_size[0])},
-                               {"BUFFERS", buffers},
-                               {"HELPERS", st.functions + bias_fn(c.bias != nullptr, "b")},
-                               {"TOTAL", std::to_string(total)},
-                               {"SPLITS", std::to_string(plan.split_k)},
-                               {"DECODE", decode_physical_output(g, c.output->type.shape, "gid")}});
+  k.glsl = instantiate_shader(
+      "split_k_reduce",
+      {{"EXTENSIONS", glsl_extensions(types)},
+       {"WG_SIZE", std::to_string(plan.reduce_workgroup_size[0])},
+       {"BUFFERS", buffers},
+       {"HELPERS", st.functions + bias_fn(c.bias != nullptr, "b")},
+       {"INDEX", folded_global_index(plan.reduce_workgroup_size[0])},
+       {"TOTAL", std::to_string(total)},
+       {"SPLITS", std::to_string(plan.split_k)},
+       // gid is the output's physical (C-order) index
+       {"FINISH", decode_physical_output(g, c.output->type.shape, "gid") + "  store_result(gid, acc + bias_of(f));"}});
   k.workgroup_size = plan.reduce_workgroup_size;
   k.workgroup_count = plan.reduce_workgroup_count;
   k.workgroup_memory_bytes = 0;
