@@ -272,11 +272,12 @@ std::vector<BenchCase> make_cases(bool small) {
                           {1576, 768, 768}, {197, 768, 3072}, {128, 768, 3072}, {128, 2304, 768}, {128, 768, 768}})
     for (const char* tile : {"", "64x64x16/4x4/1", "128x64x16/8x8/2/k4", "64x64x16/8x4/2/k8"})
       cases.push_back(matmul_mnk_case(n(m, 64), n(nn, 64), n(k, 64), tile));
-  for (const char* tiles : {"", "64x32", "64x16", "32x32", "32x16", "32x8", "16x16"})
+  for (const char* tiles : {"", "64x32", "48x32", "64x16", "32x32", "32x16", "16x16"})
     cases.push_back(attention_case(n(12, 2), n(1024, 64), 64, tiles));
   cases.push_back(attention_case(n(12, 2), n(128, 32), 64));
   // ViT-B/16's attention at batch 8 (197 tokens: a partial last tile).
-  cases.push_back(attention_case(n(12, 2), n(197, 37), 64, "", n(8, 2)));
+  for (const char* tiles : {"", "64x32", "32x32", "32x16"})
+    cases.push_back(attention_case(n(12, 2), n(197, 37), 64, tiles, n(8, 2)));
   // float16 on tensor cores (issue 9; forced, so that a planner change cannot move them off): the
   // two large convs and the matmul again, and the two CONV_2D shapes ggml-vulkan's figures are for
   // ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096, 1536x1536x32 * 3x3x32x64). Compared with

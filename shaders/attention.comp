@@ -2,29 +2,75 @@
 // Attention, one workgroup per tile of BQ query rows of one batch (codegen/kernels/attention.cpp):
 // out = softmax(scale * q k^T + mask) v with an online softmax (FlashAttention), so the Sq x Sk
 // scores never leave the workgroup. 128 invocations as TY x TX = 16 x 8: invocation (ty, tx) owns
-// query rows ty*RM .. ty*RM+RM-1, the keys c*TX+tx of each key tile, and the output dims c*TX+tx.
-// Per key tile: K (transposed) and V are staged in workgroup memory, each invocation computes its
-// RM x KC block of scores from Q^T and K^T, the row maxima combine through `red`, the
-// probabilities go to P^T, and each invocation adds P V for its RM x DC outputs. Row sums stay
-// per invocation (rescaled with the running maximum) and combine once at the end.
+// the RM query rows ty*RM.., the KC keys tx*KC.. of each key tile, and the output dims
+// (c*TX + tx)*4.. (4 per chunk c). Per key tile: K (transposed) and V are staged in workgroup
+// memory, each invocation computes its RM x KC block of scores, the row maxima combine through
+// `red`, the probabilities go to P^T, and each invocation adds P V for its RM rows x 4*C4 dims.
+// Row sums stay per invocation (rescaled with the running maximum) and combine once at the end.
+//
+// Why vectors: an invocation's rows, keys and dims are adjacent in workgroup memory, so one
+// 8- or 16-byte load feeds RM*KC (scores) or 4*RM (P V) multiply-adds; with one scalar load per
+// value the loops were bound by workgroup-memory loads (session 13: 20% of the FMA peak).
+// Why padded strides (QS, KS): the staging writes go down a column of Q^T and K^T; rows of
+// TY*RM or TX*KC words would put every lane of a warp in one bank.
 ${EXTENSIONS}
-// The per-invocation blocks (s, acc, qv, kv, pv, vv) stay in registers only when every loop that
-// indexes them is unrolled: a dynamic index puts an array in local memory (measured 3.7x slower).
+// The per-invocation blocks (s, acc) stay in registers only when every loop that indexes them is
+// unrolled: a dynamic index puts an array in local memory (measured 3.7x slower).
 #extension GL_EXT_control_flow_attributes : require
 layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
 
 ${BUFFERS}
 ${FUNCTIONS}
-const uint BQ = ${BQ}u, BK = ${BK}u, HD = ${HD}u, DV = ${DV}u;
-const uint TX = 8u, RM = ${RM}u, KC = ${KC}u, DC = ${DC}u;
+const uint TY = 16u, TX = 8u;
+const uint RM = ${RM}u, KC = ${KC}u, C4 = ${C4}u;  // rows (1-4), keys (1, 2, 4), vec4 chunks of dims per invocation
+const uint BQ = TY * RM, BK = TX * KC;
+const uint HD = ${HD}u, DV = ${DV}u, DV4 = C4 * TX;  // DV4 * 4 >= DV: V's padded row, in vec4s
 const uint SQ = ${SQ}u, SK = ${SK}u;
+const uint QS = TY + 1u, KS = TX + 1u;
+#define RVEC ${RVEC}
+#define KVEC ${KVEC}
+#define RGET(v, r) ${RGET}
+#define KGET(v, c) ${KGET}
 #define NEG_INF uintBitsToFloat(0xff800000u)
 
-shared float qt[HD * BQ];   // Q^T: qt[d * BQ + row]
-shared float kt[HD * BK];   // K^T: kt[d * BK + key]
-shared float vs[BK * DV];   // V:   vs[key * DV + e]
-shared float pt[BK * BQ];   // P^T: pt[key * BQ + row]
-shared float red[BQ * TX];  // one value per (row, tx): row maxima, then row sums
+shared RVEC qt[HD * QS];     // Q^T: rows ty*RM.. of dim d at qt[d * QS + ty]
+shared KVEC kt[HD * KS];     // K^T: keys tx*KC.. of dim d at kt[d * KS + tx]
+shared vec4 vs[BK * DV4];    // V:   dims 4e.. of key j at vs[j * DV4 + e]
+shared RVEC pt[BK * QS];     // P^T: rows ty*RM.. of key j at pt[j * QS + ty]
+shared float red[BQ * TX];   // one value per (row, tx): row maxima, then row sums
+
+// The next key tile's K and V, read from memory into registers while this tile is computed, then
+// stored to workgroup memory: the reads' latency hides behind the multiply-adds.
+const uint KTOTAL = ${KTOTAL}u, VTOTAL = BK * DV4 * 4u;
+const uint NK = (KTOTAL + 127u) / 128u, NV = (VTOTAL + 127u) / 128u;
+float kreg[NK], vreg[NV];
+
+void fetch_tile(uint b, uint k0) {
+  const uint tid = gl_LocalInvocationID.x;
+  [[unroll]] for (uint n = 0u; n < NK; ++n) {
+    const uint i = tid + n * 128u;
+${K_ORDER}
+    kreg[n] = i < KTOTAL && d < HD && k0 + j < SK ? float(k_at(${K_INDEX})) : 0.0;
+  }
+  [[unroll]] for (uint n = 0u; n < NV; ++n) {
+    const uint i = tid + n * 128u;
+    const uint j = i / (DV4 * 4u), e = i % (DV4 * 4u);
+    vreg[n] = i < VTOTAL && k0 + j < SK && e < DV ? float(v_at((b * SK + k0 + j) * DV + e)) : 0.0;
+  }
+}
+
+void stage_tile() {
+  const uint tid = gl_LocalInvocationID.x;
+  [[unroll]] for (uint n = 0u; n < NK; ++n) {
+    const uint i = tid + n * 128u;
+${K_ORDER}
+    if (i < KTOTAL && d < HD) KGET(kt[d * KS + j / KC], j % KC) = kreg[n];
+  }
+  [[unroll]] for (uint n = 0u; n < NV; ++n) {
+    const uint i = tid + n * 128u;
+    if (i < VTOTAL) vs[(i / (DV4 * 4u)) * DV4 + (i % (DV4 * 4u)) / 4u][i % 4u] = vreg[n];
+  }
+}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -33,41 +79,44 @@ void main() {
   const uint q0 = gl_WorkGroupID.x * BQ;
   for (uint i = tid; i < BQ * HD; i += 128u) {
     uint row = i / HD, d = i % HD;
-    qt[d * BQ + row] = q0 + row < SQ ? float(q_at((b * SQ + q0 + row) * HD + d)) : 0.0;
+    RGET(qt[d * QS + row / RM], row % RM) = q0 + row < SQ ? float(q_at((b * SQ + q0 + row) * HD + d)) : 0.0;
   }
-  float m[RM], l[RM], acc[RM][DC];
+  float m[RM], l[RM];
+  vec4 acc[RM][C4];
   bool nan_seen[RM];
   [[unroll]] for (uint r = 0u; r < RM; ++r) {
     m[r] = NEG_INF;
     l[r] = 0.0;
     nan_seen[r] = false;
-    [[unroll]] for (uint c = 0u; c < DC; ++c) acc[r][c] = 0.0;
+    [[unroll]] for (uint c = 0u; c < C4; ++c) acc[r][c] = vec4(0.0);
   }
-  const uint tiles = ${KEY_TILES};
+  uint tiles = ${KEY_TILES};
+#if ${CAUSAL_TILES}
+  // Causal: key tiles wholly after this tile's last row's last visible key are all hidden.
+  const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ);
+  tiles = last_key < 0 ? 0u : min(tiles, uint(last_key) / BK + 1u);
+#endif
+  fetch_tile(b, 0u);
   for (uint t = 0u; t < tiles; ++t) {
     const uint k0 = t * BK;
     barrier();  // the previous tile's readers of kt, vs and pt are done
-${LOAD_K}
-    for (uint i = tid; i < BK * DV; i += 128u) {
-      uint j = i / DV, e = i % DV;
-      vs[i] = k0 + j < SK ? float(v_at((b * SK + k0 + j) * DV + e)) : 0.0;
-    }
+    stage_tile();
     barrier();
+    if (t + 1u < tiles) fetch_tile(b, k0 + BK);
     float s[RM][KC];
     [[unroll]] for (uint r = 0u; r < RM; ++r)
       [[unroll]] for (uint c = 0u; c < KC; ++c) s[r][c] = 0.0;
     for (uint d = 0u; d < HD; ++d) {
-      float qv[RM], kv[KC];
-      [[unroll]] for (uint r = 0u; r < RM; ++r) qv[r] = qt[d * BQ + ty * RM + r];
-      [[unroll]] for (uint c = 0u; c < KC; ++c) kv[c] = kt[d * BK + c * TX + tx];
+      RVEC qv = qt[d * QS + ty];
+      KVEC kv = kt[d * KS + tx];
       [[unroll]] for (uint r = 0u; r < RM; ++r)
-        [[unroll]] for (uint c = 0u; c < KC; ++c) s[r][c] += qv[r] * kv[c];
+        [[unroll]] for (uint c = 0u; c < KC; ++c) s[r][c] += RGET(qv, r) * KGET(kv, c);
     }
     [[unroll]] for (uint r = 0u; r < RM; ++r) {
       const uint qi = q0 + ty * RM + r;
       float tile_max = NEG_INF;
       [[unroll]] for (uint c = 0u; c < KC; ++c) {
-        const uint kj = k0 + c * TX + tx;
+        const uint kj = k0 + tx * KC + c;
         float x = s[r][c] * ${SCALE};
 ${MASK}
         if (kj >= SK${CAUSAL}) x = NEG_INF;
@@ -86,20 +135,25 @@ ${MASK}
       const float alpha = m_new == NEG_INF ? 1.0 : exp(m[r] - m_new);
       m[r] = m_new;
       l[r] *= alpha;
-      [[unroll]] for (uint c = 0u; c < DC; ++c) acc[r][c] *= alpha;
+      [[unroll]] for (uint c = 0u; c < C4; ++c) acc[r][c] *= alpha;
       [[unroll]] for (uint c = 0u; c < KC; ++c) {
         float p = m_new == NEG_INF ? 0.0 : exp(s[r][c] - m_new);
         l[r] += p;
-        pt[(c * TX + tx) * BQ + ty * RM + r] = p;
+        s[r][c] = p;
       }
+    }
+    [[unroll]] for (uint c = 0u; c < KC; ++c) {
+      RVEC pv;
+      [[unroll]] for (uint r = 0u; r < RM; ++r) RGET(pv, r) = s[r][c];
+      pt[(tx * KC + c) * QS + ty] = pv;
     }
     barrier();
     for (uint j = 0u; j < BK; ++j) {
-      float pv[RM], vv[DC];
-      [[unroll]] for (uint r = 0u; r < RM; ++r) pv[r] = pt[j * BQ + ty * RM + r];
-      [[unroll]] for (uint c = 0u; c < DC; ++c) vv[c] = c * TX + tx < DV ? vs[j * DV + c * TX + tx] : 0.0;
-      [[unroll]] for (uint r = 0u; r < RM; ++r)
-        [[unroll]] for (uint c = 0u; c < DC; ++c) acc[r][c] += pv[r] * vv[c];
+      RVEC pv = pt[j * QS + ty];
+      [[unroll]] for (uint c = 0u; c < C4; ++c) {
+        vec4 vv = vs[j * DV4 + c * TX + tx];
+        [[unroll]] for (uint r = 0u; r < RM; ++r) acc[r][c] += RGET(pv, r) * vv;
+      }
     }
   }
   barrier();
@@ -111,7 +165,10 @@ ${MASK}
     float sum = 0.0;
     [[unroll]] for (uint x = 0u; x < TX; ++x) sum += red[(ty * RM + r) * TX + x];
     // A row whose every key is hidden sums to 0: 0/0 is NaN, as softmax gives (reference).
-    [[unroll]] for (uint c = 0u; c < DC; ++c)
-      if (c * TX + tx < DV) store_result((b * SQ + qi) * DV + c * TX + tx, acc[r][c] / sum);
+    [[unroll]] for (uint c = 0u; c < C4; ++c)
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        const uint e = (c * TX + tx) * 4u + i;
+        if (e < DV) store_result((b * SQ + qi) * DV + e, acc[r][c][i] / sum);
+      }
   }
 }

@@ -34,9 +34,13 @@ Extents extents_of(const ir::Op& op) {
   return e;
 }
 
-uint32_t shared_bytes(uint32_t bq, uint32_t bk, int64_t d, int64_t dv) {
-  return uint32_t(4 * (uint64_t(d) * bq + uint64_t(d) * bk + uint64_t(bk) * uint64_t(dv) + uint64_t(bk) * bq +
-                       uint64_t(bq) * 8));
+// The shader's workgroup arrays (qt, kt, vs, pt, red) for these tiles; strides padded as it pads them.
+uint32_t shared_bytes(uint32_t rm, uint32_t kc, uint32_t c4, int64_t d) {
+  const uint64_t qs = kAttentionRowGroups + 1, ks = kAttentionLanes + 1;
+  const uint64_t rows = rm == 3 ? 4 : rm;  // a vec3 takes a vec4's 16 bytes in an array
+  const uint64_t bq = kAttentionRowGroups * rm, bk = kAttentionLanes * kc;
+  return uint32_t(4 * (uint64_t(d) * qs * rows + uint64_t(d) * ks * kc + bk * c4 * kAttentionLanes * 4 + bk * qs * rows +
+                       bq * kAttentionLanes));
 }
 
 }  // namespace
@@ -50,29 +54,27 @@ std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t
   struct Tile {
     uint32_t bq, bk;
   };
-  // Larger tiles read K and V fewer times; the occupancy rule below trades that for workgroups.
-  // 32x16 before 32x32: on an H200 at 1x12x1024x64 it ran 0.248 ms against 0.284 ms (RESULTS.md,
-  // session 13), the smaller score block leaving more workgroups resident.
-  std::vector<Tile> candidates{{64, 64}, {64, 32}, {32, 16}, {32, 32}, {16, 16}};
+  // BQ = 16 row groups x RM rows (RM 1 to 4), BK = 8 lanes x KC keys (KC 1, 2 or 4).
+  std::vector<Tile> candidates{{64, 32}, {48, 32}, {32, 32}, {64, 16}, {48, 16}, {32, 16}, {16, 16}, {16, 8}};
   if (!forced.empty()) {
     size_t x = forced.find('x');
     check(x != std::string::npos, "attention: strategy '", forced, "' is not BQxBK (e.g. 64x32)");
     candidates = {{uint32_t(std::stoul(forced.substr(0, x))), uint32_t(std::stoul(forced.substr(x + 1)))}};
-    check((candidates[0].bq == 16 || candidates[0].bq == 32 || candidates[0].bq == 64) && candidates[0].bk % 8 == 0 &&
-              candidates[0].bk >= 8 && candidates[0].bk <= 64,
-          "attention: strategy '", forced, "': BQ must be 16, 32 or 64 and BK a multiple of 8 up to 64");
+    check((candidates[0].bq == 16 || candidates[0].bq == 32 || candidates[0].bq == 48 || candidates[0].bq == 64) &&
+              (candidates[0].bk == 8 || candidates[0].bk == 16 || candidates[0].bk == 32),
+          "attention: strategy '", forced, "': BQ must be 16, 32, 48 or 64 and BK 8, 16 or 32");
   }
   std::vector<AttentionPlan> feasible;
   for (const Tile& t : candidates) {
     AttentionPlan p;
     p.bq = t.bq;
     p.bk = t.bk;
-    p.rm = t.bq / 16;
-    p.kc = t.bk / 8;
-    p.dc = uint32_t(ceil_div(dv, int64_t(8)));
+    p.rm = t.bq / kAttentionRowGroups;
+    p.kc = t.bk / kAttentionLanes;
+    p.c4 = uint32_t(ceil_div(dv, int64_t(4 * kAttentionLanes)));
     // Registers: the output block and the score block, per invocation.
-    if (p.rm * p.dc > 64 || p.rm * p.kc > 32) continue;
-    p.workgroup_memory_bytes = shared_bytes(t.bq, t.bk, d, dv);
+    if (p.rm * p.c4 * 4 > 64 || p.rm * p.kc > 16) continue;
+    p.workgroup_memory_bytes = shared_bytes(p.rm, p.kc, p.c4, d);
     if (p.workgroup_memory_bytes > target.max_compute_shared_memory_size) continue;
     int64_t tiles = ceil_div(sq, int64_t(t.bq));
     if (tiles > int64_t(target.max_compute_work_group_count[0]) ||
@@ -84,11 +86,22 @@ std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t
   }
   if (feasible.empty()) return std::nullopt;
   if (!forced.empty() || target.compute_units == 0) return feasible.front();
-  // The largest tiles that still give two workgroups per compute unit (fewer leaves the GPU idle);
-  // else the most workgroups there are. compute_units is a hint.
+  // The busiest compute unit decides the time: it runs ceil(workgroups / units) workgroups of BQ
+  // rows each, at a speed per row that grows with the rows and keys an invocation owns (more
+  // multiply-adds per workgroup-memory load). Relative speeds per row measured on an H200 at
+  // 1x12x1024x64 (RESULTS.md, session 16): RM 4 / 2 / 1 = 1 / 0.66 / 0.36, KC 4 / 2 / 1 =
+  // 1 / 0.9 / 0.82; RM 3 interpolated. compute_units is a hint.
+  auto cost = [&](const AttentionPlan& p) {
+    static constexpr double row_speed[] = {0, 0.36, 0.66, 0.85, 1.0};
+    static constexpr double key_speed[] = {0, 0.82, 0.9, 0.9, 1.0};
+    const uint64_t groups = uint64_t(p.workgroups_x) * p.workgroups_y;
+    const double busiest = double(ceil_div(groups, uint64_t(target.compute_units)));
+    return busiest * p.bq / (row_speed[p.rm] * key_speed[p.kc]);
+  };
+  const AttentionPlan* best = &feasible.front();
   for (const AttentionPlan& p : feasible)
-    if (uint64_t(p.workgroups_x) * p.workgroups_y >= 2ull * target.compute_units) return p;
-  return feasible.back();
+    if (cost(p) < cost(*best) * 0.999) best = &p;
+  return *best;
 }
 
 std::optional<AttentionPlan> plan_attention(const ir::Op& op, const TargetLimits& target, const std::string& forced) {
@@ -147,27 +160,35 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
     mask_code = cat("        if (qi < SQ && kj < SK) x += float(mask_at(mask_batch(b) + qi * ", stride_for(r - 2, e.sq),
                     "u + kj * ", stride_for(r - 1, e.sk), "u));");
   }
-  std::string load_k =
-      op.attr_bool("k_transposed")
-          ? "    for (uint i = tid; i < BK * HD; i += 128u) {\n      uint d = i / BK, j = i % BK;\n"
-            "      kt[i] = k0 + j < SK ? float(k_at((b * HD + d) * SK + k0 + j)) : 0.0;\n    }"
-          : "    for (uint i = tid; i < BK * HD; i += 128u) {\n      uint j = i / HD, d = i % HD;\n"
-            "      kt[d * BK + j] = k0 + j < SK ? float(k_at((b * SK + k0 + j) * HD + d)) : 0.0;\n    }";
+  // K^T is staged down its columns: lanes take 8 adjacent dims of one key (one 32-byte read of k)
+  // and the padded stride KS spreads the 8 dims over different banks. Keys stored transposed are
+  // read along the keys instead.
+  const bool kt = op.attr_bool("k_transposed");
+  const std::string k_order = kt ? "    const uint d = i / BK, j = i % BK;"
+                                 : "    const uint j = (i / 8u) % BK, d = (i / (8u * BK)) * 8u + i % 8u;";
+  const std::string k_index = kt ? "(b * HD + d) * SK + k0 + j" : "(b * SK + k0 + j) * HD + d";
+  const int64_t k_total = int64_t(p.bk) * (kt ? e.d : round_up(e.d, int64_t(8)));
+  auto vec_of = [](uint32_t n) -> std::string { return n == 1 ? "float" : cat("vec", n); };
   k.glsl = instantiate_shader(
       "attention", {{"EXTENSIONS", glsl_extensions(io.types)},
                     {"BUFFERS", io.buffers},
                     {"FUNCTIONS", functions},
-                    {"BQ", cat(p.bq)},
-                    {"BK", cat(p.bk)},
                     {"HD", cat(e.d)},
                     {"DV", cat(e.dv)},
                     {"RM", cat(p.rm)},
                     {"KC", cat(p.kc)},
-                    {"DC", cat(p.dc)},
+                    {"C4", cat(p.c4)},
+                    {"RVEC", vec_of(p.rm)},
+                    {"KVEC", vec_of(p.kc)},
+                    {"RGET", p.rm == 1 ? "v" : "v[r]"},
+                    {"KGET", p.kc == 1 ? "v" : "v[c]"},
                     {"SQ", cat(e.sq)},
                     {"SK", cat(e.sk)},
                     {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
-                    {"LOAD_K", load_k},
+                    {"CAUSAL_TILES", op.attr_bool("causal") ? "1" : "0"},
+                    {"K_ORDER", k_order},
+                    {"K_INDEX", k_index},
+                    {"KTOTAL", cat(k_total)},
                     {"SCALE", glsl_literal(DType::f32, op.attr_float("scale"))},
                     {"MASK", mask_code},
                     {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ)" : ""}});

@@ -15,16 +15,17 @@ namespace vkc::codegen::kernels {
 
 struct AttentionPlan {
   uint32_t bq = 0, bk = 0;          // query rows per workgroup, keys per tile
-  uint32_t rm = 0, kc = 0, dc = 0;  // per invocation: rows, keys of a tile, output dims
+  uint32_t rm = 0, kc = 0, c4 = 0;  // per invocation: rows, keys of a tile, vec4 chunks of output dims
   uint32_t workgroup_memory_bytes = 0;
   uint32_t workgroups_x = 0, workgroups_y = 0;  // query tiles, batches
 };
 
-inline constexpr uint32_t kAttentionThreads = 128;  // 16 row groups x 8 lanes
+inline constexpr uint32_t kAttentionRowGroups = 16, kAttentionLanes = 8;  // TY x TX in the shader
+inline constexpr uint32_t kAttentionThreads = kAttentionRowGroups * kAttentionLanes;
 inline constexpr int64_t kAttentionMaxHeadDim = 256;
 
 // The plan for attention with these extents, or nullopt when no tiling fits the target (or the
-// head dims are above kAttentionMaxHeadDim). `forced` ("64x32": BQ x BK) pins the tiles (tests).
+// head dims are above kAttentionMaxHeadDim). `forced` ("64x32": BQ x BK; BQ 16, 32 or 64, BK 8, 16 or 32) pins the tiles (tests).
 std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,
                                             const TargetLimits& target, const std::string& forced = "");
 // The same for an attention op; nullopt too when one of its tensors is beyond one binding.
