@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "codegen/conv_phases.h"
 #include "codegen/grid.h"
 #include "codegen/kernels/gemm_coopmat.h"
 #include "support/error.h"
@@ -15,7 +16,9 @@ constexpr uint64_t kMaxIndex = UINT32_MAX;  // kernels index with 32-bit unsigne
 constexpr uint32_t kDirectWorkgroup = 64;
 constexpr uint32_t kReduceWorkgroup = 256;
 
-uint64_t output_elements(const ConvGemmShape& s) { return uint64_t(s.groups) * uint64_t(s.m) * uint64_t(s.n); }
+uint64_t output_elements(const ir::ConvGeometry& g) {
+  return uint64_t(g.batch) * uint64_t(g.out_channels) * uint64_t(product(g.out_spatial));
+}
 
 // The split of a split_k plan: the forced S, else the planner's, at least 2 (within the limits).
 uint64_t split_for(const GemmChoice& c, const GemmProblem& p, const TargetLimits& t, uint64_t forced) {
@@ -56,6 +59,7 @@ std::string misfit(ConvStrategy strategy, const ir::ConvGeometry& g, const Targe
     }
     case ConvStrategy::implicit_gemm: return choose_gemm(problem, t) ? "" : cat("no GEMM tile fits target '", t.name, "'");
     case ConvStrategy::im2col: {
+      if (conv_phases(g).on) return "a strided conv_transpose runs phase by phase, with no column matrix";
       if (!choose_gemm(problem, t)) return cat("no GEMM tile fits target '", t.name, "'");
       uint64_t elements = im2col_elements(g);
       if (elements > kMaxIndex) return cat("its im2col matrix has ", elements, " elements, above 32-bit indexing");
@@ -165,6 +169,15 @@ ConvGemmShape conv_gemm_shape(const ir::ConvGeometry& g) {
   s.m = g.batch * s.positions;
   s.n = g.out_channels_per_group();
   s.k = g.in_channels_per_group() * product(g.kernel);
+  // A strided conv_transpose runs phase by phase (codegen/conv_phases.h): each phase a group of
+  // the GEMM with its share of the outputs and taps.
+  if (ConvPhases ph = conv_phases(g); ph.on) {
+    s.phases = ph.count;
+    s.groups = g.groups * ph.count;
+    s.positions = product(ph.positions);
+    s.m = g.batch * s.positions;
+    s.k = g.in_channels_per_group() * product(ph.taps);
+  }
   return s;
 }
 
@@ -241,6 +254,7 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
   p.tiles = {{"tile_m", tile_m(p.tile)}, {"tile_n", tile_n(p.tile)}, {"tile_k", tile_k(p.tile)},
              {"gemm_m", s.m},           {"gemm_n", s.n},           {"gemm_k", s.k},
              {"groups", s.groups},      {"workgroups", int64_t(workgroups)}};
+  if (s.phases > 1) p.tiles["phases"] = s.phases;  // conv_transpose phase by phase: groups counts them
   if (const CoopTile* coop = std::get_if<CoopTile>(&p.tile)) {
     p.tiles["subgroups_m"] = coop->wm;
     p.tiles["subgroups_n"] = coop->wn;
@@ -251,10 +265,10 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     if (p.simt().stages > 1) p.tiles["stages"] = p.simt().stages;
   }
   if (split) {
-    p.partial_elements = output_elements(s) * p.split_k;
+    p.partial_elements = output_elements(g) * p.split_k;
     uint32_t wg = fit_workgroup_size_x(kReduceWorkgroup, t);
     p.reduce_workgroup_size = {wg, 1, 1};
-    p.reduce_workgroup_count = linear_grid(output_elements(s), wg, t, what);
+    p.reduce_workgroup_count = linear_grid(output_elements(g), wg, t, what);
     p.tiles["split_k"] = p.split_k;
     p.tiles["k_steps_per_split"] = int64_t(ceil_div(k_steps_of(p.tile, problem), p.split_k));
     if (!forced)

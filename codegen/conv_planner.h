@@ -35,6 +35,8 @@ struct ConvGemmShape {
   int64_t n = 0;          // output channels per group
   int64_t k = 0;          // input channels per group x kernel taps
   int64_t positions = 0;  // output positions per image (product of output spatial dims)
+  int64_t phases = 1;     // a strided conv_transpose: phases per conv group (codegen/conv_phases.h);
+                          // groups, positions and k are then per phase
 };
 ConvGemmShape conv_gemm_shape(const ir::ConvGeometry& g);
 

@@ -1,3 +1,4 @@
+#include "codegen/conv_phases.h"
 #include "codegen/kernels/conv_common.h"
 
 #include "codegen/fusion.h"
@@ -51,9 +52,26 @@ ConvIo bind_conv_io(const ConvOperands& c, const KernelContext& ctx, EmittedKern
 }
 
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
-                            const std::string& reader, const std::string& value_type) {
+                            const std::string& reader, const std::string& value_type, bool by_phase) {
   std::vector<int64_t> xs = ir::logical_strides(input_shape, g.input_pos);
   std::string zero = value_type + "(0)";
+  if (by_phase) {  // o is the position q within the phase; tap j reads input q + base(r) - j
+    std::string s = cat("struct XRow { uint off; ivec3 p0; };\n",
+                        "XRow x_row(uint n, uvec3 q) {\n  XRow r;\n  r.off = n * ", u32(xs[0]),
+                        ";\n  r.p0 = ivec3(0);\n  uvec3 ph = phase_r();\n");
+    for (size_t i = 0; i < size_t(g.spatial_rank); ++i)
+      s += cat("  r.p0[", i, "] = int(q[", i, "] + phase_base(ph[", i, "], ", u32(g.strides[i]), ", ",
+               u32(g.pad_begin[i]), "));\n");
+    s += "  return r;\n}\n";
+    s += cat(value_type, " gather_row(XRow r, uint c, uvec3 j) {\n  uint off = r.off + c * ", u32(xs[1]),
+             ";\n  int p;\n");
+    for (size_t i = 0; i < size_t(g.spatial_rank); ++i) {
+      s += cat("  p = r.p0[", i, "] - int(j[", i, "]);\n");
+      s += cat("  if (p < 0 || p >= ", g.in_spatial[i], ") return ", zero, ";\n");
+      s += cat("  off += uint(p) * ", u32(xs[2 + i]), ";\n");
+    }
+    return s + cat("  return ", value_type, "(", reader, "(off));\n}\n");
+  }
   // x_row: what depends only on the output element (image offset and the tap-0 position), so a
   // kernel that reads many taps of one output position (the tiled GEMM's A rows) decodes it once.
   std::string s = cat("struct XRow { uint off; ivec3 p0; };\n",
@@ -88,7 +106,7 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
 }
 
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
-                           const std::string& reader) {
+                           const std::string& reader, bool by_phase) {
   std::vector<int64_t> ws = ir::logical_strides(filter_shape, g.filter_pos);
   // w_row: the offset of (group, output channel, input channel 0, tap 0); w_tap adds the rest.
   std::string s = "uint w_row(uint grp, uint fl) {\n";
@@ -97,24 +115,36 @@ std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
   } else {
     s += cat("  return fl * ", u32(ws[0]), " + grp * ", u32(g.in_channels_per_group() * ws[1]), ";\n}\n");
   }
-  s += cat("float w_tap(uint row, uint c, uvec3 k) {\n  return float(", reader, "(row + c * ", u32(ws[1]));
+  if (by_phase) {  // tap j of phase r is kernel tap r + s*j; past the kernel it reads zero
+    s += "float w_tap(uint row, uint c, uvec3 j) {\n  uvec3 k = phase_r();\n";
+    for (size_t i = 0; i < size_t(g.spatial_rank); ++i)
+      s += cat("  k[", i, "] += j[", i, "] * ", u32(g.strides[i]), ";\n  if (k[", i, "] >= ", u32(g.kernel[i]),
+               ") return 0.0;\n");
+  } else {
+    s += "float w_tap(uint row, uint c, uvec3 k) {\n";
+  }
+  s += cat("  return float(", reader, "(row + c * ", u32(ws[1]));
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + k[", i, "] * ", u32(ws[2 + i]));
   s += "));\n}\n";
   s += "float load_w(uint grp, uint fl, uint c, uvec3 k) { return w_tap(w_row(grp, fl), c, k); }\n";
   return s;
 }
 
-std::string decode_out_fn(const ir::ConvGeometry& g) {
+std::string decode_out_fn(const ir::ConvGeometry& g, bool by_phase) {
+  const std::vector<int64_t> extents = by_phase ? conv_phases(g).positions : g.out_spatial;
   std::string s = "uvec3 decode_out(uint p) {\n  uvec3 o = uvec3(0u);\n";
   for (size_t i = size_t(g.spatial_rank); i-- > 1;)
-    s += cat("  o[", i, "] = p % ", u32(g.out_spatial[i]), "; p /= ", u32(g.out_spatial[i]), ";\n");
+    s += cat("  o[", i, "] = p % ", u32(extents[i]), "; p /= ", u32(extents[i]), ";\n");
   s += "  o[0] = p;\n  return o;\n}\n";
   return s;
 }
 
-std::string decode_k_fn(const ir::ConvGeometry& g) {
+std::string decode_k_fn(const ir::ConvGeometry& g, bool by_phase) {
   ir::Im2ColColumns cols = ir::im2col_columns(g);
   std::string sp = ir::spatial_letters(g.spatial_rank);
+  if (by_phase)  // the same column order over a phase's taps
+    for (size_t j = 0; j < cols.order.size(); ++j)
+      if (cols.order[j] != 'C') cols.extents[j] = conv_phases(g).taps[sp.find(cols.order[j])];
   std::string s = "void decode_k(uint k, out uint c, out uvec3 kk) {\n  c = 0u;\n  kk = uvec3(0u);\n";
   for (size_t j = cols.order.size(); j-- > 0;) {
     std::string dst = cols.order[j] == 'C' ? "c" : cat("kk[", sp.find(cols.order[j]), "]");
@@ -133,6 +163,26 @@ std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape) 
                       " + f * ", u32(ys[1]));
   for (size_t i = 0; i < size_t(g.spatial_rank); ++i) s += cat(" + o[", i, "] * ", u32(ys[2 + i]));
   return s + ";\n}\n";
+}
+
+std::string phase_fns(const ir::ConvGeometry& g) {
+  const ConvPhases ph = conv_phases(g);
+  if (!ph.on)
+    return "uint cgrp() { return grp; }\nbool out_at(uint p, out uvec3 o) {\n  o = decode_out(p);\n  return true;\n}\n";
+  std::string s = cat("uint cgrp() { return grp / ", u32(ph.count), "; }\n",
+                      "uvec3 phase_r() {\n  uint ph = grp % ", u32(ph.count), ";\n  uvec3 r = uvec3(0u);\n");
+  for (size_t i = size_t(g.spatial_rank); i-- > 0;)
+    s += cat("  r[", i, "] = ph % ", u32(g.strides[i]), "; ph /= ", u32(g.strides[i]), ";\n");
+  s += "  return r;\n}\n";
+  // The first output of phase r, (r - pb) mod s, and base(r) = (first + pb - r) / s, an exact
+  // division: output first + s*q gathers input q + base(r) - j.
+  s += "uint phase_first(uint r, uint s, uint pb) { return (r + s - pb % s) % s; }\n";
+  s += "uint phase_base(uint r, uint s, uint pb) { return (phase_first(r, s, pb) + pb - r) / s; }\n";
+  s += "bool out_at(uint p, out uvec3 o) {\n  o = decode_out(p);\n  uvec3 r = phase_r();\n";
+  for (size_t i = 0; i < size_t(g.spatial_rank); ++i)
+    s += cat("  o[", i, "] = phase_first(r[", i, "], ", u32(g.strides[i]), ", ", u32(g.pad_begin[i]), ") + o[", i,
+             "] * ", u32(g.strides[i]), ";\n  if (o[", i, "] >= ", u32(g.out_spatial[i]), ") return false;\n");
+  return s + "  return true;\n}\n";
 }
 
 std::string bias_fn(bool has_bias, const std::string& buffer) {

@@ -54,8 +54,10 @@ std::string u32(int64_t v);  // "123u"
 // Also emitted: `XRow x_row(uint n, uvec3 o)` and `T gather_row(XRow r, uint c, uvec3 k)`, the
 // same read split into the part that depends on the output element only and the per-tap rest
 // (gather_x(n, c, o, k) == gather_row(x_row(n, o), c, k)).
+// by_phase (a strided conv_transpose in the GEMM, codegen/conv_phases.h): o is the position q
+// within the workgroup's phase and k the phase's tap j, so the read is input q + base(r) - j.
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
-                            const std::string& reader, const std::string& value_type);
+                            const std::string& reader, const std::string& value_type, bool by_phase = false);
 
 // float load_w(uint grp, uint fl, uint c, uvec3 k): filter tap for output channel fl and input
 // channel c, both relative to group grp, read through the GLSL function `reader(uint offset)`. Conv_transpose swaps the roles of the filter's C and F
@@ -63,15 +65,24 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
 // directly because gather_input_fn already mirrors the index (o + pb - k*d), which is the flip.
 // Also emitted, the same read in two parts: `uint w_row(uint grp, uint fl)` and
 // `float w_tap(uint row, uint c, uvec3 k)`.
+// by_phase: k is the phase's tap j, kernel tap r + s*j (zero past the kernel).
 std::string load_filter_fn(const ir::ConvGeometry& g, const Shape& filter_shape,
-                           const std::string& reader);
+                           const std::string& reader, bool by_phase = false);
 
-// uvec3 decode_out(uint p): output position p (row-major over D,H,W) -> coordinates.
-std::string decode_out_fn(const ir::ConvGeometry& g);
+// uvec3 decode_out(uint p): output position p (row-major over D,H,W) -> coordinates
+// (by_phase: position p within a phase -> its coordinates q there).
+std::string decode_out_fn(const ir::ConvGeometry& g, bool by_phase = false);
 
 // void decode_k(uint k, out uint c, out uvec3 kk): GEMM column k -> (input channel in group,
 // kernel tap), in the im2col column order of the filter layout (ir::im2col_columns).
-std::string decode_k_fn(const ir::ConvGeometry& g);
+// by_phase: over a phase's taps (ceil(K / s) per dim).
+std::string decode_k_fn(const ir::ConvGeometry& g, bool by_phase = false);
+
+// The GEMM's view of its group `grp` (a private uint of the kernel): `uint cgrp()`, the conv
+// group, and `bool out_at(uint p, out uvec3 o)`, the output coordinates of GEMM position p, false
+// for rows past the end of a phase. For a strided conv_transpose (codegen/conv_phases.h) grp
+// counts conv groups x phases, and `uvec3 phase_r()`, phase_first/phase_base come with them.
+std::string phase_fns(const ir::ConvGeometry& g);
 
 // uint out_offset(uint n, uint f, uvec3 o): physical offset of an output element.
 std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape);

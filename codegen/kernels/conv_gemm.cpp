@@ -24,13 +24,13 @@ std::string load_a_fn(const ConvGemmShape& s, int64_t channels_per_group, bool f
                    ") return 0.0;\n  return float(cols.data[a_row + k]);\n}\n");
   return f + cat("  a_row = x_row(n, decode_out(p));\n}\nfloat a_load(uint m, uint k) {\n  if (!a_ok || k >= ",
                  u32(s.k), ") return 0.0;\n  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n",
-                 "  return gather_row(a_row, grp * ", u32(channels_per_group), " + c, kk);\n}\n");
+                 "  return gather_row(a_row, cgrp() * ", u32(channels_per_group), " + c, kk);\n}\n");
 }
 
 // b_begin(nn) / b_load(nn, k): filter tap for GEMM column k and output channel nn of the group.
 std::string load_b_fn(const ConvGemmShape& s) {
   return cat("bool b_ok;\nuint b_row;\nvoid b_begin(uint nn) {\n  b_ok = nn < ", u32(s.n),
-             ";\n  b_row = w_row(grp, nn);\n}\nfloat b_load(uint nn, uint k) {\n  if (!b_ok || k >= ", u32(s.k),
+             ";\n  b_row = w_row(cgrp(), nn);\n}\nfloat b_load(uint nn, uint k) {\n  if (!b_ok || k >= ", u32(s.k),
              ") return 0.0;\n  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n  return w_tap(b_row, c, kk);\n}\n");
 }
 
@@ -40,10 +40,9 @@ std::string load_b_fn(const ConvGemmShape& s) {
 // slice of the partial tensor, so the reduce dispatch reads each slice in the output's own order;
 // bias and epilogue wait for the reduce, which runs them once per output.
 std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
-  std::string f = cat("void store_c(uint m, uint nn, float v) {\n  if (m >= ", u32(s.m),
-                      " || nn >= ", u32(s.n), ") return;\n  uint f = grp * ", u32(s.n),
-                      " + nn;\n  uint off = out_offset(m / ", u32(s.positions), ", f, decode_out(m % ",
-                      u32(s.positions), "));\n");
+  std::string f = cat("void store_c(uint m, uint nn, float v) {\n  uvec3 o;\n  if (m >= ", u32(s.m),
+                      " || nn >= ", u32(s.n), " || !out_at(m % ", u32(s.positions), ", o)) return;\n  uint f = cgrp() * ",
+                      u32(s.n), " + nn;\n  uint off = out_offset(m / ", u32(s.positions), ", f, o);\n");
   if (split_stride == 0) return f + "  store_result(off, v + bias_of(f));\n}\n";
   return f + cat("  partial.data[split * ", u32(int64_t(split_stride)), " + off] = v;\n}\n");
 }
@@ -121,13 +120,16 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   std::set<DType> types{c.dtype};
   for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
-  std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g) + out_offset_fn(g, c.output->type.shape);
+  const bool by_phase = s.phases > 1;
+  check(!by_phase || (!from_columns && !vec8), c.what, ": internal: a conv_transpose by phase has no packed or column form");
+  std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g, by_phase) +
+                        out_offset_fn(g, c.output->type.shape) + phase_fns(g);
   if (!split) helpers += bias_fn(c.bias != nullptr, "b");
   if (vec8) {
     helpers += packed_operand_fns(g);
   } else {
-    helpers += decode_k_fn(g) + load_filter_fn(g, c.filter->type.shape, "w_at");
-    if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float");
+    helpers += decode_k_fn(g, by_phase) + load_filter_fn(g, c.filter->type.shape, "w_at", by_phase);
+    if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float", by_phase);
     helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s);
   }
   helpers += store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);

@@ -265,7 +265,9 @@ TEST(ConvRegression, GroupedBackward) {
   std::map<std::string, HostTensor> bin = random_inputs(bwd, 12);
   bin["w"] = fin.at("w");
   GpuRun y = run_conv(fwd, fin, "");
-  for (const char* s : {"im2col", "direct", "implicit_gemm"}) {
+  // im2col does not apply: a strided conv_transpose runs phase by phase (codegen/conv_phases.h).
+  EXPECT_THROW(run_conv(bwd, bin, "im2col"), Error);
+  for (const char* s : {"direct", "implicit_gemm", "split_k"}) {
     GpuRun dx = run_conv(bwd, bin, s);
     EXPECT_TRUE(outputs_match(dx)) << s;
     EXPECT_EQ(dx.module.manifest.dispatches.back().strategy, s);
@@ -327,6 +329,51 @@ TEST(ConvRegression, TensorsBeyond32BitIndexingAreSplitIntoRows) {
         << d.notes;
     for (const BindingDesc& b : d.bindings)
       EXPECT_LE(shape_numel(tensors.tensor(b.tensor).shape), int64_t(INT32_MAX)) << d.name << " " << b.tensor;
+  }
+}
+
+// A strided conv_transpose runs phase by phase (codegen/conv_phases.h): its GEMM has stride^rank
+// groups per conv group, each with ceil(K / s) taps per dim instead of K. The edges: kernels
+// smaller than the stride (phases without a tap: bias only), pads beyond the stride, output
+// padding, uneven phases (O not a multiple of s), 1-D and 3-D, groups, channels-last layouts.
+TEST(ConvRegression, TransposedConvRunsPhaseByPhase) {
+  struct Case {
+    Shape x, w;
+    ir::AttrMap attrs;
+  };
+  using V = std::vector<int64_t>;
+  const Case cases[] = {
+      {{1, 8, 6, 6}, {8, 4, 4, 4}, {{"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}},
+      {{2, 3, 5, 4}, {3, 2, 1, 2}, {{"strides", V{3, 3}}, {"pads", V{0, 0, 0, 0}}}},
+      {{1, 4, 5, 3}, {4, 3, 5, 2}, {{"strides", V{2, 3}}, {"pads", V{3, 0, 2, 1}}, {"output_padding", V{1, 2}}}},
+      {{2, 6, 7}, {6, 2, 3}, {{"strides", V{2}}, {"pads", V{1, 0}}, {"groups", int64_t(3)}}},
+      {{1, 2, 3, 3, 2}, {2, 3, 2, 3, 3}, {{"strides", V{2, 1, 2}}, {"pads", V{0, 1, 1, 1, 0, 1}}}},
+      {{1, 4, 4, 5}, {3, 3, 5, 3}, {{"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}, {"input_layout", std::string("NHWC")},
+                                     {"output_layout", std::string("NHWC")}, {"filter_layout", std::string("HWCF")}}},
+  };
+  uint32_t seed = 40;
+  for (const Case& c : cases) {
+    for (bool bias : {false, true}) {
+      ir::Graph g = conv_graph(OpKind::ConvTranspose, c.x, c.w, bias, c.attrs);
+      const ir::ConvGeometry geo = ir::conv_geometry(only_conv(g));
+      SCOPED_TRACE(cat("x ", shape_str(c.x), " w ", shape_str(c.w), " bias ", bias));
+      codegen::ConvGemmShape s = codegen::conv_gemm_shape(geo);
+      int64_t phases = 1, taps = 1;
+      for (size_t i = 0; i < size_t(geo.spatial_rank); ++i) {
+        phases *= geo.strides[i];
+        taps *= (geo.kernel[i] + geo.strides[i] - 1) / geo.strides[i];
+      }
+      EXPECT_EQ(s.phases, phases);
+      EXPECT_EQ(s.groups, geo.groups * phases);
+      EXPECT_EQ(s.k, geo.in_channels_per_group() * taps);
+      std::map<std::string, HostTensor> in = random_inputs(g, seed++);
+      std::vector<std::string> strategies{"implicit_gemm", "direct"};
+      if (s.k >= 32) strategies.push_back("split_k:2");  // at least 2 steps of any tile
+      for (const std::string& strategy : strategies) {
+        GpuRun run = run_conv(g, in, strategy);
+        EXPECT_TRUE(outputs_match(run)) << strategy;
+      }
+    }
   }
 }
 
