@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "codegen/compiler.h"
+#include "common/mobilenet_like_graph.h"
 #include "common/resnet_like_graph.h"
 #include "module/target_profiles.h"
+#include "ir/text_format.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -17,7 +19,14 @@ std::map<std::string, int> kernels_of(const ir::Graph& g, Precision precision) {
   o.target = find_target("nvidia").limits;
   o.precision = precision;
   std::map<std::string, int> n;
-  for (const DispatchDesc& d : compile_graph(g, o).manifest.dispatches) ++n[d.kernel];
+  for (const DispatchDesc& d : compile_graph(g, o).manifest.dispatches) {
+    ++n[d.kernel];
+    if (getenv("DUMP")) {
+      std::printf("%s:", d.name.c_str());
+      for (auto& op : d.ops) std::printf(" [%s]", op.c_str());
+      std::printf("\n");
+    }
+  }
   return n;
 }
 
@@ -44,6 +53,27 @@ TEST(ChannelsLastPlan, Fp16NeedsNoMoreDispatchesThanFp32) {
     EXPECT_EQ(fp16.count("conv_pack_filter"), 0u);
     EXPECT_EQ(fp16.count("transpose"), 0u);
     EXPECT_LE(total(fp16), total(fp32));
+  }
+}
+
+TEST(ChannelsLastPlan, MobilenetLikeFp16NeedsNoMoreDispatchesThanFp32) {
+  for (bool efficientnet : {false, true}) {
+    test::MobilenetLikeShape s;
+    s.batch = 8;
+    s.size = 64;
+    s.efficientnet = efficientnet;
+    std::mt19937 rng(24);
+    const ir::Graph g = test::mobilenet_like_graph(s, rng);
+    const std::map<std::string, int> fp32 = kernels_of(g, Precision::fp32), fp16 = kernels_of(g, Precision::fp16);
+    for (auto& [k, n] : fp32) std::printf("fp32 %s %d\n", k.c_str(), n);
+    for (auto& [k, n] : fp16) std::printf("fp16 %s %d\n", k.c_str(), n);
+    EXPECT_LE(total(fp16), total(fp32));
+    if (getenv("DUMP")) {
+      ir::Graph c = g.clone();
+      auto pm = default_pass_pipeline({}, &find_target("nvidia").limits, Precision::fp16);
+      pm.run(c);
+      std::printf("%s\n", ir::print_graph_digest(c).c_str());
+    }
   }
 }
 
