@@ -140,8 +140,10 @@ EmittedKernel emit_pack_filter(const ConvOperands& c, const KernelContext& ctx, 
 // True when the GEMM reads an input that is not packed in place through its fused prologue, 8
 // values per staging load, instead of a pack dispatch writing a packed copy first: where the
 // input's channels are innermost (the 8 values are one contiguous run: a channels-last value with
-// a fused elementwise prologue, as squeeze-excite's scale) or it is a graph input (through its
-// fused cast: the first conv), so that neither costs a dispatch.
+// a fused elementwise prologue, as squeeze-excite's scale) or it is a graph input read through a
+// fused cast (the fp16 precision mode's first conv), so that neither costs a dispatch. Other
+// inputs (a float16 graph input in NCHW) keep the pack dispatch: 8 strided loads per staged run,
+// for each tap and N tile, would cost the GEMM more than one packing pass.
 bool input_gathered_in_place(const ConvOperands& c);
 // GLSL `uvec4 a_load8(uint m, uint k)` / `uvec4 b_load8(uint nn, uint k)` over the packed buffers
 // `xp` and `wp` (8 consecutive GEMM columns from k, k a multiple of 8; zeros outside [M, K] and in

@@ -138,14 +138,18 @@ bool input_gathered_in_place(const ConvOperands& c) {
   if (input_is_packed(c)) return false;
   // Channels innermost: the 8 values are neighbours, one contiguous run.
   if (ir::logical_strides(c.input->type.shape, c.g.input_pos)[1] == 1) return true;
-  // A graph input (through its fused cast or other one-operand prologue ops).
+  // A graph input through its fused cast (the fp16 precision mode's input cast; a float16 graph
+  // input, as in the fp16 conv benchmarks, keeps its pack dispatch and the GEMM's 16-byte loads).
   const ir::Value* v = c.input;
+  bool cast = false;
   auto in_prologue = [&](const ir::Op* op) {
     return std::find(c.group->prologue.begin(), c.group->prologue.end(), op) != c.group->prologue.end();
   };
-  while (v->producer != nullptr && in_prologue(v->producer) && v->producer->num_operands() == 1)
+  while (v->producer != nullptr && in_prologue(v->producer) && v->producer->num_operands() == 1) {
+    cast = cast || v->producer->kind == ir::OpKind::Cast;
     v = v->producer->operand(0);
-  return v->producer == nullptr;
+  }
+  return cast && v->producer == nullptr;
 }
 
 std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_input) {
