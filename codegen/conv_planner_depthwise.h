@@ -58,7 +58,7 @@ std::string plan_depthwise_tile(const ir::ConvGeometry& g, const TargetLimits& t
 // output in physical order, serves them better.
 bool depthwise_tile_coalesced(const ir::ConvGeometry& g);
 
-// Channels-last depthwise (strategy "depthwise_channels_last", shaders/conv_depthwise_nhwc.comp):
+// Channels-last depthwise (strategy "depthwise_channels_last", shaders/conv_depthwise_channels_last.comp):
 // when channels are the innermost physical dim of both input and output (N, spatial.., C, as the
 // channels-last pass stores fp16 activations), neighbouring invocations take neighbouring output
 // channels, so every load and store of a subgroup is one contiguous run. Each invocation computes

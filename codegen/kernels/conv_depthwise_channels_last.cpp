@@ -2,7 +2,6 @@
 // shaders/conv_depthwise_channels_last.comp): extents, strides, pads and the element strides of
 // each operand's layout baked in, with spatial dims right-aligned into (D, H, W) as in the tiled
 // depthwise kernel. Correct for any layout; the planner takes it where channels are innermost.
-#include <array>
 
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
