@@ -52,19 +52,27 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
       ConvPlan plan = plan_conv(ir::conv_geometry(conv), limits, 2, "", conv.describe());
       return plan.strategy == ConvStrategy::implicit_gemm_coopmat && plan.coop().vec == 8;
     };
-    // A conv joins the channels-last regions only where its kernel stays the one it had (the tiled
-    // depthwise kernel wants W innermost).
-    auto keeps_kernel = [limits = *target](const ir::Op& conv) {
+    // A conv joins the channels-last regions only where its kernel stays the one it had, or
+    // becomes the channels-last depthwise kernel (coalesced over channels there, as the tiled
+    // depthwise kernel is over W in NCHW); a depthwise conv changes both layouts or neither.
+    auto channels_last_strategy = [limits = *target](const ir::Op& conv) {
       ir::ConvGeometry g = ir::conv_geometry(conv);
-      const uint32_t bytes = uint32_t(dtype_size(conv.operand(0)->type.dtype));
-      const ConvStrategy before = plan_conv(g, limits, bytes, "", conv.describe()).strategy;
       const int rank = 2 + g.spatial_rank;
       g.input_pos = {0, rank - 1};
       for (int i = 1; i < rank - 1; ++i) g.input_pos.push_back(i);
       g.output_pos = g.input_pos;
-      return plan_conv(g, limits, bytes, "", conv.describe()).strategy == before;
+      return plan_conv(g, limits, uint32_t(dtype_size(conv.operand(0)->type.dtype)), "", conv.describe()).strategy;
     };
-    pm.add(ir::channels_last_pass({packs, keeps_kernel}));
+    auto keeps_kernel = [limits = *target, channels_last_strategy](const ir::Op& conv) {
+      const uint32_t bytes = uint32_t(dtype_size(conv.operand(0)->type.dtype));
+      const ConvStrategy before = plan_conv(ir::conv_geometry(conv), limits, bytes, "", conv.describe()).strategy;
+      const ConvStrategy after = channels_last_strategy(conv);
+      return after == before || after == ConvStrategy::depthwise_channels_last;
+    };
+    auto depthwise = [channels_last_strategy](const ir::Op& conv) {
+      return channels_last_strategy(conv) == ConvStrategy::depthwise_channels_last;
+    };
+    pm.add(ir::channels_last_pass({packs, keeps_kernel, depthwise}));
     pm.add(ir::pack_conv_filters_pass(packs));
   }
   pm.add(ir::dead_code_elimination_pass());

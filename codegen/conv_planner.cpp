@@ -45,6 +45,10 @@ std::string misfit(ConvStrategy strategy, const ir::ConvGeometry& g, const Targe
       DepthwiseTile tile;
       return plan_depthwise_tile(g, t, tile);
     }
+    case ConvStrategy::depthwise_channels_last:
+      if (g.in_channels_per_group() != 1 || g.groups != g.in_channels)
+        return cat("groups ", g.groups, " != input channels ", g.in_channels);
+      return g.transposed ? "conv_transpose has no fixed input window per output run" : "";
     case ConvStrategy::implicit_gemm_coopmat: {
       std::string why = kernels::coopmat_misfit(t);
       if (!why.empty()) return why;
@@ -83,6 +87,21 @@ void plan_one_per_output(ConvPlan& p, const ir::ConvGeometry& g, const TargetLim
   p.tiles["workgroup"] = wg;
 }
 
+// One invocation per run of plan.run_w outputs along W, channels fastest.
+void plan_depthwise_channels_last(ConvPlan& p, const ir::ConvGeometry& g, const TargetLimits& t,
+                                  const std::string& what) {
+  p.run_w = depthwise_run_w(g);
+  const uint64_t runs = uint64_t(g.batch) * uint64_t(g.out_channels) *
+                        uint64_t(product(g.out_spatial) / g.out_spatial.back()) *
+                        ceil_div(uint64_t(g.out_spatial.back()), p.run_w);
+  uint32_t wg = fit_workgroup_size_x(kDirectWorkgroup, t);
+  p.workgroup_size = {wg, 1, 1};
+  p.workgroup_count = linear_grid(runs, wg, t, what);
+  p.workgroup_memory_bytes = 0;
+  p.tiles["outputs_per_invocation"] = p.run_w;
+  p.tiles["workgroup"] = wg;
+}
+
 void plan_depthwise_tiled(ConvPlan& p, const ir::ConvGeometry& g, const TargetLimits& t,
                           const std::string& what) {
   std::string why = plan_depthwise_tile(g, t, p.depthwise);
@@ -106,8 +125,10 @@ ConvStrategy choose_strategy(const ir::ConvGeometry& g, const TargetLimits& t, u
   if (misfit(ConvStrategy::depthwise, g, t, element_bytes).empty()) {
     // K per output channel is only the kernel taps: no GEMM to tile, but the tiled kernel reuses
     // each input element across taps and channel multiplier from workgroup memory and registers.
-    // Layouts whose W is not innermost keep the one-output kernel, whose stores follow the
+    // Channels innermost (the fp16 channels-last regions): invocations over channels. Other
+    // layouts whose W is not innermost keep the one-output kernel, whose stores follow the
     // output's physical order.
+    if (channels_innermost(g) && !g.transposed) return ConvStrategy::depthwise_channels_last;
     bool tiled = misfit(ConvStrategy::depthwise_tiled, g, t, element_bytes).empty() && depthwise_tile_coalesced(g);
     if (!tiled) notes = "depthwise: W is not innermost or no depthwise tile fits the target";
     return tiled ? ConvStrategy::depthwise_tiled : ConvStrategy::depthwise;
@@ -137,6 +158,7 @@ std::string_view conv_strategy_name(ConvStrategy s) {
     case ConvStrategy::direct: return "direct";
     case ConvStrategy::depthwise: return "depthwise";
     case ConvStrategy::depthwise_tiled: return "depthwise_tiled";
+    case ConvStrategy::depthwise_channels_last: return "depthwise_channels_last";
     case ConvStrategy::implicit_gemm: return "implicit_gemm";
     case ConvStrategy::implicit_gemm_coopmat: return "implicit_gemm_coopmat";
     case ConvStrategy::split_k: return "split_k";
@@ -157,7 +179,7 @@ ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::strin
     split = split * 10 + uint64_t(text[i] - '0');
   }
   check(digits, what, ": strategy '", text, "' does not apply: unknown strategy (expected direct, implicit_gemm, ",
-        "implicit_gemm_coopmat, split_k, split_k:S, depthwise, depthwise_tiled or im2col)");
+        "implicit_gemm_coopmat, split_k, split_k:S, depthwise, depthwise_tiled, depthwise_channels_last or im2col)");
   check(split >= 2, what, ": strategy '", text, "' does not apply: split_k needs at least 2 slices, got ", split);
   return {ConvStrategy::split_k, split};
 }
@@ -231,6 +253,7 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     case ConvStrategy::direct:
     case ConvStrategy::depthwise: plan_one_per_output(p, g, t, what); return p;
     case ConvStrategy::depthwise_tiled: plan_depthwise_tiled(p, g, t, what); return p;
+    case ConvStrategy::depthwise_channels_last: plan_depthwise_channels_last(p, g, t, what); return p;
     case ConvStrategy::implicit_gemm:
     case ConvStrategy::implicit_gemm_coopmat:
     case ConvStrategy::split_k:

@@ -46,6 +46,7 @@ enum class ConvStrategy {
   direct,                 // one output per invocation, no workgroup memory
   depthwise,              // likewise, for depthwise convs
   depthwise_tiled,        // depthwise: a tile of outputs per workgroup, input window staged
+  depthwise_channels_last,  // depthwise, channels innermost: invocations over channels, a W run each
   implicit_gemm,          // GEMM with A gathered from the input while staging (FMA tiles)
   implicit_gemm_coopmat,  // the same on fp16 tensor cores, f32 sums (kernels/gemm_coopmat.h)
   split_k,                // implicit GEMM with K split over workgroups, then a reduce dispatch
@@ -54,7 +55,7 @@ enum class ConvStrategy {
 inline constexpr ConvStrategy kConvStrategies[] = {
     ConvStrategy::direct,        ConvStrategy::implicit_gemm, ConvStrategy::implicit_gemm_coopmat,
     ConvStrategy::split_k,       ConvStrategy::depthwise,     ConvStrategy::depthwise_tiled,
-    ConvStrategy::im2col};
+    ConvStrategy::depthwise_channels_last, ConvStrategy::im2col};
 std::string_view conv_strategy_name(ConvStrategy s);
 inline bool is_gemm(ConvStrategy s) {
   return s == ConvStrategy::implicit_gemm || s == ConvStrategy::implicit_gemm_coopmat ||
@@ -77,6 +78,8 @@ struct ConvPlan {
   // GEMM strategies: the tile (a CoopTile for implicit_gemm_coopmat, else a SimtTile).
   GemmTile tile;
   DepthwiseTile depthwise;  // depthwise_tiled only
+  // depthwise_channels_last only: consecutive W outputs of one channel per invocation.
+  uint32_t run_w = 1;
   uint64_t tile_count = 0;  // tiled strategies: groups x M tiles x N tiles
   // split_k only: K slices per tile (>= 2; slice s covers TK steps [s*steps/S, (s+1)*steps/S)),
   // so the GEMM dispatch runs tile_count x split_k workgroups and writes split_k x output

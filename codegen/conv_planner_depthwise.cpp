@@ -131,6 +131,23 @@ std::string plan_depthwise_tile(const ir::ConvGeometry& g, const TargetLimits& t
              " bytes of workgroup memory, above ", t.max_compute_shared_memory_size, ")");
 }
 
+bool channels_innermost(const ir::ConvGeometry& g) {
+  const int last = g.spatial_rank + 1;
+  return g.input_pos[1] == last && g.output_pos[1] == last;
+}
+
+uint32_t depthwise_run_w(const ir::ConvGeometry& g) {
+  // Outputs per invocation at most: a 3x3 stride-1 run of 4 reads 6 input columns per kernel row
+  // instead of 12, and holds 4 accumulators.
+  constexpr int64_t kMaxRun = 4;
+  // Shorter runs below this many invocations: about 4 per FP32 lane of an H200 (132 SMs x 128).
+  constexpr int64_t kMinInvocations = 65536;
+  const int64_t outputs = g.batch * g.out_channels * product(g.out_spatial);
+  int64_t run = kMaxRun;
+  while (run > 1 && outputs / run < kMinInvocations) run /= 2;
+  return uint32_t(balanced(g.out_spatial.back(), run));
+}
+
 bool depthwise_tile_coalesced(const ir::ConvGeometry& g) {
   int last = g.spatial_rank + 1;  // physical position of the innermost dim
   return g.input_pos[size_t(last)] == last && g.output_pos[size_t(last)] == last;

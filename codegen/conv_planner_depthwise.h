@@ -58,4 +58,15 @@ std::string plan_depthwise_tile(const ir::ConvGeometry& g, const TargetLimits& t
 // output in physical order, serves them better.
 bool depthwise_tile_coalesced(const ir::ConvGeometry& g);
 
+// Channels-last depthwise (strategy "depthwise_channels_last", shaders/conv_depthwise_channels_last.comp):
+// when channels are the innermost physical dim of both input and output (N, spatial.., C, as the
+// channels-last pass stores fp16 activations), neighbouring invocations take neighbouring output
+// channels, so every load and store of a subgroup is one contiguous run. Each invocation computes
+// `depthwise_run_w` consecutive W outputs of its channel, reading each input column of their
+// window once per kernel row.
+bool channels_innermost(const ir::ConvGeometry& g);
+// Outputs along W per invocation: 4, fewer where the grid would then hold too few invocations to
+// fill a large GPU, balanced over W (a row of 7 runs as 4 + 3).
+uint32_t depthwise_run_w(const ir::ConvGeometry& g);
+
 }  // namespace vkc::codegen

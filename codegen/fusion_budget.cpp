@@ -51,7 +51,8 @@ int64_t conv_reads(const ir::Op& op, int operand, const TargetLimits& target) {
   switch (plan.strategy) {
     case ConvStrategy::direct:
     case ConvStrategy::depthwise:
-    case ConvStrategy::depthwise_tiled: per_tap = g.out_channels_per_group(); break;
+    case ConvStrategy::depthwise_tiled:
+    case ConvStrategy::depthwise_channels_last: per_tap = g.out_channels_per_group(); break;
     case ConvStrategy::implicit_gemm:
     case ConvStrategy::implicit_gemm_coopmat:
     case ConvStrategy::split_k:

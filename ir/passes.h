@@ -61,9 +61,12 @@ Pass pack_conv_filters_pass(ConvFilterPacked wanted = {});
 // same in that layout), elementwise ops, pooling, reductions and concat follow the permuted
 // layout, and transposes (reshapes where only dims of extent 1 move) restore the original layout
 // where other ops and graph outputs read a value. A region of such values is rewritten only where
-// it saves more input packs than it adds transposes. Empty functions: every conv.
+// it saves more input packs than it adds transposes. Of the allowed convs, those `same_layout`
+// names (the depthwise ones, whose kernels coalesce only with input and output in one layout:
+// over W in NCHW, over channels in N, spatial.., C) join their input and output in one region, so
+// both change layout or neither. Empty functions: every conv wanted and allowed; none same_layout.
 struct ChannelsLastConvs {
-  std::function<bool(const Op& conv)> wanted, allowed;
+  std::function<bool(const Op& conv)> wanted, allowed, same_layout;
 };
 Pass channels_last_pass(ChannelsLastConvs convs = {});
 

@@ -1,8 +1,9 @@
 // Conv, ConvTranspose: the planner (codegen/conv_planner) picks direct, depthwise (one output per
-// invocation or tiled), implicit GEMM (whole K per workgroup, or split-K + reduce) or explicit
-// im2col + GEMM per dispatch; the kernels live in conv_direct.cpp, conv_depthwise_tiled.cpp,
-// conv_gemm.cpp, conv_split_k.cpp and im2col.cpp. Conv_transpose runs
-// through the same kernels (except the tiled depthwise one): its gather index math
+// invocation, tiled, or channels-last runs), implicit GEMM (whole K per workgroup, or split-K +
+// reduce) or explicit im2col + GEMM per dispatch; the kernels live in conv_direct.cpp,
+// conv_depthwise_tiled.cpp, conv_depthwise_channels_last.cpp, conv_gemm.cpp, conv_split_k.cpp and
+// im2col.cpp. Conv_transpose runs through the same kernels (except the tiled and channels-last
+// depthwise ones): its gather index math
 // (conv_common.h) turns the ONNX scatter into a forward conv.
 #include "codegen/kernels/conv_common.h"
 #include "codegen/kernels/kernels.h"
@@ -12,12 +13,15 @@ namespace vkc::codegen::kernels {
 namespace {
 
 // 16-byte tensor-core staging: A and B from float16 copies in the packed layouts (conv_pack.cpp),
-// unless the operand already is one (then read in place).
+// unless the operand already is one (then read in place) or the input is gathered 8 values at a
+// time through its fused prologue (conv::input_gathered_in_place).
 std::vector<EmittedKernel> emit_packed_coopmat(const conv::ConvOperands& c, const ConvPlan& plan,
                                                const KernelContext& ctx, std::vector<ScratchTensor>& scratch) {
   std::vector<EmittedKernel> kernels;
   conv::PackedSources packed{ctx.tensor(c.input), ctx.tensor(c.filter)};
-  if (!conv::input_is_packed(c)) {
+  if (conv::input_gathered_in_place(c)) {
+    packed.input.clear();
+  } else if (!conv::input_is_packed(c)) {
     packed.input = ctx.tensor(c.output) + ".packed_input";
     scratch.push_back({packed.input, DType::f16, conv::packed_input_shape(c.g)});
     kernels.push_back(conv::emit_pack_input(c, ctx, packed.input));
@@ -42,6 +46,7 @@ std::vector<EmittedKernel> emit_conv(const DispatchGroup& group, const KernelCon
     case ConvStrategy::direct:
     case ConvStrategy::depthwise: return {conv::emit_conv_direct(c, plan, ctx)};
     case ConvStrategy::depthwise_tiled: return {conv::emit_conv_depthwise_tiled(c, plan, ctx)};
+    case ConvStrategy::depthwise_channels_last: return {conv::emit_conv_depthwise_channels_last(c, plan, ctx)};
     case ConvStrategy::implicit_gemm: return {conv::emit_conv_gemm(c, plan, ctx, "")};
     case ConvStrategy::implicit_gemm_coopmat:
       if (plan.coop().vec == 8) return emit_packed_coopmat(c, plan, ctx, scratch);

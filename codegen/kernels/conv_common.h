@@ -106,12 +106,17 @@ EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, cons
 // Tiled depthwise (conv_depthwise_tiled.cpp): an input window and the filter taps staged in
 // workgroup memory, several positions x channels per invocation (plan.depthwise).
 EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx);
+// Channels-last depthwise (conv_depthwise_channels_last.cpp): invocations over output channels,
+// plan.run_w consecutive W outputs each, global memory only.
+EmittedKernel emit_conv_depthwise_channels_last(const ConvOperands& c, const ConvPlan& plan,
+                                                const KernelContext& ctx);
 // The tiled GEMM; A is gathered from the input (implicit GEMM) when `columns_tensor` is empty,
 // else read from that [N, G, P, K] im2col matrix. With a `partial_tensor` (split_k plans) each
 // workgroup sums one K slice of its tile and writes the raw sums to slice `split` of that
 // [split_k, output elements] f32 tensor; bias and epilogue are left to the reduce dispatch.
 // Packed sources (`packed`, fp16 tensor-core plans with 16-byte staging only): the tensors A and B
-// are read from, in the layouts of conv_pack.cpp.
+// are read from, in the layouts of conv_pack.cpp; an empty `input`: A is gathered through the
+// input's fused prologue (input_gathered_in_place).
 struct PackedSources {
   std::string input, filter;
 };
@@ -143,9 +148,18 @@ bool filter_is_packed(const ConvOperands& c);
 // The dispatches that write the packed input / filter into a float16 scratch tensor.
 EmittedKernel emit_pack_input(const ConvOperands& c, const KernelContext& ctx, const std::string& packed);
 EmittedKernel emit_pack_filter(const ConvOperands& c, const KernelContext& ctx, const std::string& packed);
+// True when the GEMM reads an input that is not packed in place through its fused prologue, 8
+// values per staging load, instead of a pack dispatch writing a packed copy first: where the
+// input's channels are innermost (the 8 values are one contiguous run: a channels-last value with
+// a fused elementwise prologue, as squeeze-excite's scale) or it is a graph input read through a
+// fused cast (the fp16 precision mode's first conv), so that neither costs a dispatch. Other
+// inputs (a float16 graph input in NCHW) keep the pack dispatch: 8 strided loads per staged run,
+// for each tap and N tile, would cost the GEMM more than one packing pass.
+bool input_gathered_in_place(const ConvOperands& c);
 // GLSL `uvec4 a_load8(uint m, uint k)` / `uvec4 b_load8(uint nn, uint k)` over the packed buffers
 // `xp` and `wp` (8 consecutive GEMM columns from k, k a multiple of 8; zeros outside [M, K] and in
-// the padding), for shaders/gemm_coopmat.glsl with VEC 8.
-std::string packed_operand_fns(const ir::ConvGeometry& g);
+// the padding), for shaders/gemm_coopmat.glsl with VEC 8. With `gathered_input` (the input's
+// shape), A's 8 values are read through the fused prologue `x_at` instead of from `xp`.
+std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_input = nullptr);
 
 }  // namespace vkc::codegen::kernels::conv

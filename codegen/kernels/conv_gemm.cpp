@@ -87,7 +87,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   if (from_columns) {
     buffers = glsl_buffer(0, c.dtype, false, "cols");
     k.bindings = {{columns_tensor, false}};
-  } else if (vec8) {
+  } else if (vec8 && !packed->input.empty()) {
     buffers = glsl_uvec4_buffer(0, "xp");
     k.bindings = {{packed->input, false}};
   } else {
@@ -126,7 +126,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
                         out_offset_fn(g, c.output->type.shape) + phase_fns(g);
   if (!split) helpers += bias_fn(c.bias != nullptr, "b");
   if (vec8) {
-    helpers += packed_operand_fns(g);
+    helpers += packed_operand_fns(g, packed->input.empty() ? &c.input->type.shape : nullptr);
   } else {
     helpers += decode_k_fn(g, by_phase) + load_filter_fn(g, c.filter->type.shape, "w_at", by_phase);
     if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float", by_phase);

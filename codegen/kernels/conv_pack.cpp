@@ -134,17 +134,48 @@ EmittedKernel emit_pack_filter(const ConvOperands& c, const KernelContext& ctx, 
   return emit_pack(c, ctx, wl, f, packed, g.groups * fg, product(g.kernel) * cg, false, "filter");
 }
 
-std::string packed_operand_fns(const ir::ConvGeometry& g) {
+bool input_gathered_in_place(const ConvOperands& c) {
+  if (input_is_packed(c)) return false;
+  // Channels innermost: the 8 values are neighbours, one contiguous run.
+  if (ir::logical_strides(c.input->type.shape, c.g.input_pos)[1] == 1) return true;
+  // A graph input through its fused cast (the fp16 precision mode's input cast; a float16 graph
+  // input, as in the fp16 conv benchmarks, keeps its pack dispatch and the GEMM's 16-byte loads).
+  const ir::Value* v = c.input;
+  bool cast = false;
+  auto in_prologue = [&](const ir::Op* op) {
+    return std::find(c.group->prologue.begin(), c.group->prologue.end(), op) != c.group->prologue.end();
+  };
+  while (v->producer != nullptr && in_prologue(v->producer) && v->producer->num_operands() == 1) {
+    cast = cast || v->producer->kind == ir::OpKind::Cast;
+    v = v->producer->operand(0);
+  }
+  return cast && v->producer == nullptr;
+}
+
+std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_input) {
   ConvGemmShape s = conv_gemm_shape(g);
   const int64_t cg = g.in_channels_per_group();
-  ir::ConvGeometry packed = g;
-  packed.input_pos = packed_input_pos(g);
-  // gather_row over the packed input returns the uvec4 of 8 channels from c (a multiple of 8).
-  return "uvec4 xp_load8(uint off) { return xp.data[off / 8u]; }\n" +
-         gather_input_fn(packed, packed_input_shape(g), "xp_load8", "uvec4") + decode_tap_fn(g) +
+  std::string a_fns;
+  if (gathered_input) {
+    // 8 channels from c read one by one through the fused prologue x_at, packed as float16 pairs
+    // (as the pack dispatch would have stored them).
+    a_fns = gather_input_fn(g, *gathered_input, "x_at", "float") +
+            "uint gather2(XRow r, uint c, uvec3 k) {\n"
+            "  return packHalf2x16(vec2(gather_row(r, c, k), gather_row(r, c + 1u, k)));\n}\n"
+            "uvec4 gather8(XRow r, uint c, uvec3 k) {\n"
+            "  return uvec4(gather2(r, c, k), gather2(r, c + 2u, k), gather2(r, c + 4u, k), gather2(r, c + 6u, k));\n}\n";
+  } else {
+    ir::ConvGeometry packed = g;
+    packed.input_pos = packed_input_pos(g);
+    // gather_row over the packed input returns the uvec4 of 8 channels from c (a multiple of 8).
+    a_fns = "uvec4 xp_load8(uint off) { return xp.data[off / 8u]; }\n" +
+            gather_input_fn(packed, packed_input_shape(g), "xp_load8", "uvec4") +
+            "uvec4 gather8(XRow r, uint c, uvec3 k) { return gather_row(r, c, k); }\n";
+  }
+  return a_fns + decode_tap_fn(g) +
          cat("uvec4 a_load8(uint m, uint k) {\n  if (m >= ", u32(s.m), " || k >= ", u32(s.k),
              ") return uvec4(0u);\n  XRow r = x_row(m / ", u32(s.positions), ", decode_out(m % ", u32(s.positions),
-             "));\n  return gather_row(r, grp * ", u32(cg), " + k % ", u32(cg), ", decode_tap(k / ", u32(cg),
+             "));\n  return gather8(r, grp * ", u32(cg), " + k % ", u32(cg), ", decode_tap(k / ", u32(cg),
              "));\n}\n",
              "uvec4 b_load8(uint nn, uint k) {\n  if (nn >= ", u32(s.n), " || k >= ", u32(s.k),
              ") return uvec4(0u);\n  return wp.data[((grp * ", u32(s.n), " + nn) * ", u32(s.k), " + k) / 8u];\n}\n");

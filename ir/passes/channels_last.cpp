@@ -5,8 +5,10 @@
 // convs are stored that way, and each op on them does the same work in the permuted layout:
 //
 //   * convs read and write any layout (their input_layout / output_layout say which); those the
-//     caller does not allow (whose kernel would change with the layout: the tiled depthwise one
-//     wants W innermost) stay outside, as unknown ops do;
+//     caller does not allow (whose kernel would lose speed with the layout) stay outside, as
+//     unknown ops do; those it names `same_layout` (depthwise: coalesced over W in NCHW, over
+//     channels in N, spatial.., C, neither when only one side changes) join their input and output
+//     in one region, as an elementwise op does;
 //   * elementwise ops (unary, binary, select) are indifferent to the layout once every operand of
 //     the result's rank is permuted alike; a constant operand of lower rank (a per-channel bias
 //     [C,1,1]) becomes a permuted constant of full rank, a one-element operand stays as it is;
@@ -225,6 +227,7 @@ class Rewriter {
     for (Op* op : ops_) plans_[op] = plan_op(*op, convs_);
     for (Op* op : ops_) {
       const OpPlan& p = plans_[op];
+      if (p.role == Role::conv && convs_.same_layout && convs_.same_layout(*op)) unite(op->operand(0), op->result());
       if (p.role != Role::region) continue;
       for (int i : p.joined) unite(op->operand(i), op->result());
     }

@@ -8,7 +8,9 @@
 #include <cmath>
 
 #include "common/gpu_harness.h"
+#include "common/mobilenet_like_graph.h"
 #include "common/resnet_like_graph.h"
+#include "ir/conv_geometry.h"
 #include "ir/interpreter.h"
 #include "ir/passes.h"
 #include "ir/verifier.h"
@@ -55,6 +57,52 @@ TEST(ChannelsLastE2e, RewrittenResnetLikeGraphsMatchTheOriginal) {
     GpuRun run = run_on_gpu(g, inputs, fp32);
     EXPECT_TRUE(outputs_match(run, fp32));
     EXPECT_LE(relative_max_error(run.outputs, want), 1e-5);
+    GpuRunOptions fp16;
+    fp16.precision = Precision::fp16;
+    EXPECT_LE(relative_max_error(run_on_gpu(g, inputs, fp16).outputs, want), 5e-3);
+  }
+}
+
+// Inverted residual blocks (depthwise 3x3 and 5x5 at strides 1 and 2, squeeze-excite, hardswish,
+// relu6, hardsigmoid; silu and sigmoid in the efficientnet-like form) rewritten with every conv
+// wanted and the depthwise convs changing both layouts or neither, as the compiler's predicates
+// do for the nvidia profile: the depthwise convs then run on the channels-last depthwise kernel,
+// squeeze-excite's pooling, 1x1 convs and scale on the permuted layouts.
+TEST(ChannelsLastE2e, RewrittenMobilenetLikeGraphsMatchTheOriginal) {
+  uint32_t seed = 60;
+  for (bool efficientnet : {false, true}) {
+    SCOPED_TRACE(efficientnet ? "efficientnet-like" : "mobilenet-like");
+    MobilenetLikeShape shape;
+    shape.batch = 2;
+    shape.size = 24;
+    shape.in_channels = efficientnet ? 8 : 3;
+    shape.efficientnet = efficientnet;
+    std::mt19937 rng(seed);
+    ir::Graph original = mobilenet_like_graph(shape, rng);
+    ir::Graph g = original.clone();
+    ir::ChannelsLastConvs convs;
+    convs.same_layout = [](const ir::Op& conv) {
+      const ir::ConvGeometry geo = ir::conv_geometry(conv);
+      return geo.groups == geo.in_channels && geo.in_channels_per_group() == 1;
+    };
+    ir::PassManager pm;
+    pm.add(ir::channels_last_pass(convs));
+    pm.add(ir::dead_code_elimination_pass());
+    pm.run(g);
+    ir::verify_graph(g);
+    const std::map<std::string, HostTensor> inputs = random_inputs(g, seed++);
+    const std::map<std::string, HostTensor> want = ir::interpret(original, inputs);
+    GpuRunOptions fp32;
+    GpuRun run = run_on_gpu(g, inputs, fp32);
+    EXPECT_TRUE(outputs_match(run, fp32));
+    EXPECT_LE(relative_max_error(run.outputs, want), 1e-5);
+    int channels_last_depthwise = 0, transposes = 0;
+    for (const DispatchDesc& d : run.module.manifest.dispatches) {
+      channels_last_depthwise += d.strategy == "depthwise_channels_last";
+      transposes += d.kernel == "transpose";
+    }
+    EXPECT_EQ(channels_last_depthwise, int(shape.blocks.size()));
+    EXPECT_EQ(transposes, 0);
     GpuRunOptions fp16;
     fp16.precision = Precision::fp16;
     EXPECT_LE(relative_max_error(run_on_gpu(g, inputs, fp16).outputs, want), 5e-3);

@@ -2,10 +2,13 @@
 // squeeze-excite, concat, per-channel bias, a block result used outside) rewritten with every conv
 // wanted compute what the original computes (reference interpreter), every conv after the stem
 // reads its input channels innermost, and transposes appear only where a value leaves the region;
-// regions that would add as many transposes as they save packs stay as they are.
+// regions that would add as many transposes as they save packs stay as they are; depthwise convs
+// (mobilenet-like graphs) change both their layouts or neither.
 #include <gtest/gtest.h>
 
+#include "common/mobilenet_like_graph.h"
 #include "common/resnet_like_graph.h"
+#include "ir/conv_geometry.h"
 #include "common/test_util.h"
 #include "ir/interpreter.h"
 #include "ir/passes.h"
@@ -129,11 +132,11 @@ TEST(ChannelsLast, RewritesOnlyWhereItSavesMorePacksThanItAddsTransposes) {
   }
   {
     Graph g = conv_chain(3, rng);  // no conv wanted: nothing saved
-    EXPECT_FALSE(run_pass(g, {[](const Op&) { return false; }, {}}));
+    EXPECT_FALSE(run_pass(g, {[](const Op&) { return false; }, {}, {}}));
   }
   {
     Graph g = conv_chain(3, rng), before = g.clone();  // only the last conv wanted
-    ASSERT_TRUE(run_pass(g, {[](const Op& conv) { return conv.name == "conv2"; }, {}}));
+    ASSERT_TRUE(run_pass(g, {[](const Op& conv) { return conv.name == "conv2"; }, {}, {}}));
     EXPECT_EQ(channels_last_convs(g), std::make_pair(1, 3));
     expect_same_outputs(before, g, 7);
   }
@@ -142,7 +145,53 @@ TEST(ChannelsLast, RewritesOnlyWhereItSavesMorePacksThanItAddsTransposes) {
     // at it (no wanted conv reads that region) and conv2's starts at it (a transpose in, which
     // conv2 would fuse as a prologue and pack anyway): neither region saves a pack.
     Graph g = conv_chain(3, rng);
-    EXPECT_FALSE(run_pass(g, {{}, [](const Op& conv) { return conv.name != "conv1"; }}));
+    EXPECT_FALSE(run_pass(g, {{}, [](const Op& conv) { return conv.name != "conv1"; }, {}}));
+  }
+}
+
+bool is_depthwise(const Op& conv) {
+  const ConvGeometry g = conv_geometry(conv);
+  return g.groups == g.in_channels && g.in_channels_per_group() == 1;
+}
+
+// Depthwise convs in both layouts or neither, the others' counts of each.
+struct DepthwiseLayouts {
+  int both = 0, one = 0;
+};
+DepthwiseLayouts depthwise_layouts(const Graph& g) {
+  DepthwiseLayouts d;
+  for (const Op* op : g.ops()) {
+    if (op->kind != OpKind::Conv || !is_depthwise(*op)) continue;
+    const bool in = op->attr_string_or("input_layout", "") == "NHWC", out = op->attr_string_or("output_layout", "") == "NHWC";
+    d.both += in && out;
+    d.one += in != out;
+  }
+  return d;
+}
+
+// Inverted residual blocks with only the dense convs wanted (as the tensor-core planner wants
+// them): a depthwise conv's input region (expand conv -> relu6) saves no pack by itself, so
+// without `same_layout` the depthwise convs write channels-last but read the original layout;
+// with it, each joins its input and output in one region and both change, squeeze-excite
+// included, with no transpose anywhere.
+TEST(ChannelsLast, DepthwiseConvsChangeBothLayoutsOrNeither) {
+  for (bool efficientnet : {false, true}) {
+    SCOPED_TRACE(efficientnet ? "efficientnet-like" : "mobilenet-like");
+    test::MobilenetLikeShape shape;
+    shape.size = 16;
+    shape.efficientnet = efficientnet;
+    std::mt19937 rng(31);
+    const Graph original = test::mobilenet_like_graph(shape, rng);
+    auto dense = [](const Op& conv) { return !is_depthwise(conv); };
+    Graph apart = original.clone();
+    ASSERT_TRUE(run_pass(apart, {dense, {}, {}}));
+    EXPECT_GT(depthwise_layouts(apart).one, 0);
+    Graph joined = original.clone();
+    ASSERT_TRUE(run_pass(joined, {dense, {}, is_depthwise}));
+    EXPECT_EQ(depthwise_layouts(joined).both, int(shape.blocks.size())) << print_graph(joined);
+    EXPECT_EQ(depthwise_layouts(joined).one, 0);
+    EXPECT_EQ(count_ops(joined, OpKind::Transpose), 0);
+    expect_same_outputs(original, joined, 32);
   }
 }
 

@@ -155,7 +155,7 @@ void run_configs(int first, int count, uint32_t seed, bool large) {
   }
   for (const auto& [s, n] : runs_per_strategy) std::printf("  %s: %d runs\n", s.c_str(), n);
   // Every strategy must have been exercised.
-  for (const char* s : {"direct", "implicit_gemm", "split_k", "depthwise", "depthwise_tiled", "im2col"})
+  for (const char* s : {"direct", "implicit_gemm", "split_k", "depthwise", "depthwise_tiled", "depthwise_channels_last", "im2col"})
     EXPECT_GT(runs_per_strategy[s], 0) << s;
 }
 

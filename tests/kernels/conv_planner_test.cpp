@@ -147,7 +147,8 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
     EXPECT_NE(std::string(e.what()).find("conv 'c': strategy 'depthwise_tiled' does not apply: no depthwise tile"),
               std::string::npos) << e.what();
   }
-  // Channels-last: the tiled kernel applies (forced) but the planner keeps the one-output kernel,
+  // Channels-last: the tiled kernel applies (forced) but the planner takes the channels-last one,
+  // whose invocations walk the channels; with only one side channels-last, the one-output kernel,
   // whose stores follow the physical order.
   ir::ConvGeometry nhwc = geometry({1, 64, 64, 8}, {8, 1, 7, 7},
                                    {{"groups", int64_t(8)}, {"input_layout", std::string("NHWC")},
@@ -155,7 +156,35 @@ TEST(ConvPlanner, DepthwiseTiledFallsBackToOneOutputPerInvocation) {
   const TargetLimits& lv = find_target("lavapipe").limits;
   std::vector<std::string> ls = applicable_strategy_names(nhwc, lv, 4);
   EXPECT_EQ(std::count(ls.begin(), ls.end(), "depthwise_tiled"), 1);
-  EXPECT_EQ(codegen::plan_conv(nhwc, lv, 4, "", "conv").strategy_name(), "depthwise");
+  EXPECT_EQ(codegen::plan_conv(nhwc, lv, 4, "", "conv").strategy_name(), "depthwise_channels_last");
+  ir::ConvGeometry half = geometry({1, 64, 64, 8}, {8, 1, 7, 7},
+                                   {{"groups", int64_t(8)}, {"input_layout", std::string("NHWC")}});
+  EXPECT_EQ(codegen::plan_conv(half, lv, 4, "", "conv").strategy_name(), "depthwise");
+}
+
+// The channels-last depthwise kernel: W runs of 4 outputs where the grid stays large, shorter
+// ones where it would not fill a large GPU, balanced over the row (7 = 4 + 3); it applies to any
+// forward depthwise conv (forced, in NCHW too) and to no other conv.
+TEST(ConvPlanner, DepthwiseChannelsLastRuns) {
+  const TargetLimits& nv = find_target("nvidia").limits;
+  auto nhwc_dw = [](int64_t n, int64_t c, int64_t hw, int64_t k, int64_t stride) {
+    return geometry({n, hw, hw, c}, {c, 1, k, k},
+                    {{"groups", c}, {"pads", std::vector<int64_t>(4, k / 2)}, {"strides", std::vector<int64_t>{stride, stride}},
+                     {"input_layout", std::string("NHWC")}, {"output_layout", std::string("NHWC")}});
+  };
+  codegen::ConvPlan big = codegen::plan_conv(nhwc_dw(32, 96, 56, 3, 1), nv, 2, "", "conv");
+  ASSERT_EQ(big.strategy_name(), "depthwise_channels_last");
+  EXPECT_EQ(big.run_w, 4u);
+  EXPECT_EQ(big.workgroup_memory_bytes, 0u);
+  EXPECT_EQ(big.tiles.at("outputs_per_invocation"), 4);
+  EXPECT_EQ(codegen::plan_conv(nhwc_dw(32, 576, 14, 5, 2), nv, 2, "", "conv").run_w, 4u);  // 7 = 4 + 3
+  EXPECT_EQ(codegen::plan_conv(nhwc_dw(1, 96, 14, 3, 1), nv, 2, "", "conv").run_w, 1u);     // 18816 outputs
+  ir::ConvGeometry nchw = geometry({1, 8, 64, 64}, {8, 1, 3, 3}, {{"groups", int64_t(8)}});
+  std::vector<std::string> s = applicable_strategy_names(nchw, nv, 4);
+  EXPECT_EQ(std::count(s.begin(), s.end(), "depthwise_channels_last"), 1);
+  EXPECT_EQ(codegen::plan_conv(nchw, nv, 4, "", "conv").strategy_name(), "depthwise_tiled");
+  std::vector<std::string> dense = applicable_strategy_names(geometry({1, 8, 16, 16}, {8, 8, 3, 3}, {}), nv, 4);
+  EXPECT_EQ(std::count(dense.begin(), dense.end(), "depthwise_channels_last"), 0);
 }
 
 // The convs of torchvision's ResNet-18 at batch 1 (224x224 input), as exported to ONNX.

@@ -7,6 +7,7 @@
 #include "codegen/kernel_context.h"
 #include "codegen/spirv_tools.h"
 #include "codegen/storage_plan.h"
+#include "common/resnet_like_graph.h"
 #include "kernels/conv_test_support.h"
 #include "module/tensor_lookup.h"
 #include "support/error.h"
@@ -160,6 +161,58 @@ TEST(ConvRegression, DepthwiseTiledDirectAndStaged) {
     GpuRun run = run_conv(g, random_inputs(g, 5), "depthwise_tiled");
     EXPECT_TRUE(outputs_match(run));
     EXPECT_EQ(run.module.manifest.dispatches.back().workgroup_memory_bytes == 0, c.direct);
+  }
+}
+
+// The channels-last depthwise kernel as the planner takes it (input and output channels
+// innermost): 1-D, 2-D and 3-D, strides, dilations, asymmetric pads, a channel multiplier, rows
+// of W that leave a partial run, and the fused epilogue of inverted residual blocks (a residual
+// add of another channels-last tensor, then hardswish), in fp32 and in the fp16 precision mode.
+TEST(ConvRegression, DepthwiseChannelsLastWithEpilogues) {
+  struct Case {
+    Shape input, filter;  // input physical (N, spatial.., C); filter [F, 1, K..]
+    ir::AttrMap attrs;
+  };
+  const std::vector<Case> cases{
+      {{2, 13, 17, 12}, {24, 1, 3, 3},
+       {{"groups", int64_t(12)}, {"strides", std::vector<int64_t>{2, 1}}, {"dilations", std::vector<int64_t>{1, 2}},
+        {"pads", std::vector<int64_t>{1, 2, 0, 1}}}},
+      {{1, 9, 11, 16}, {16, 1, 5, 5}, {{"groups", int64_t(16)}, {"strides", std::vector<int64_t>{2, 2}},
+                                       {"pads", std::vector<int64_t>{2, 2, 2, 2}}}},
+      {{3, 29, 8}, {8, 1, 3}, {{"groups", int64_t(8)}, {"pads", std::vector<int64_t>{1, 1}}}},
+      {{1, 5, 6, 7, 4}, {4, 1, 3, 3, 3}, {{"groups", int64_t(4)}, {"pads", std::vector<int64_t>{1, 1, 1, 1, 1, 1}}}},
+  };
+  uint32_t seed = 50;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(shape_str(c.input) + " * " + shape_str(c.filter));
+    const std::string layout = "N" + ir::spatial_letters(int(c.input.size()) - 2) + "C";
+    ir::AttrMap attrs = c.attrs;
+    attrs["input_layout"] = layout;
+    attrs["output_layout"] = layout;
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", {DType::f32, c.input});
+    // Constant filter and bias, so that fp16 converts them at compile time (graph inputs would
+    // take a cast dispatch each).
+    std::mt19937 rng(seed);
+    ir::Value* w = resnet_like_constant(g, DType::f32, c.filter, rng, 0.5, "w");
+    ir::Value* b = resnet_like_constant(g, DType::f32, {c.filter[0]}, rng, 0.5, "b");
+    ir::Value* y = g.add_op(OpKind::Conv, {x, w, b}, attrs, "conv")->result();
+    ir::Value* r = g.add_input("r", y->type);
+    y = g.add_op(OpKind::Add, {y, r}, {}, "residual")->result();
+    g.add_output(g.add_op(OpKind::HardSwish, {y}, {}, "act")->result(), "y");
+    const std::map<std::string, HostTensor> in = random_inputs(g, seed++);
+    for (Precision precision : {Precision::fp32, Precision::fp16}) {
+      GpuRunOptions o;
+      o.precision = precision;
+      if (precision == Precision::fp16) o.rel_tol = o.abs_tol = 1e-2;
+      GpuRun run = run_on_gpu(g, in, o);
+      EXPECT_TRUE(outputs_match(run, o));
+      // The add and hardswish fuse into the conv (in fp16, the residual input's cast from the
+      // graph's f32 takes a dispatch of its own).
+      EXPECT_EQ(run.module.manifest.dispatches.size(), precision == Precision::fp32 ? 1u : 2u);
+      EXPECT_EQ(run.module.manifest.dispatches.back().strategy, "depthwise_channels_last");
+      EXPECT_EQ(run.module.manifest.dispatches.back().ops.size(), precision == Precision::fp32 ? 3u : 5u);
+    }
   }
 }
 

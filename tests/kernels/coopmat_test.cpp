@@ -10,6 +10,7 @@
 #include "codegen/conv_planner.h"
 #include "codegen/kernels/gemm_coopmat.h"
 #include "common/gpu_harness.h"
+#include "common/mobilenet_like_graph.h"
 #include "ir/conv_geometry.h"
 #include "kernels/op_test_helpers.h"
 #include "module/target_profiles.h"
@@ -398,6 +399,33 @@ TEST_P(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
     o.forced_strategy["matmul"] = "coopmat";
     GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
     EXPECT_NE(strategies(run.module).find("coopmat"), std::string::npos) << strategies(run.module);
+    EXPECT_TRUE(declares(run.module, GetParam()));
+    EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+// Mobilenet-like and efficientnet-like graphs (16 input channels) in the fp16 precision mode: the
+// tensor-core convs gather their input through a fused prologue (the graph input's cast, the
+// squeeze-excite scale; conv::input_gathered_in_place) instead of a pack dispatch, and the
+// depthwise convs run on their channels-last kernel between them.
+TEST_P(CoopMatrixGpu, MobilenetLikeFp16GraphsGatherTheirInputsInPlace) {
+  uint32_t seed = 90;
+  for (bool efficientnet : {false, true}) {
+    SCOPED_TRACE(efficientnet ? "efficientnet-like" : "mobilenet-like");
+    MobilenetLikeShape shape;
+    shape.batch = 2;
+    shape.size = 32;
+    shape.in_channels = 16;
+    shape.efficientnet = efficientnet;
+    std::mt19937 rng(seed);
+    ir::Graph g = mobilenet_like_graph(shape, rng);
+    GpuRunOptions o = fp16_tolerance();
+    keep_only(o, GetParam());
+    o.precision = Precision::fp16;
+    GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
+    const std::string kernels = strategies(run.module);
+    EXPECT_EQ(kernels.find("conv_pack_input"), std::string::npos) << kernels;
+    EXPECT_NE(kernels.find("conv_depthwise_channels_last"), std::string::npos) << kernels;
     EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
   }
