@@ -1,6 +1,6 @@
-#include "codegen/conv_phases.h"
 #include "codegen/kernels/conv_common.h"
 
+#include "codegen/conv_phases.h"
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "support/error.h"

@@ -121,7 +121,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
   const bool by_phase = s.phases > 1;
-  check(!by_phase || (!from_columns && !vec8), c.what, ": internal: a conv_transpose by phase has no packed or column form");
+  check(!by_phase || !from_columns, c.what, ": internal: a conv_transpose by phase has no column form");
   std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g, by_phase) +
                         out_offset_fn(g, c.output->type.shape) + phase_fns(g);
   if (!split) helpers += bias_fn(c.bias != nullptr, "b");

@@ -10,6 +10,7 @@
 // cost a copy of the input and the filter, small beside the GEMM's reuse of them.
 #include <algorithm>
 
+#include "codegen/conv_phases.h"
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
@@ -30,10 +31,11 @@ std::vector<int> packed_input_pos(const ir::ConvGeometry& g) {
 }
 
 // uvec3 decode_tap(uint t): kernel tap t (row-major over the kernel's spatial dims) -> coordinates.
-std::string decode_tap_fn(const ir::ConvGeometry& g) {
+std::string decode_tap_fn(const ir::ConvGeometry& g, bool by_phase = false) {
+  const std::vector<int64_t> extents = by_phase ? conv_phases(g).taps : g.kernel;  // a phase's taps j
   std::string s = "uvec3 decode_tap(uint t) {\n  uvec3 kk = uvec3(0u);\n";
   for (size_t i = size_t(g.spatial_rank); i-- > 1;)
-    s += cat("  kk[", i, "] = t % ", u32(g.kernel[i]), "; t /= ", u32(g.kernel[i]), ";\n");
+    s += cat("  kk[", i, "] = t % ", u32(extents[i]), "; t /= ", u32(extents[i]), ";\n");
   return s + "  kk[0] = t;\n  return kk;\n}\n";
 }
 
@@ -155,11 +157,12 @@ bool input_gathered_in_place(const ConvOperands& c) {
 std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_input) {
   ConvGemmShape s = conv_gemm_shape(g);
   const int64_t cg = g.in_channels_per_group();
+  const bool by_phase = s.phases > 1;  // a strided conv_transpose (codegen/conv_phases.h)
   std::string a_fns;
   if (gathered_input) {
     // 8 channels from c read one by one through the fused prologue x_at, packed as float16 pairs
     // (as the pack dispatch would have stored them).
-    a_fns = gather_input_fn(g, *gathered_input, "x_at", "float") +
+    a_fns = gather_input_fn(g, *gathered_input, "x_at", "float", by_phase) +
             "uint gather2(XRow r, uint c, uvec3 k) {\n"
             "  return packHalf2x16(vec2(gather_row(r, c, k), gather_row(r, c + 1u, k)));\n}\n"
             "uvec4 gather8(XRow r, uint c, uvec3 k) {\n"
@@ -169,16 +172,29 @@ std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_
     packed.input_pos = packed_input_pos(g);
     // gather_row over the packed input returns the uvec4 of 8 channels from c (a multiple of 8).
     a_fns = "uvec4 xp_load8(uint off) { return xp.data[off / 8u]; }\n" +
-            gather_input_fn(packed, packed_input_shape(g), "xp_load8", "uvec4") +
+            gather_input_fn(packed, packed_input_shape(g), "xp_load8", "uvec4", by_phase) +
             "uvec4 gather8(XRow r, uint c, uvec3 k) { return gather_row(r, c, k); }\n";
   }
-  return a_fns + decode_tap_fn(g) +
+  // B: the packed filter [F, taps, C] holds every kernel tap; a phase reads its tap r + s*j of it.
+  std::string b_fn = cat("uvec4 b_load8(uint nn, uint k) {\n  if (nn >= ", u32(s.n), " || k >= ", u32(s.k),
+                         ") return uvec4(0u);\n");
+  if (!by_phase) {
+    b_fn += cat("  return wp.data[((grp * ", u32(s.n), " + nn) * ", u32(s.k), " + k) / 8u];\n}\n");
+  } else {
+    const int64_t full_k = cg * product(g.kernel);
+    b_fn += cat("  uvec3 j = decode_tap(k / ", u32(cg), ");\n  uvec3 r = phase_r();\n  uint t = 0u;\n");
+    for (size_t i = 0; i < size_t(g.spatial_rank); ++i)
+      b_fn += cat("  uint k", i, " = r[", i, "] + j[", i, "] * ", u32(g.strides[i]), ";\n  if (k", i, " >= ",
+                  u32(g.kernel[i]), ") return uvec4(0u);\n  t = t * ", u32(g.kernel[i]), " + k", i, ";\n");
+    b_fn += cat("  return wp.data[((cgrp() * ", u32(s.n), " + nn) * ", u32(full_k), " + t * ", u32(cg), " + k % ",
+                u32(cg), ") / 8u];\n}\n");
+  }
+  return a_fns + decode_tap_fn(g, by_phase) +
          cat("uvec4 a_load8(uint m, uint k) {\n  if (m >= ", u32(s.m), " || k >= ", u32(s.k),
              ") return uvec4(0u);\n  XRow r = x_row(m / ", u32(s.positions), ", decode_out(m % ", u32(s.positions),
-             "));\n  return gather8(r, grp * ", u32(cg), " + k % ", u32(cg), ", decode_tap(k / ", u32(cg),
-             "));\n}\n",
-             "uvec4 b_load8(uint nn, uint k) {\n  if (nn >= ", u32(s.n), " || k >= ", u32(s.k),
-             ") return uvec4(0u);\n  return wp.data[((grp * ", u32(s.n), " + nn) * ", u32(s.k), " + k) / 8u];\n}\n");
+             "));\n  return gather8(r, cgrp() * ", u32(cg), " + k % ", u32(cg), ", decode_tap(k / ", u32(cg),
+             "));\n}\n") +
+         b_fn;
 }
 
 }  // namespace vkc::codegen::kernels::conv
