@@ -261,6 +261,15 @@ std::vector<ModelInput> read_model_inputs(const std::string& path) {
   return inputs;
 }
 
+ModelMetadata read_model_metadata(const std::string& path) {
+  ::onnx::ModelProto model = read_model_proto(path);
+  ModelMetadata m{model.producer_name(),    model.producer_version(), model.domain(),
+                  model.doc_string(),       model.graph().name(),     model.graph().doc_string(),
+                  model.model_version(),    {}};
+  for (const auto& p : model.metadata_props()) m.custom[p.key()] = p.value();
+  return m;
+}
+
 std::vector<ModelInput> read_model_outputs(const std::string& path) {
   ::onnx::ModelProto model = read_model_proto(path);
   std::vector<ModelInput> outputs;

@@ -46,6 +46,14 @@ std::vector<ModelInput> read_model_inputs(const std::string& path);
 // The model's graph outputs as declared, in order (the same form as inputs; errors name the file).
 std::vector<ModelInput> read_model_outputs(const std::string& path);
 
+// The model's metadata (ModelProto's fields), what ONNX Runtime's get_modelmeta() gives.
+struct ModelMetadata {
+  std::string producer_name, producer_version, domain, description, graph_name, graph_description;
+  int64_t version = 0;
+  std::map<std::string, std::string> custom;  // metadata_props
+};
+ModelMetadata read_model_metadata(const std::string& path);
+
 // Reads a .onnx model (opsets 11-21; older opsets where the node's form is known; external data
 // files resolved next to the model). Every
 // unsupported node is listed in ONE error message (name, op type, what is missing). The result is

@@ -1,9 +1,11 @@
 // vkc.Module: a compiled model (vkc::Module), compiled from a .onnx/.vkir file or loaded from a
-// .vkcm file or module directory; saved with save(), described by report() (vk-compile --report).
+// .vkcm file or module directory; saved with save(), described by report() (vk-compile --report);
+// and an ONNX model's metadata (onnx/importer.h), for InferenceSession.get_modelmeta().
 #include "python/src/bindings.h"
 
 #include <pybind11/stl.h>
 
+#include "onnx/importer.h"
 #include "python/src/arrays.h"
 #include "vkc/module.h"
 
@@ -34,6 +36,24 @@ void register_modules(py::module_& m) {
         py::gil_scoped_release unlocked;
         mod.save(path);
       }, py::arg("path"), "Writes a .vkcm file (path ending in .vkcm) or a module directory.");
+
+  m.def("read_model_metadata", [](const std::string& path) {
+    onnx::ModelMetadata md;
+    {
+      py::gil_scoped_release unlocked;
+      md = onnx::read_model_metadata(path);
+    }
+    py::dict d;
+    d["producer_name"] = md.producer_name;
+    d["producer_version"] = md.producer_version;
+    d["domain"] = md.domain;
+    d["description"] = md.description;
+    d["graph_name"] = md.graph_name;
+    d["graph_description"] = md.graph_description;
+    d["version"] = md.version;
+    d["custom_metadata_map"] = md.custom;
+    return d;
+  }, py::arg("path"), "An ONNX model's metadata (producer, domain, graph name, metadata_props, ...).");
 
   m.def("load_module", [](const std::string& path) {
     py::gil_scoped_release unlocked;

@@ -28,6 +28,20 @@ class NodeArg:
         return "NodeArg(name=%r, type=%r, shape=%r)" % (self.name, self.type, self.shape)
 
 
+class ModelMetadata:
+    """As onnxruntime.ModelMetadata: producer_name, graph_name, graph_description, domain,
+    description, version, custom_metadata_map."""
+
+    def __init__(self, fields):
+        self.producer_name = fields.get("producer_name", "")
+        self.graph_name = fields.get("graph_name", "")
+        self.graph_description = fields.get("graph_description", "")
+        self.domain = fields.get("domain", "")
+        self.description = fields.get("description", "")
+        self.version = fields.get("version", 0)
+        self.custom_metadata_map = dict(fields.get("custom_metadata_map", {}))
+
+
 class SessionOptions:
     """The part of onnxruntime.SessionOptions vkc reads: enable_profiling and profile_file_prefix
     (an onnxruntime.SessionOptions is read the same way). The other attributes are accepted and
@@ -106,6 +120,12 @@ class InferenceSession:
 
     def get_outputs(self):
         return list(self._outputs)
+
+    def get_modelmeta(self):
+        """The ONNX model's metadata (empty fields for a compiled module, which keeps none)."""
+        if self._model_path.endswith(".onnx"):
+            return ModelMetadata(_vkc.read_model_metadata(self._model_path))
+        return ModelMetadata({})
 
     def get_overridable_initializers(self):
         return []

@@ -5,8 +5,10 @@ built here with onnx.helper and checked against numpy. Run by CTest (label pytho
 
 import json
 import os
+import sys
 import tempfile
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -243,6 +245,41 @@ class InferenceSessionTest(unittest.TestCase):
         (y,) = sess.run(None, {"x": x})
         expected = np.maximum(x @ w, 0)
         self.assertLessEqual(np.abs(y - expected).max() / np.abs(expected).max(), 5e-3)
+
+    def test_model_metadata(self):
+        model = onnx.load_from_string(add_relu())
+        model.producer_name, model.model_version, model.doc_string = "vkc-test", 7, "adds"
+        helper.set_model_props(model, {"author": "tests"})
+        meta = vkc.InferenceSession(model.SerializeToString(), device=self.device).get_modelmeta()
+        self.assertEqual((meta.producer_name, meta.version, meta.description, meta.graph_name),
+                         ("vkc-test", 7, "adds", "test"))
+        self.assertEqual(meta.custom_metadata_map, {"author": "tests"})
+
+    def test_gil_is_released_while_compiling_and_running(self):
+        # A Python thread takes timestamps while the main thread is inside one call into vkc
+        # (vkc.compile: opening a device, compiling). Were the GIL held there, the thread could
+        # run only before the call or after it (a switch interval at most), never well inside.
+        samples, stop = [], threading.Event()
+
+        def sample():
+            while not stop.is_set():
+                samples.append(time.perf_counter())
+
+        margin = 2 * sys.getswitchinterval()
+        path = write(self.tmp.name, "gil.onnx", symbolic_matmul(rand((4, 3), 50)))
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            start = time.perf_counter()
+            module = vkc.compile(path, device=self.device.name, input_shapes={"x": [3, 11, 4]})
+            end = time.perf_counter()
+        finally:
+            stop.set()
+            sampler.join()
+        self.assertGreater(end - start, 3 * margin, "too quick to tell")
+        inside = [t for t in samples if start + margin < t < end - margin]
+        self.assertGreater(len(inside), 100, "%d samples inside %.1f ms in vkc" % (len(inside), (end - start) * 1e3))
+        self.assertGreaterEqual(module.dispatch_count, 1)
 
     def test_devices(self):
         found = vkc.devices()
