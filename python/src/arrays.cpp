@@ -39,8 +39,9 @@ DType dtype_of_numpy(const std::string& name, const py::dtype& dt, const std::st
   if (order == '=' || order == '|' || order == '<')
     for (const Kind& k : kKinds)
       if (dt.kind() == k.numpy_kind && size_t(dt.itemsize()) == dtype_size(k.dtype)) return k.dtype;
-  throw InputError(cat("input '", name, "' has numpy dtype ", dt.attr("name").cast<std::string>(), ", the model expects ", expected,
-                       " (vkc takes ", numpy_names(), ")"));
+  throw InputError(cat("input '", name, "' has numpy dtype ", dt.attr("name").cast<std::string>(),
+                       expected.empty() ? std::string() : ", the model expects " + expected, " (vkc takes ",
+                       numpy_names(), ")"));
 }
 
 DType dtype_of_dlpack(const std::string& name, DLDataType t, const std::string& expected) {
@@ -53,7 +54,7 @@ DType dtype_of_dlpack(const std::string& name, DLDataType t, const std::string& 
   if (t.code == kDLUInt && t.bits == 8) return DType::u8;
   if (t.code == 6 /* kDLBool, DLPack >= 0.8 */ && t.bits == 8) return DType::boolean;
   throw InputError(cat("input '", name, "' is a DLPack tensor of type code ", int(t.code), " with ", int(t.bits),
-                       " bits, the model expects ", expected));
+                       " bits", expected.empty() ? std::string() : ", the model expects " + expected));
 }
 
 }  // namespace

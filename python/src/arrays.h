@@ -30,7 +30,7 @@ class HostInputs {
 
   // A numpy array (C-contiguous ones are viewed as they are; others are made contiguous first, the
   // one case with a host copy), a DLPack capsule or an object with __dlpack__ (CPU memory only),
-  // or anything numpy.asarray takes. `expected` names the model's type in errors.
+  // or anything numpy.asarray takes. `expected` names the model's type in errors ("" if unknown).
   HostTensorView add(const std::string& name, py::handle value, const std::string& expected);
 
  private:

@@ -174,7 +174,7 @@ class PySession {
   std::string expected_type(const std::string& name) const {
     for (const ModelInputInfo& i : inputs_)
       if (i.name == name) return onnx_type_string(i.dtype);
-    return "no input of that name";
+    return "";  // an unknown name: the session's check says so
   }
 
   Device device_;
