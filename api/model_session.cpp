@@ -37,6 +37,25 @@ std::vector<ModelInputInfo> read_inputs(const std::string& path) {
   return out;
 }
 
+std::vector<ModelInputInfo> read_outputs(const std::string& path) {
+  std::vector<ModelInputInfo> out;
+  if (is_onnx(path)) {
+    for (const onnx::ModelInput& o : onnx::read_model_outputs(path)) {
+      ModelInputInfo info{o.name, o.dtype, o.has_shape, {}, o.has_dtype};
+      for (size_t d = 0; d < o.dims.size(); ++d) info.dims.push_back({o.dims[d], o.symbols[d]});
+      out.push_back(std::move(info));
+    }
+    return out;
+  }
+  ir::Graph graph = load_graph(path);
+  for (const ir::GraphOutput& o : graph.outputs()) {
+    ModelInputInfo info{o.name, o.value->type.dtype, true, {}};
+    for (int64_t d : o.value->type.shape) info.dims.push_back({d, ""});
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 // A bound input's value in the key: the numbers when few (readable in the report), else a digest.
 std::string value_text(const HostTensor& t) {
   if (t.numel() > 16) return cat("#", hash_hex(content_hash(t.data(), t.size_bytes())));
@@ -59,6 +78,7 @@ struct ModelSession::Impl {
   std::string path;
   ModelSessionOptions options;
   std::vector<ModelInputInfo> inputs;
+  std::vector<ModelInputInfo> outputs;
   // Inputs a compile asked for by value: model-wide, since the same node needs them every time.
   std::set<std::string> value_inputs;
 
@@ -68,6 +88,7 @@ struct ModelSession::Impl {
   };
   std::map<std::string, Entry> entries;
   Specialization last;
+  Session* last_session = nullptr;
   std::mutex mutex;  // runs are serialized
 
   // Shapes (and, for value inputs, the host data) of `given`, checked against the model.
@@ -87,9 +108,14 @@ ModelSession::Impl::Given ModelSession::Impl::check_inputs(const Inputs& given) 
     g.shapes[name] = t.shape();
     g.dtypes[name] = t.dtype();
   }
+  for (const auto& [name, v] : given.views) {
+    check_input(!g.shapes.count(name), "input '", name, "' is given both as a host tensor and as a view");
+    g.shapes[name] = v.shape;
+    g.dtypes[name] = v.dtype;
+  }
   for (const auto& [name, t] : given.device) {
-    check(!g.shapes.count(name), "input '", name, "' is given both from the host and from the device");
-    check(bool(t), "input '", name, "' is an empty DeviceTensor");
+    check_input(!g.shapes.count(name), "input '", name, "' is given both from the host and from the device");
+    check_input(bool(t), "input '", name, "' is an empty DeviceTensor");
     g.shapes[name] = t.shape();
     g.dtypes[name] = t.dtype();
   }
@@ -98,33 +124,33 @@ ModelSession::Impl::Given ModelSession::Impl::check_inputs(const Inputs& given) 
   for (const auto& [name, shape] : g.shapes) {
     bool found = false;
     for (const ModelInputInfo& in : inputs) found |= in.name == name;
-    check(found, path, ": the model has no input named '", name, "' (its inputs are: ", known, ")");
+    check_input(found, path, ": the model has no input named '", name, "' (its inputs are: ", known, ")");
   }
   std::map<std::string, std::pair<int64_t, std::string>> symbol_values;  // symbol -> (value, where)
   for (const ModelInputInfo& in : inputs) {
     auto it = g.shapes.find(in.name);
-    check(it != g.shapes.end(), path, ": input '", in.name, "' is missing");
+    check_input(it != g.shapes.end(), path, ": input '", in.name, "' is missing");
     const Shape& s = it->second;
-    check(g.dtypes.at(in.name) == in.dtype, path, ": input '", in.name, "' has element type ",
+    check_input(g.dtypes.at(in.name) == in.dtype, path, ": input '", in.name, "' has element type ",
           dtype_name(g.dtypes.at(in.name)), ", the model expects ", dtype_name(in.dtype));
     auto pinned = options.compile.input_shapes.find(in.name);
     if (pinned != options.compile.input_shapes.end())
-      check(pinned->second == s, path, ": input '", in.name, "' has shape [", shape_str(s),
+      check_input(pinned->second == s, path, ": input '", in.name, "' has shape [", shape_str(s),
             "], but input_shapes pins it to [", shape_str(pinned->second), "]");
     if (!in.has_shape) continue;
-    check(s.size() == in.dims.size(), path, ": input '", in.name, "' has rank ", s.size(), ", the model expects ",
+    check_input(s.size() == in.dims.size(), path, ": input '", in.name, "' has rank ", s.size(), ", the model expects ",
           in.dims.size());
     for (size_t d = 0; d < s.size(); ++d) {
       const ModelDim& md = in.dims[d];
       if (md.value >= 0) {
-        check(s[d] == md.value, path, ": input '", in.name, "' dim ", d, " is ", s[d], ", the model fixes it to ",
+        check_input(s[d] == md.value, path, ": input '", in.name, "' dim ", d, " is ", s[d], ", the model fixes it to ",
               md.value);
         continue;
       }
       if (md.symbol.empty()) continue;
       std::string where = cat("input '", in.name, "' dim ", d);
       auto [sym, fresh] = symbol_values.emplace(md.symbol, std::make_pair(s[d], where));
-      check(fresh || sym->second.first == s[d], path, ": ", where, " ('", md.symbol, "') is ", s[d], ", but ",
+      check_input(fresh || sym->second.first == s[d], path, ": ", where, " ('", md.symbol, "') is ", s[d], ", but ",
             sym->second.second, " gives '", md.symbol, "' = ", sym->second.first);
     }
   }
@@ -134,6 +160,8 @@ ModelSession::Impl::Given ModelSession::Impl::check_inputs(const Inputs& given) 
 HostTensor ModelSession::Impl::value_of(const Inputs& given, const std::string& name) const {
   auto h = given.host.find(name);
   if (h != given.host.end()) return h->second;
+  auto v = given.views.find(name);
+  if (v != given.views.end()) return v->second.copy();
   return given.device.at(name).download();  // a value that decides shapes is needed on the host
 }
 
@@ -194,6 +222,7 @@ ModelSession::ModelSession(const Device& device, const std::string& model_path, 
   check(options.compile.input_values.empty(),
         "ModelSession: CompileOptions::input_values are chosen per run; give the values as inputs");
   impl_->inputs = read_inputs(model_path);
+  impl_->outputs = read_outputs(model_path);
 }
 
 ModelSession::~ModelSession() = default;
@@ -211,6 +240,7 @@ Inputs ModelSession::unbound(const Inputs& inputs) const {
   Inputs out = inputs;
   for (const std::string& name : impl_->value_inputs) {
     out.host.erase(name);
+    out.views.erase(name);
     out.device.erase(name);
   }
   return out;
@@ -220,7 +250,21 @@ Outputs ModelSession::run(const Inputs& inputs, const RunOptions& options) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   Impl::Entry& e = impl_->entry_for(inputs);
   impl_->last = e.info;
-  return e.session->run(unbound(inputs), options);
+  impl_->last_session = e.session.get();
+  // The unbound inputs as views and device tensors: the host data is not copied on the way.
+  Inputs run_inputs;
+  for (const auto& [name, v] : inputs.host_views())
+    if (!impl_->value_inputs.count(name)) run_inputs.views.emplace(name, v);
+  for (const auto& [name, t] : inputs.device)
+    if (!impl_->value_inputs.count(name)) run_inputs.device.emplace(name, t);
+  return e.session->run(run_inputs, options);
+}
+
+const std::vector<ModelInputInfo>& ModelSession::outputs() const { return impl_->outputs; }
+
+const std::vector<DispatchTiming>& ModelSession::last_profile() const {
+  static const std::vector<DispatchTiming> none;
+  return impl_->last_session ? impl_->last_session->last_profile() : none;
 }
 
 const Specialization& ModelSession::last_specialization() const { return impl_->last; }

@@ -145,6 +145,7 @@ size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.
 // As written by save(): with each .spv's content hash, so a compiled module and the same module
 // loaded back print the same manifest.
 std::string Module::manifest_json() const { return manifest_to_json(manifest_with_spirv_hashes(impl_->image)); }
+std::string Module::report() const { return codegen::format_report(impl_->image.manifest); }
 
 std::vector<std::string> Module::unmet_limits(const Device& device) const {
   // Same check as rt::Program: what the dispatches use, not the profile they were planned for.

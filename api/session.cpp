@@ -55,14 +55,31 @@ HostTensor DeviceTensor::download() const {
 
 Inputs& Inputs::set(const std::string& name, HostTensor tensor) {
   device.erase(name);
+  views.erase(name);
   host[name] = std::move(tensor);
+  return *this;
+}
+
+Inputs& Inputs::set(const std::string& name, HostTensorView view) {
+  device.erase(name);
+  host.erase(name);
+  views[name] = std::move(view);
   return *this;
 }
 
 Inputs& Inputs::set(const std::string& name, DeviceTensor tensor) {
   host.erase(name);
+  views.erase(name);
   device[name] = std::move(tensor);
   return *this;
+}
+
+std::map<std::string, HostTensorView> Inputs::host_views() const {
+  std::map<std::string, HostTensorView> all = views;
+  for (const auto& [name, t] : host)
+    check_input(all.emplace(name, HostTensorView(t)).second, "input '", name,
+                "' is given both as a host tensor and as a view");
+  return all;
 }
 
 const HostTensor& Outputs::at(const std::string& name) const {
@@ -110,7 +127,7 @@ Execution Session::submit(const Inputs& inputs, const RunOptions& options) {
   s.finish();  // the previous execution's outputs move into its Execution
   // A caller's device tensor, checked: not empty, and on this session's device.
   auto runtime_tensor = [&](const char* role, const std::string& name, const DeviceTensor& t) {
-    check(bool(t), role, " '", name, "': empty DeviceTensor");
+    check_input(bool(t), role, " '", name, "': empty DeviceTensor");
     check(t.impl()->device == s.device.impl(), role, " '", name,
           "': the device tensor lives on another vkc::Device than this session's");
     return t.impl()->tensor;
@@ -131,7 +148,7 @@ Execution Session::submit(const Inputs& inputs, const RunOptions& options) {
   }
   rt::ExecuteOptions eo;
   eo.profile = options.profile;
-  s.program->submit(inputs.host, device_inputs, kept, eo, targets);
+  s.program->submit(inputs.host_views(), device_inputs, kept, eo, targets);
   s.profiled = options.profile;
   s.in_flight = std::make_shared<Execution::State>();
   return Execution(impl_, s.in_flight);

@@ -229,29 +229,58 @@ ir::Graph import_model(const std::string& path, const ImportOptions& options) {
   return graph;
 }
 
+namespace {
+
+// A graph input or output as declared (its value info).
+ModelInput declared(const std::string& path, const char* role, const ::onnx::ValueInfoProto& v) {
+  check(v.type().has_tensor_type(), path, ": graph ", role, " '", v.name(), "': only tensors are supported");
+  const auto& tt = v.type().tensor_type();
+  std::optional<DType> dtype = dtype_from_onnx(tt.elem_type());
+  check(dtype.has_value(), path, ": graph ", role, " '", v.name(), "': element type ", onnx_dtype_name(tt.elem_type()),
+        " is not supported");
+  ModelInput m{v.name(), *dtype, tt.has_shape(), {}, {}};
+  if (tt.has_shape())
+    for (const auto& d : tt.shape().dim()) {
+      bool is_static = d.has_dim_value() && d.dim_value() >= 0;
+      m.dims.push_back(is_static ? d.dim_value() : -1);
+      m.symbols.push_back(!is_static && d.has_dim_param() ? d.dim_param() : std::string());
+    }
+  return m;
+}
+
+}  // namespace
+
 std::vector<ModelInput> read_model_inputs(const std::string& path) {
   ::onnx::ModelProto model = read_model_proto(path);
   const ::onnx::GraphProto& gp = model.graph();
   std::set<std::string> initializers;
   for (const auto& init : gp.initializer()) initializers.insert(init.name());
   std::vector<ModelInput> inputs;
-  for (const auto& in : gp.input()) {
-    if (initializers.count(in.name())) continue;
-    check(in.type().has_tensor_type(), path, ": graph input '", in.name(), "': only tensor inputs are supported");
-    const auto& tt = in.type().tensor_type();
-    std::optional<DType> dtype = dtype_from_onnx(tt.elem_type());
-    check(dtype.has_value(), path, ": graph input '", in.name(), "': element type ", onnx_dtype_name(tt.elem_type()),
-          " is not supported");
-    ModelInput m{in.name(), *dtype, tt.has_shape(), {}, {}};
-    if (tt.has_shape())
-      for (const auto& d : tt.shape().dim()) {
-        bool is_static = d.has_dim_value() && d.dim_value() >= 0;
-        m.dims.push_back(is_static ? d.dim_value() : -1);
-        m.symbols.push_back(!is_static && d.has_dim_param() ? d.dim_param() : std::string());
-      }
-    inputs.push_back(std::move(m));
-  }
+  for (const auto& in : gp.input())
+    if (!initializers.count(in.name())) inputs.push_back(declared(path, "input", in));
   return inputs;
+}
+
+ModelMetadata read_model_metadata(const std::string& path) {
+  ::onnx::ModelProto model = read_model_proto(path);
+  ModelMetadata m{model.producer_name(),    model.producer_version(), model.domain(),
+                  model.doc_string(),       model.graph().name(),     model.graph().doc_string(),
+                  model.model_version(),    {}};
+  for (const auto& p : model.metadata_props()) m.custom[p.key()] = p.value();
+  return m;
+}
+
+std::vector<ModelInput> read_model_outputs(const std::string& path) {
+  ::onnx::ModelProto model = read_model_proto(path);
+  std::vector<ModelInput> outputs;
+  for (const auto& out : model.graph().output()) {
+    // An output's declared type is informative only (the import infers it): one vkc cannot name
+    // is listed as unknown rather than refused.
+    const bool typed = out.type().has_tensor_type() && dtype_from_onnx(out.type().tensor_type().elem_type());
+    if (typed) outputs.push_back(declared(path, "output", out));
+    else outputs.push_back(ModelInput{out.name(), DType::f32, false, {}, {}, false});
+  }
+  return outputs;
 }
 
 }  // namespace vkc::onnx

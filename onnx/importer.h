@@ -37,11 +37,22 @@ struct ModelInput {
   bool has_shape = false;           // no shape at all: only --input-shape / the run can say
   std::vector<int64_t> dims;        // -1 where dynamic
   std::vector<std::string> symbols; // per dim: the dim_param ("" where static or unnamed)
+  bool has_dtype = true;            // false: an output whose element type is not declared (or not vkc's)
 };
 
 // The model's graph inputs (initializers listed as inputs excluded), in order. Errors name the
 // file; an input of a type vkc cannot take is refused here too.
 std::vector<ModelInput> read_model_inputs(const std::string& path);
+// The model's graph outputs as declared, in order (the same form as inputs; errors name the file).
+std::vector<ModelInput> read_model_outputs(const std::string& path);
+
+// The model's metadata (ModelProto's fields), what ONNX Runtime's get_modelmeta() gives.
+struct ModelMetadata {
+  std::string producer_name, producer_version, domain, description, graph_name, graph_description;
+  int64_t version = 0;
+  std::map<std::string, std::string> custom;  // metadata_props
+};
+ModelMetadata read_model_metadata(const std::string& path);
 
 // Reads a .onnx model (opsets 11-21; older opsets where the node's form is known; external data
 // files resolved next to the model). Every

@@ -53,7 +53,7 @@ struct Program::Impl {
   // recorded on first use and replayed after.
   VkCommandBuffer command_buffer(bool profile, bool poison, const std::set<std::string>& device_fed = {},
                                  const std::set<std::string>& device_kept = {});
-  void check_inputs(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs) const;
+  void check_inputs(const std::map<std::string, HostTensorView>& inputs, const DeviceTensors& device_inputs) const;
   SegmentedBuffer& buffer_of(const StorageRange& r);
   // Device-side copies between device tensors and this program's input/output buffers.
   void record_copy_in(const DeviceTensors& inputs);
@@ -399,7 +399,7 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
   vk_check(vk.vkEndCommandBuffer(c), "vkEndCommandBuffer");
 }
 
-void Program::Impl::check_inputs(const std::map<std::string, HostTensor>& inputs,
+void Program::Impl::check_inputs(const std::map<std::string, HostTensorView>& inputs,
                                  const DeviceTensors& device_inputs) const {
   auto known = [&](const std::string& name) {
     for (const std::string& n : manifest.inputs)
@@ -407,21 +407,21 @@ void Program::Impl::check_inputs(const std::map<std::string, HostTensor>& inputs
     return false;
   };
   for (const auto& [name, tensor] : inputs)
-    check(known(name), "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
+    check_input(known(name), "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
   for (const auto& [name, tensor] : device_inputs) {
-    check(known(name), "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
-    check(!inputs.count(name), "input '", name, "' is given both as a host and as a device tensor");
-    check(tensor != nullptr, "input '", name, "': empty device tensor");
+    check_input(known(name), "unknown input '", name, "' (the module's inputs are: ", join(manifest.inputs), ")");
+    check_input(!inputs.count(name), "input '", name, "' is given both as a host and as a device tensor");
+    check_input(tensor != nullptr, "input '", name, "': empty device tensor");
   }
   for (const std::string& name : manifest.inputs) {
     const TensorDesc& t = manifest.tensor(name);
     auto dev = device_inputs.find(name);
     auto it = inputs.find(name);
-    check(it != inputs.end() || dev != device_inputs.end(), "missing input '", name, "' (", type_str(t), ")");
-    DType dtype = dev != device_inputs.end() ? dev->second->dtype() : it->second.dtype();
-    const Shape& shape = dev != device_inputs.end() ? dev->second->shape() : it->second.shape();
-    check(dtype == t.dtype, "input '", name, "': expected dtype ", dtype_name(t.dtype), ", found ", dtype_name(dtype));
-    check(shape == t.shape, "input '", name, "': expected shape ", shape_str(t.shape), ", found ", shape_str(shape));
+    check_input(it != inputs.end() || dev != device_inputs.end(), "missing input '", name, "' (", type_str(t), ")");
+    DType dtype = dev != device_inputs.end() ? dev->second->dtype() : it->second.dtype;
+    const Shape& shape = dev != device_inputs.end() ? dev->second->shape() : it->second.shape;
+    check_input(dtype == t.dtype, "input '", name, "': expected dtype ", dtype_name(t.dtype), ", found ", dtype_name(dtype));
+    check_input(shape == t.shape, "input '", name, "': expected shape ", shape_str(t.shape), ", found ", shape_str(shape));
     if (dev != device_inputs.end())
       check(&dev->second->impl().ctx == &ctx, "input '", name, "': the device tensor belongs to another device context");
   }
@@ -488,11 +488,11 @@ size_t Program::device_output_allocations() const { return impl_->output_allocat
 
 std::map<std::string, HostTensor> Program::execute(const std::map<std::string, HostTensor>& inputs,
                                                    const ExecuteOptions& options) {
-  submit(inputs, {}, {}, options);
+  submit(views_of(inputs), {}, {}, options);
   return wait().host;
 }
 
-void Program::submit(const std::map<std::string, HostTensor>& inputs, const DeviceTensors& device_inputs,
+void Program::submit(const std::map<std::string, HostTensorView>& inputs, const DeviceTensors& device_inputs,
                      const std::set<std::string>& device_outputs, const ExecuteOptions& options,
                      const DeviceTensors& output_targets) {
   Impl& p = *impl_;
@@ -517,9 +517,11 @@ void Program::submit(const std::map<std::string, HostTensor>& inputs, const Devi
   for (const auto& [name, h] : inputs) {
     StorageRange r = resolve_storage(p.manifest, name);
     auto staging = p.upload_staging.find(name);
-    if (h.size_bytes() == 0) continue;
-    if (staging != p.upload_staging.end()) staging->second->write(0, h.data(), h.size_bytes());
-    else p.buffer_of(r).write(r.offset, h.data(), h.size_bytes());
+    const size_t bytes = h.size_bytes();
+    if (bytes == 0) continue;
+    check_input(h.data != nullptr, "input '", name, "': a view of ", bytes, " bytes with no data");
+    if (staging != p.upload_staging.end()) staging->second->write(0, h.data, bytes);
+    else p.buffer_of(r).write(r.offset, h.data, bytes);
   }
   std::set<std::string> device_fed;
   for (const auto& [name, t] : device_inputs) device_fed.insert(name);

@@ -178,7 +178,10 @@ class Program {
   // are copied in before the dispatches, outputs out after them) -- a state kept on the device,
   // such as a decoder's key/value cache, updated in place. One execution per program is in flight
   // at a time: submit() throws while one is pending.
-  void submit(const std::map<std::string, HostTensor>& host_inputs,
+  // The host inputs are views (support/tensor.h): each is written straight from the caller's
+  // memory into the input's buffer (or its staging buffer), the one host-side copy; the views
+  // need to stay valid only until submit() returns.
+  void submit(const std::map<std::string, HostTensorView>& host_inputs,
               const std::map<std::string, std::shared_ptr<DeviceTensor>>& device_inputs = {},
               const std::set<std::string>& device_outputs = {}, const ExecuteOptions& options = {},
               const std::map<std::string, std::shared_ptr<DeviceTensor>>& output_targets = {});

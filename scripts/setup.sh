@@ -12,6 +12,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev nlohmann-json3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libstb-dev python3-numpy python3-onnx python3-sklearn   # samples: digits data, china.jpg
+  pybind11-dev python3-dev libdlpack-dev      # the Python module (python/)
 )
 
 missing=()

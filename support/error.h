@@ -20,6 +20,14 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& message) : std::runtime_error(one_line(message)) {}
 };
 
+// An Error about the inputs a caller gave an execution (an unknown or missing name, a dtype or
+// shape that does not fit): language bindings raise it as their "bad argument" error (Python's
+// ValueError), every other Error as a runtime error.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Builds a message from stream-able parts: throw Error(cat("conv '", name, "': bad dim ", d)).
 template <typename... Parts>
 std::string cat(const Parts&... parts) {
@@ -32,6 +40,12 @@ std::string cat(const Parts&... parts) {
 template <typename... Parts>
 void check(bool condition, const Parts&... parts) {
   if (!condition) throw Error(cat(parts...));
+}
+
+// Throws vkc::InputError with the concatenated parts when `condition` is false.
+template <typename... Parts>
+void check_input(bool condition, const Parts&... parts) {
+  if (!condition) throw InputError(cat(parts...));
 }
 
 }  // namespace vkc

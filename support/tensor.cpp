@@ -1,5 +1,6 @@
 #include "support/tensor.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -98,6 +99,41 @@ void HostTensor::set_i64(int64_t i, int64_t v) {
     case DType::boolean: as<uint8_t>()[i] = v != 0; break;
     default: set_f64(i, double(v)); break;
   }
+}
+
+namespace {
+std::atomic<uint64_t> copies{0};
+}
+
+HostTensor::HostTensor(const HostTensor& other)
+    : dtype_(other.dtype_), shape_(other.shape_), numel_(other.numel_), bytes_(other.bytes_) {
+  copies.fetch_add(1, std::memory_order_relaxed);
+}
+
+HostTensor& HostTensor::operator=(const HostTensor& other) {
+  if (this == &other) return *this;
+  dtype_ = other.dtype_;
+  shape_ = other.shape_;
+  numel_ = other.numel_;
+  bytes_ = other.bytes_;
+  copies.fetch_add(1, std::memory_order_relaxed);
+  return *this;
+}
+
+uint64_t host_tensor_copies() { return copies.load(std::memory_order_relaxed); }
+
+size_t HostTensorView::size_bytes() const { return size_t(shape_numel(shape)) * dtype_size(dtype); }
+
+HostTensor HostTensorView::copy() const {
+  HostTensor t(dtype, shape);
+  if (t.size_bytes() > 0) std::memcpy(t.data(), data, t.size_bytes());
+  return t;
+}
+
+std::map<std::string, HostTensorView> views_of(const std::map<std::string, HostTensor>& tensors) {
+  std::map<std::string, HostTensorView> views;
+  for (const auto& [name, t] : tensors) views.emplace(name, HostTensorView(t));
+  return views;
 }
 
 HostTensor HostTensor::reshaped(Shape shape) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ class HostTensor {
   HostTensor() = default;
   // Zero-initialized storage.
   HostTensor(DType dtype, Shape shape);
+  // Copies count in host_tensor_copies(); moves do not.
+  HostTensor(const HostTensor& other);
+  HostTensor& operator=(const HostTensor& other);
+  HostTensor(HostTensor&&) noexcept = default;
+  HostTensor& operator=(HostTensor&&) noexcept = default;
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -67,6 +73,31 @@ class HostTensor {
   int64_t numel_ = 1;
   std::vector<uint8_t> bytes_ = std::vector<uint8_t>(4);
 };
+
+// How many times a HostTensor was copied (constructed or assigned from another) in this process:
+// tests check with it that a path hands data on without a host-side copy.
+uint64_t host_tensor_copies();
+
+// A non-owning view of C-order host data with a dtype and shape: what an execution uploads from,
+// so that a caller's buffer (a numpy array, a mapped file) reaches device memory with the upload
+// as its only copy. The data must stay valid and unchanged until the call given the view returns.
+struct HostTensorView {
+  DType dtype = DType::f32;
+  Shape shape;
+  const void* data = nullptr;
+
+  HostTensorView() = default;
+  HostTensorView(DType d, Shape s, const void* p) : dtype(d), shape(std::move(s)), data(p) {}
+  // A view of a tensor (which must outlive it).
+  HostTensorView(const HostTensor& t) : dtype(t.dtype()), shape(t.shape()), data(t.data()) {}  // NOLINT: implicit
+  // Element count times element size (throws like shape_numel on a bad shape).
+  size_t size_bytes() const;
+  // An owning copy.
+  HostTensor copy() const;
+};
+
+// Views of each tensor of a map, by the same names.
+std::map<std::string, HostTensorView> views_of(const std::map<std::string, HostTensor>& tensors);
 
 // Builds an f32 tensor from values (shape's element count must match), handy in tests and samples.
 HostTensor make_f32(Shape shape, const std::vector<float>& values);

@@ -13,7 +13,8 @@
 //   vkc::Outputs b = model.run({{"ids", ids_1x77}});    // compiles for 77
 //   vkc::Outputs c = model.run({{"ids", other_1x128}}); // reuses the first
 //
-// Runs are serialized: one thread at a time runs a ModelSession (others wait).
+// Runs are serialized: one thread at a time runs a ModelSession (others wait). Host inputs reach
+// the device with no host-side copy (inputs given by value for shapes excepted).
 #pragma once
 
 #include <map>
@@ -28,7 +29,7 @@
 
 namespace vkc {
 
-// One dim of a model input as the model declares it.
+// One dim of a model input or output as the model declares it.
 struct ModelDim {
   int64_t value = -1;  // -1: dynamic
   std::string symbol;  // the ONNX dim_param ("batch", "seq"); "" when static or unnamed
@@ -39,6 +40,7 @@ struct ModelInputInfo {
   DType dtype = DType::f32;
   bool has_shape = true;  // false: the model declares no rank either
   std::vector<ModelDim> dims;
+  bool has_dtype = true;  // false: an output whose element type the model does not declare
 };
 
 struct ModelSessionOptions {
@@ -67,6 +69,9 @@ class ModelSession {
   ModelSession& operator=(const ModelSession&) = delete;
 
   const std::vector<ModelInputInfo>& inputs() const;
+  // The model's outputs as it declares them (ONNX value infos: a dim may be symbolic or unknown,
+  // and has_shape false where the model gives no shape).
+  const std::vector<ModelInputInfo>& outputs() const;
 
   // Checks the inputs against the model (names, dtypes, ranks, static dims, one value per symbol:
   // one-line errors naming the input and dim, before any compilation), then runs the
@@ -79,6 +84,8 @@ class ModelSession {
   Inputs unbound(const Inputs& inputs) const;
 
   const Specialization& last_specialization() const;
+  // Per-dispatch timing of the last run, when it was profiled (RunOptions::profile).
+  const std::vector<DispatchTiming>& last_profile() const;
   size_t specialization_count() const;
 
   struct Impl;

@@ -81,6 +81,9 @@ class Module {
   std::string precision() const;
   size_t dispatch_count() const;
   std::string manifest_json() const;
+  // vk-compile --report's table: one row per dispatch (the ops it holds, strategy, workgroup
+  // size, grid, bytes and FLOPs).
+  std::string report() const;
   ModuleOrigin origin() const;
 
   // Each way in which the module's dispatches use more than `device` offers (workgroup memory,

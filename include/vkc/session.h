@@ -40,15 +40,22 @@ class DeviceTensor {
   std::shared_ptr<Impl> impl_;
 };
 
-// The inputs of one execution, by name: each from the host or from a device tensor.
+// The inputs of one execution, by name: each from the host (an owned tensor, or a view of the
+// caller's memory) or from a device tensor. Host data goes straight from where it lies into the
+// device's input buffer: the upload is its only copy. A view's memory must stay valid and
+// unchanged until run()/submit() returns (language bindings pass their arrays this way).
 struct Inputs {
   std::map<std::string, HostTensor> host;
+  std::map<std::string, HostTensorView> views;
   std::map<std::string, DeviceTensor> device;
 
   Inputs() = default;
   Inputs(std::map<std::string, HostTensor> host_inputs) : host(std::move(host_inputs)) {}  // NOLINT: implicit
   Inputs& set(const std::string& name, HostTensor tensor);
+  Inputs& set(const std::string& name, HostTensorView view);
   Inputs& set(const std::string& name, DeviceTensor tensor);
+  // Every host input (owned or viewed) as a view; throws when a name is given twice.
+  std::map<std::string, HostTensorView> host_views() const;
 };
 
 // The outputs of one execution: downloaded ones in `host`, those named in RunOptions::keep_on_device
