@@ -507,6 +507,92 @@ std::vector<ir::Op*> split_contraction_k(ir::Graph& g, ir::Op* op, const Limits&
   return replace_by_sum(g, op, partials);
 }
 
+// How a reduction too large for one binding along its reduced dims is computed in pieces: each
+// piece reduces a block of one reduced dim (`partial`, keeping dims), the blocks' results are
+// joined along that dim and reduced again (`combine`); a mean sums and divides once at the end.
+struct PartialReduction {
+  ir::OpKind partial, combine;
+  const char* how;  // for the report
+};
+
+std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
+  using K = ir::OpKind;
+  switch (kind) {
+    case K::ReduceSum: return PartialReduction{K::ReduceSum, K::ReduceSum, "summed"};
+    case K::ReduceMean: return PartialReduction{K::ReduceSum, K::ReduceSum, "summed, then divided by the count"};
+    case K::ReduceMax: return PartialReduction{K::ReduceMax, K::ReduceMax, "combined by reduce_max"};
+    case K::ReduceMin: return PartialReduction{K::ReduceMin, K::ReduceMin, "combined by reduce_min"};
+    case K::ReduceProd: return PartialReduction{K::ReduceProd, K::ReduceProd, "multiplied"};
+    case K::ReduceL1: return PartialReduction{K::ReduceL1, K::ReduceSum, "summed"};
+    case K::ReduceL2: return PartialReduction{K::ReduceL2, K::ReduceL2, "combined by reduce_l2"};
+    case K::ReduceLogSumExp:
+      return PartialReduction{K::ReduceLogSumExp, K::ReduceLogSumExp, "combined by reduce_log_sum_exp"};
+    default: return std::nullopt;
+  }
+}
+
+// A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
+// a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
+// dim (the dim that gives the fewest blocks that fit), joined along it by a concat and reduced
+// again by the combining op with the original attributes. The combining reduction is an ordinary
+// op: a later round cuts it again where it is still too large. Returns the partial reductions
+// (empty when the op is not such a reduction or no block fits) and sets `how` for the report.
+std::vector<ir::Op*> split_reduced_dim(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                       std::string& how) {
+  const std::optional<PartialReduction> pr = partial_reduction(op->kind);
+  if (!pr) return {};
+  ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  std::vector<int64_t> axes;
+  for (int64_t a : op->attr_ints_or("axes", {})) axes.push_back(normalized_axis(a, in.size()));
+  if (axes.empty())
+    for (size_t d = 0; d < in.size(); ++d) axes.push_back(int64_t(d));
+  int64_t axis = -1, block = 0, pieces = 0;
+  for (int64_t a : axes) {
+    Shape one = in;
+    one[size_t(a)] = 1;
+    int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                  l.elements / std::max<int64_t>(shape_numel(one), 1));
+    b = std::min(b, in[size_t(a)]);
+    if (b < 1 || b >= in[size_t(a)] || ceil_div(in[size_t(a)], b) > kMaxPieces) continue;
+    if (axis < 0 || ceil_div(in[size_t(a)], b) < pieces) {
+      axis = a;
+      block = b;
+      pieces = ceil_div(in[size_t(a)], b);
+    }
+  }
+  if (axis < 0) return {};
+  ir::AttrMap partial_attrs = op->attrs;
+  partial_attrs["keepdims"] = true;
+  std::vector<ir::Op*> partials;
+  std::vector<ir::Value*> results;
+  for (int64_t k0 = 0; k0 < in[size_t(axis)]; k0 += block) {
+    const int64_t k1 = std::min(in[size_t(axis)], k0 + block);
+    ir::Value* piece = slice_along(g, op, x, axis, k0, k1, l, made);
+    ir::Op* p = g.insert_op(op, pr->partial, {piece}, partial_attrs,
+                            cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1), op->loc);
+    partials.push_back(p);
+    results.push_back(p->result());
+  }
+  ir::Value* joined =
+      g.insert_op(op, ir::OpKind::Concat, results, {{"axis", axis}}, cat(op->name, ".partials"), op->loc)->result();
+  ir::Op* combine = g.insert_op(op, pr->combine, {joined}, op->attrs, cat(op->name, ".combine"), op->loc);
+  ir::Value* result = combine->result();
+  if (op->kind == ir::OpKind::ReduceMean) {  // the count of reduced elements, divided once
+    int64_t count = 1;
+    for (int64_t a : axes) count *= in[size_t(a)];
+    HostTensor n(result->type.dtype, {});
+    n.set_f64(0, double(count));
+    ir::Value* c = g.add_constant(std::move(n), cat(op->name, ".count"));
+    g.move_before(c->producer, op);
+    result = g.insert_op(op, ir::OpKind::Div, {result, c}, {}, cat(op->name, ".mean"), op->loc)->result();
+  }
+  g.replace_all_uses(op->result(), result);
+  g.erase_op(op);
+  how = cat("partial ", op_name(pr->partial), " over blocks of ", block, " of dim ", axis, ", ", pr->how);
+  return partials;
+}
+
 }  // namespace
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
@@ -548,13 +634,14 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     if (auto* why = std::get_if<std::string>(&cut)) {
       const std::string described = op->describe();
       std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
-      std::string what = "partial convs over blocks of input channels";
+      std::string what = "partial convs over blocks of input channels, summed";
       if (partials.empty()) {
         partials = split_contraction_k(graph, op, l, made);
-        what = "partial products over blocks of K";
+        what = "partial products over blocks of K, summed";
       }
+      if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why));
-      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ", summed: ", over);
+      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
       continue;
     }
     const Cut& c = std::get<Cut>(cut);
