@@ -554,6 +554,10 @@ std::vector<ir::Op*> split_reduced_dim(ir::Graph& g, ir::Op* op, const Limits& l
     int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
                                   l.elements / std::max<int64_t>(shape_numel(one), 1));
     b = std::min(b, in[size_t(a)]);
+    // Blocks that start at aligned offsets are views where contiguous (else copies).
+    const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + a + 1, in.end()))) * dtype_size(x->type.dtype);
+    const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+    if (b < in[size_t(a)] && b > granule) b -= b % granule;
     if (b < 1 || b >= in[size_t(a)] || ceil_div(in[size_t(a)], b) > kMaxPieces) continue;
     if (axis < 0 || ceil_div(in[size_t(a)], b) < pieces) {
       axis = a;
