@@ -193,8 +193,9 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
     pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
     const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
     pads[size_t(w->spatial)] = std::max<int64_t>(0, w->pad_begin - begin * w->stride);
-    pads[size_t(g.spatial_rank + w->spatial)] =
-        std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim);
+    // At most the op's own end pad: a ceil_mode window reaching past it stays a ceil_mode window.
+    pads[size_t(g.spatial_rank + w->spatial)] = std::min<int64_t>(
+        g.pad_end[size_t(w->spatial)], std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim));
     attrs["pads"] = pads;
   }
   // Attributes that spell out the whole result shape follow the piece.

@@ -142,8 +142,9 @@ AxisMap axis_map(const ir::Op& op) {
         m.parallel[size_t(g.output_pos[size_t(i)])] = true;
         m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
       }
-      // ceil_mode's last window may reach past the pads, which a piece's own pads cannot repeat.
-      if (!op.attr_bool("global") && !op.attr_bool("ceil_mode")) map_windows(g, m);
+      // ceil_mode: a piece keeps it, and pads at its end no more than the op does, so that its last
+      // window reaches past the pads as the op's does (range_split.cpp, piece_attrs).
+      if (!op.attr_bool("global")) map_windows(g, m);
       return m;
     }
     case ir::OpCategory::Contraction: {

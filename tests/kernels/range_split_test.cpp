@@ -91,6 +91,22 @@ std::vector<SplitCase> split_cases() {
                          {{"kernel", Ints{3, 2}}, {"strides", Ints{1, 2}}, {"pads", Ints{1, 0, 1, 0}},
                           {"count_include_pad", true}});
        }},
+      // ceil_mode: the last piece keeps it, its last window reaching past the pads as the op's does.
+      {"max_pool_rows_ceil_mode", [] {
+         return graph_of(K::MaxPool, {f32({1, 1, 67, 40})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 0, 1}},
+                          {"ceil_mode", true}});
+       }},
+      {"avg_pool_rows_ceil_mode_count_include_pad", [] {
+         return graph_of(K::AvgPool, {f32({1, 2, 66, 33})},
+                         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 0}},
+                          {"ceil_mode", true}, {"count_include_pad", true}});
+       }},
+      {"avg_pool_rows_ceil_mode_nhwc", [] {
+         return graph_of(K::AvgPool, {f32({1, 71, 9, 4})},
+                         {{"kernel", Ints{4, 2}}, {"strides", Ints{3, 2}}, {"ceil_mode", true},
+                          {"layout", std::string("NHWC")}});
+       }},
       // NCHW, one image beyond the range and rows not contiguous across channels: partial convs
       // over blocks of input channels, summed; larger partial results are cut again.
       {"conv_nchw_input_channel_blocks", [] {
