@@ -51,7 +51,7 @@ std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
     if (td < 0) continue;
     // A window dim is only ever the cut dim (choose_cut stops before it would be a prefix).
     if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == axis)  // halo included (at most)
-      e[size_t(td)] = std::min(e[size_t(td)], (run - 1) * w->stride + w->span);
+      e[size_t(td)] = std::min(e[size_t(td)], (w->rows(run) - 1) * w->stride + w->span);
     else e[size_t(td)] = d == axis ? run : 1;
   }
   return e;
@@ -117,6 +117,8 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
     uint64_t granule = 1;
     bool fits = true, aligned = true;
     for (const Bound& t : tensors) {
+      // Through a window of `unit` result indices per row, pieces are whole rows.
+      if (const std::optional<Window>& w = t.window[size_t(axis)]) granule = std::lcm(granule, uint64_t(w->unit));
       std::vector<int64_t> one = piece_extent(t, axis, 1);
       if (too_big(t, one, l)) {
         fits = false;
@@ -146,7 +148,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const std::optional<Window>& w = t.window[size_t(d)];
           const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
           if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
-          granule = std::lcm(granule, l.align / std::gcd(step, l.align));
+          granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
         }
       }
     }
@@ -164,7 +166,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const uint64_t row = std::max<uint64_t>(bytes_of(t.value->type, one), 1);
           const int64_t row_elems = std::max<int64_t>(shape_numel(one), 1);
           const int64_t rows = std::min<int64_t>(int64_t(l.bytes / row), l.elements / row_elems);
-          run = std::min<int64_t>(run, rows < w->span ? 0 : (rows - w->span) / w->stride + 1);
+          run = std::min<int64_t>(run, rows < w->span ? 0 : ((rows - w->span) / w->stride + 1) * w->unit);
           continue;
         }
         run = std::min<int64_t>(run, int64_t(l.bytes / std::max<uint64_t>(bytes_of(t.value->type, one), 1)));
@@ -188,6 +190,8 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
   ir::AttrMap attrs = op.attrs;
   // Cut through a window: the piece pads only where its rows reach past the input's edge.
   if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+    begin /= w->unit;  // in output rows
+    run = w->rows(run);
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
     std::vector<int64_t> pads = g.pad_begin;
     pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
@@ -235,8 +239,9 @@ class Splitter {
       int64_t e = s + (d < cut_.axis ? 1 : run);
       if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == cut_.axis) {  // the rows read
         const int64_t dim = t.value->type.shape[size_t(td)];
-        e = std::min(dim, (begin + run - 1) * w->stride - w->pad_begin + w->span);
-        s = std::max<int64_t>(0, begin * w->stride - w->pad_begin);
+        const int64_t row = begin / w->unit, rows = w->rows(run);
+        e = std::min(dim, (row + rows - 1) * w->stride - w->pad_begin + w->span);
+        s = std::max<int64_t>(0, row * w->stride - w->pad_begin);
       }
       starts.push_back(s);
       ends.push_back(e);

@@ -133,6 +133,15 @@ AxisMap axis_map(const ir::Op& op) {
         if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
       }
       if (op.kind == K::Conv) map_windows(g, m);
+      // im2col [N, P, K]: P runs over the output spatial dims, row-major; whole rows of the first
+      // read a window of input rows (the columns K are read whole).
+      if (op.kind == K::Im2Col && g.groups == 1 && rank == 3) {
+        int64_t unit = 1;
+        for (int j = 1; j < g.spatial_rank; ++j) unit *= g.out_spatial[size_t(j)];
+        m.parallel[1] = true;
+        m.operand_axis[0][1] = g.input_pos[2];
+        m.window[1] = Window{g.strides[0], (g.kernel[0] - 1) * g.dilations[0] + 1, g.pad_begin[0], 0, unit};
+      }
       return m;
     }
     case ir::OpCategory::Pool: {
@@ -268,6 +277,12 @@ AxisMap axis_map(const ir::Op& op) {
 }
 
 std::string dim_name(const ir::Op& op, int axis) {
+  if (op.kind == ir::OpKind::Im2Col) {  // [N, (G,) P, K]: not the conv layout letters
+    const size_t rank = op.result()->type.shape.size();
+    if (axis == 0) return "batch";
+    if (size_t(axis) == rank - 2) return "output positions (whole rows)";
+    return cat("dim ", axis);
+  }
   if (op.schema().category == ir::OpCategory::Conv || op.schema().category == ir::OpCategory::Pool) {
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
     if (axis == g.output_pos[0]) return "batch";

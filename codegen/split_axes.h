@@ -18,6 +18,11 @@ namespace vkc::codegen {
 struct Window {
   int64_t stride = 1, span = 1, pad_begin = 0;  // span: (kernel - 1) * dilation + 1
   int spatial = 0;                              // which spatial dim (index into pads)
+  // Result indices per output row: 1, except im2col, whose result dim P runs over all output
+  // spatial dims (row-major), so that one row of spatial dim 0 is `unit` indices of P. Pieces are
+  // then whole rows: runs of a multiple of `unit`.
+  int64_t unit = 1;
+  int64_t rows(int64_t indices) const { return (indices + unit - 1) / unit; }
 };
 
 // Per dim of the op's results: whether the op can be computed piece by piece along it, and which

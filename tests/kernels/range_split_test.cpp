@@ -124,6 +124,18 @@ std::vector<SplitCase> split_cases() {
       {"im2col_batch", [] {
          return graph_of(K::Im2Col, {f32({4, 1, 8, 8})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
        }},
+      // Whole output rows of im2col's P (all output spatial dims) read a window of input rows.
+      {"im2col_rows_halo", [] {
+         return graph_of(K::Im2Col, {f32({1, 2, 20, 12})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"im2col_rows_strided_nhwc", [] {
+         return graph_of(K::Im2Col, {f32({2, 21, 10, 3})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 1}}, {"dilations", Ints{2, 1}},
+                          {"pads", Ints{2, 0, 1, 1}}, {"input_layout", std::string("NHWC")}});
+       }},
+      {"im2col_1d_rows", [] {
+         return graph_of(K::Im2Col, {f32({1, 3, 600})}, {{"kernel", Ints{5}}, {"pads", Ints{2, 2}}});
+       }},
       {"max_pool_channels", [] {
          return graph_of(K::MaxPool, {f32({2, 8, 16, 16})}, {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}});
        }},
