@@ -603,6 +603,77 @@ std::vector<ir::Op*> split_reduced_dim(ir::Graph& g, ir::Op* op, const Limits& l
   return partials;
 }
 
+// A cumsum along a dim too long for one binding: cut along that dim like a parallel one (each
+// piece the cumsum of its block, with the op's exclusive and reverse), then a carry pass adds to
+// each block the sum of the blocks before it (after it, reversed), from per-block reduce_sums of
+// the block's input. Returns the pieces (empty when the op is no such cumsum or no cut along its
+// axis fits) and the cut for the report.
+std::vector<ir::Op*> split_scan_with_carry(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                           std::string& note) {
+  if (op->kind != ir::OpKind::CumSum) return {};
+  const Shape& shape = op->result()->type.shape;
+  const int axis = normalized_axis(op->attr_int("axis"), shape.size());
+  AxisMap m = axis_map(*op);
+  m.parallel[size_t(axis)] = true;  // blocks of the axis, joined by the carry pass below
+  m.operand_axis[0][size_t(axis)] = axis;
+  std::vector<Bound> tensors = bound_tensors(*op, m, {});
+  bool copies = false;
+  std::variant<Cut, std::string> cut = choose_cut(*op, m, tensors, l, false);
+  if (!std::holds_alternative<Cut>(cut) || std::get<Cut>(cut).axis != axis) {
+    cut = choose_cut(*op, m, tensors, l, true);
+    copies = true;
+  }
+  if (!std::holds_alternative<Cut>(cut) || std::get<Cut>(cut).axis != axis) return {};
+  const Cut c = std::get<Cut>(cut);
+  const std::string name = op->name;
+  const ir::Location loc = op->loc;
+  const bool reverse = op->attr_bool("reverse");
+  std::vector<ir::Op*> pieces = Splitter(g, op, c, std::move(tensors), l, made, copies).run();
+  const size_t per_group = size_t(ceil_div(shape[size_t(axis)], c.run));  // blocks per index of the dims before
+  for (size_t g0 = 0; g0 < pieces.size(); g0 += per_group) {
+    const std::vector<ir::Op*> group(pieces.begin() + std::ptrdiff_t(g0), pieces.begin() + std::ptrdiff_t(g0 + per_group));
+    // Everything goes before the first op that joins a piece of this group (after all of them).
+    std::vector<ir::Op*> order = g.ops();
+    ir::Op* at = nullptr;
+    size_t at_index = order.size();
+    for (ir::Op* p : group)
+      for (ir::Op* u : g.users(p->result())) {
+        size_t i = size_t(std::find(order.begin(), order.end(), u) - order.begin());
+        if (i < at_index) at_index = i, at = u;
+      }
+    check(at != nullptr, "internal: cumsum piece of '", name, "' has no user");
+    auto insert = [&](ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const char* what) {
+      ir::Op* o = g.insert_op(at, kind, std::move(operands), std::move(attrs), cat(name, ".", what), loc);
+      made.insert(o);
+      return o->result();
+    };
+    std::vector<ir::Value*> totals;
+    for (ir::Op* p : group)
+      totals.push_back(insert(ir::OpKind::ReduceSum, {p->operand(0)}, {{"axes", Ints{axis}}, {"keepdims", true}}, "total"));
+    ir::Value* carry = nullptr;
+    for (size_t k = 0; k < group.size(); ++k) {
+      const size_t j = reverse ? group.size() - 1 - k : k;  // blocks in scan order
+      ir::Value* piece = group[j]->result();
+      if (carry) {
+        ir::Value* sum = insert(ir::OpKind::Add, {piece, carry}, {}, "carried");
+        for (ir::Op* u : g.users(piece))
+          if (u != sum->producer)
+            for (ir::Value*& operand : u->operands)
+              if (operand == piece) operand = sum;
+        for (ir::GraphOutput& o : g.outputs())
+          if (o.value == piece) o.value = sum;
+      }
+      carry = carry ? insert(ir::OpKind::Add, {carry, totals[j]}, {}, "carry") : totals[j];
+    }
+  }
+  int64_t along = ceil_div(shape[size_t(axis)], c.run);
+  note = cat("split into ", c.pieces, " pieces of ", c.run, " along the cumsum axis ", dim_name(*pieces[0], axis),
+             c.pieces > along ? " (for each index of the dims before it)" : "",
+             ", each block's result plus the sum of the blocks ", reverse ? "after" : "before", " it");
+  if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
+  return pieces;
+}
+
 }  // namespace
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
@@ -650,6 +721,12 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
         what = "partial products over blocks of K, summed";
       }
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
+      if (partials.empty()) {
+        std::string note;
+        std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);
+        for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over);
+        if (!pieces.empty()) continue;
+      }
       if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why));
       for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
       continue;

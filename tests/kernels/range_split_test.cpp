@@ -208,6 +208,17 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::GroupNorm, {f32({8, 4, 64}), f32({4}), f32({4})}, {{"num_groups", int64_t(2)}});
        }},
       {"cumsum_rows", [] { return graph_of(K::CumSum, {f32({32, 256})}, {{"axis", int64_t(1)}}); }},
+      // Along an axis beyond the range: per-block scans plus a carry pass.
+      {"cumsum_long_rows", [] { return graph_of(K::CumSum, {f32({2, 3000})}, {{"axis", int64_t(1)}}); }, 1e-4},
+      {"cumsum_long_axis_exclusive_reverse", [] {
+         return graph_of(K::CumSum, {f32({1, 1000, 3})}, {{"axis", int64_t(1)}, {"exclusive", true}, {"reverse", true}});
+       }, 1e-4},
+      {"cumsum_i32_reverse", [] {
+         return graph_of(K::CumSum, {typed(DType::i32, {5000})}, {{"axis", int64_t(0)}, {"reverse", true}});
+       }},
+      {"cumsum_exclusive_unaligned", [] {
+         return graph_of(K::CumSum, {f32({3, 1201})}, {{"axis", int64_t(-1)}, {"exclusive", true}});
+       }, 1e-4},
       {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
       // Reductions too large for a binding even for one index of their kept dims (issue 25): partial
       // reductions over blocks of one reduced dim, then a combining reduction of the partials.
