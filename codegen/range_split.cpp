@@ -674,6 +674,78 @@ std::vector<ir::Op*> split_scan_with_carry(ir::Graph& g, ir::Op* op, const Limit
   return pieces;
 }
 
+// A topk along a dim too long for one binding: the topk of each block of that dim (k, or the
+// block's length where shorter), the blocks' indices moved by the block's start, the candidates
+// joined, and a topk over the candidates with the op's attributes, whose positions pick the
+// original indices (gather_elements). Ties keep the lower index: candidates are in block order
+// and each block's in index order among equals. The final topk is an ordinary op, cut again in a
+// later round where its candidates are still too large. Returns the per-block topks (empty when
+// no block fits) and sets `how`.
+std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                           std::string& how) {
+  if (op->kind != ir::OpKind::TopK) return {};
+  ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
+  const int64_t n = in[size_t(axis)], k = op->attr_int("k");
+  Shape one = in;
+  one[size_t(axis)] = 1;
+  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                    l.elements / std::max<int64_t>(shape_numel(one), 1));
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+  if (block > granule && block < n) block -= block % granule;  // aligned blocks are views where contiguous
+  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || ceil_div(n, block) < 2) return {};
+  std::vector<ir::Op*> partials;
+  std::vector<ir::Value*> values, indices;
+  for (int64_t k0 = 0; k0 < n; k0 += block) {
+    const int64_t k1 = std::min(n, k0 + block);
+    ir::AttrMap attrs = op->attrs;
+    attrs["k"] = std::min(k, k1 - k0);
+    ir::Op* p = g.insert_op(op, ir::OpKind::TopK, {slice_along(g, op, x, axis, k0, k1, l, made)}, attrs,
+                            cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1), op->loc);
+    partials.push_back(p);
+    values.push_back(p->result(0));
+    ir::Value* idx = p->result(1);
+    if (k0 > 0) {
+      HostTensor start(idx->type.dtype, {});
+      start.set_i64(0, k0);
+      ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
+      g.move_before(c->producer, op);
+      idx = g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
+    }
+    indices.push_back(idx);
+  }
+  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) {
+    return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
+  };
+  ir::Value* candidate_values = join(values, "candidates");
+  ir::Value* candidate_indices = join(indices, "candidate_indices");
+  ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {candidate_values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
+  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {candidate_indices, final->result(1)}, {{"axis", axis}},
+                                  cat(op->name, ".picked"), op->loc)->result();
+  g.replace_all_uses(op->result(0), final->result(0));
+  g.replace_all_uses(op->result(1), picked);
+  g.erase_op(op);
+  how = cat("per-block topk over blocks of ", block, " of dim ", axis, ", then a topk of the ", candidate_values->type.shape[size_t(axis)],
+            " candidates");
+  return partials;
+}
+
+// What the split never cuts, for the refusal: "" where the reason above says it all.
+std::string not_split_along(const ir::Op& op) {
+  const size_t rank = op.operand(0)->type.shape.size();
+  if (op.kind == ir::OpKind::Sort)
+    return cat("; sort is not cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank),
+               " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
+               "): a merge of sorted pieces is not implemented");
+  if (op.kind == ir::OpKind::Attention && op.attr_bool("causal"))
+    return "; causal attention is cut along batch and heads only (not query rows, not key blocks)";
+  if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin)
+    return cat("; ", op_name(op.kind), " is not cut along its axis");
+  return "";
+}
+
 }  // namespace
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
@@ -721,13 +793,14 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
         what = "partial products over blocks of K, summed";
       }
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
+      if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
       if (partials.empty()) {
         std::string note;
         std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);
         for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over);
         if (!pieces.empty()) continue;
       }
-      if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why));
+      if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why, not_split_along(*op)));
       for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
       continue;
     }

@@ -181,6 +181,24 @@ std::vector<SplitCase> split_cases() {
          g.add_output(op->result(1), "indices");
          return g;
        }},
+      // Along an axis beyond the range: per-block topk, then a topk over the candidates.
+      {"topk_long_rows", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", f32({4, 2048}));
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(5)}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
+      {"topk_smallest_i32_ties_long_axis", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", typed(DType::i32, {1500, 2}));  // values in [-8, 8): many ties
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(7)}, {"axis", int64_t(0)}, {"largest", false},
+                                              {"index_type", std::string("i32")}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
       {"pad_rows", [] { return graph_of(K::Pad, {f32({16, 256})}, {{"pads", Ints{0, 32, 0, 32}}}); }},
       {"transpose_batch", [] { return graph_of(K::Transpose, {f32({16, 16, 16})}, {{"perm", Ints{0, 2, 1}}}); }},
       {"slice_columns", [] {
@@ -274,7 +292,8 @@ TEST_P(RangeSplitTest, PiecesMatchReferenceWithinTheRange) {
     for (const BindingDesc& b : d.bindings)
       EXPECT_LE(tensors.tensor(b.tensor).size_bytes(), kTinyRange) << d.name << " binds " << b.tensor;
     if (d.notes.find("split into") != std::string::npos || d.notes.find("partial convs") != std::string::npos ||
-        d.notes.find("partial products") != std::string::npos || d.notes.find("partial reduce_") != std::string::npos)
+        d.notes.find("partial products") != std::string::npos || d.notes.find("partial reduce_") != std::string::npos ||
+        d.notes.find("per-block topk") != std::string::npos)
       ++split;
     all_notes += d.name + ": " + d.notes + "\n";
   }
@@ -321,7 +340,11 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   std::vector<Refusal> cases;
   cases.push_back({one_op_graph(K::Sort, {f32({2048})}),
                    {"sort 'under_test'", "8192 bytes, above target 'tiny-range' maxStorageBufferRange 4096",
-                    "cannot be split"}});
+                    "cannot be split", "sort is not cut along its axis (dim 0 of length 2048)"}});
+  cases.push_back({one_op_graph(K::Attention, {f32({1, 64, 16}), f32({1, 128, 16}), f32({1, 128, 16})},
+                                {{"causal", true}, {"scale", 0.25}}),
+                   {"attention 'under_test'", "tensor<1x128x16xf32> is 8192 bytes", "cannot be split",
+                    "causal attention is cut along batch and heads only"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
   // One row of rhs is beyond the range: no block of K fits.
