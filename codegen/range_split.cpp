@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <variant>
 
 #include "codegen/box_copy.h"
@@ -51,7 +52,7 @@ std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
     if (td < 0) continue;
     // A window dim is only ever the cut dim (choose_cut stops before it would be a prefix).
     if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == axis)  // halo included (at most)
-      e[size_t(td)] = std::min(e[size_t(td)], (w->rows(run) - 1) * w->stride + w->span);
+      e[size_t(td)] = std::min(e[size_t(td)], w->max_input_rows(run));
     else e[size_t(td)] = d == axis ? run : 1;
   }
   return e;
@@ -148,6 +149,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const std::optional<Window>& w = t.window[size_t(d)];
           const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
           if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
+          if (w && w->transposed) aligned = false;  // pieces start at uneven rows: copies
           granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
         }
       }
@@ -166,7 +168,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const uint64_t row = std::max<uint64_t>(bytes_of(t.value->type, one), 1);
           const int64_t row_elems = std::max<int64_t>(shape_numel(one), 1);
           const int64_t rows = std::min<int64_t>(int64_t(l.bytes / row), l.elements / row_elems);
-          run = std::min<int64_t>(run, rows < w->span ? 0 : ((rows - w->span) / w->stride + 1) * w->unit);
+          run = std::min<int64_t>(run, w->max_run(rows));
           continue;
         }
         run = std::min<int64_t>(run, int64_t(l.bytes / std::max<uint64_t>(bytes_of(t.value->type, one), 1)));
@@ -189,7 +191,24 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
                         const Bound& input) {
   ir::AttrMap attrs = op.attrs;
   // Cut through a window: the piece pads only where its rows reach past the input's edge.
-  if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+  if (const std::optional<Window>& w = input.window[size_t(axis)]; w && w->transposed) {
+    // The piece's output row 0 is the op's row `begin`: its rows [first, last) gathered, the
+    // piece's own pads cropping what they give outside [begin, begin + run), output_padding
+    // making up rows no input reaches at the end (less than a stride).
+    ir::ConvGeometry g = ir::conv_geometry(op);
+    const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
+    const auto [first, last] = w->input_rows(begin, run, dim);
+    std::vector<int64_t> pads = g.pad_begin, output_padding = g.output_padding;
+    pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
+    const int64_t pb = begin + w->pad_begin - first * w->stride;
+    const int64_t pe = (last - first - 1) * w->stride + w->span - pb - run;
+    pads[size_t(w->spatial)] = pb;
+    pads[size_t(g.spatial_rank + w->spatial)] = std::max<int64_t>(0, pe);
+    output_padding[size_t(w->spatial)] = std::max<int64_t>(0, -pe);
+    attrs.erase("output_shape");  // it would override the pads
+    attrs["pads"] = pads;
+    attrs["output_padding"] = output_padding;
+  } else if (const std::optional<Window>& w = input.window[size_t(axis)]) {
     begin /= w->unit;  // in output rows
     run = w->rows(run);
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
@@ -239,9 +258,7 @@ class Splitter {
       int64_t e = s + (d < cut_.axis ? 1 : run);
       if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == cut_.axis) {  // the rows read
         const int64_t dim = t.value->type.shape[size_t(td)];
-        const int64_t row = begin / w->unit, rows = w->rows(run);
-        e = std::min(dim, (row + rows - 1) * w->stride - w->pad_begin + w->span);
-        s = std::max<int64_t>(0, row * w->stride - w->pad_begin);
+        std::tie(s, e) = w->input_rows(begin, run, dim);
       }
       starts.push_back(s);
       ends.push_back(e);

@@ -59,6 +59,19 @@ void map_windows(const ir::ConvGeometry& g, AxisMap& m) {
   }
 }
 
+// conv_transpose: each output spatial dim gathers its input dim through a transposed window.
+void map_transposed_windows(const ir::ConvGeometry& g, AxisMap& m) {
+  for (int j = 0; j < g.spatial_rank; ++j) {
+    size_t d = size_t(g.output_pos[size_t(2 + j)]);
+    m.parallel[d] = true;
+    m.operand_axis[0][d] = g.input_pos[size_t(2 + j)];
+    m.window[d] = Window{g.strides[size_t(j)], (g.kernel[size_t(j)] - 1) * g.dilations[size_t(j)] + 1,
+                         g.pad_begin[size_t(j)], j, 1, true};
+  }
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 // Entries of an integer product's per-channel requantize scale (0: none or per tensor).
 size_t per_channel_requantize(const ir::Op& op) {
   if (!op.has_attr("requantize_scale")) return 0;
@@ -67,6 +80,23 @@ size_t per_channel_requantize(const ir::Op& op) {
 }
 
 }  // namespace
+
+std::pair<int64_t, int64_t> Window::input_rows(int64_t begin, int64_t run, int64_t dim) const {
+  if (transposed)
+    return {std::max<int64_t>(0, floor_div(begin + pad_begin - (span - 1), stride)),
+            std::min(dim, floor_div(begin + run - 1 + pad_begin, stride) + 1)};
+  const int64_t row = begin / unit;
+  return {std::max<int64_t>(0, row * stride - pad_begin), std::min(dim, (row + rows(run) - 1) * stride - pad_begin + span)};
+}
+
+int64_t Window::max_input_rows(int64_t run) const {
+  return transposed ? (run + span - 2) / stride + 2 : (rows(run) - 1) * stride + span;
+}
+
+int64_t Window::max_run(int64_t rows) const {
+  if (transposed) return rows < 2 ? 0 : std::max<int64_t>(0, (rows - 1) * stride - span + 1);
+  return rows < span ? 0 : ((rows - span) / stride + 1) * unit;
+}
 
 AxisMap no_parallel(const ir::Op& op) {
   size_t rank = op.result()->type.shape.size();
@@ -133,6 +163,7 @@ AxisMap axis_map(const ir::Op& op) {
         if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
       }
       if (op.kind == K::Conv) map_windows(g, m);
+      if (op.kind == K::ConvTranspose) map_transposed_windows(g, m);
       // im2col [N, P, K]: P runs over the output spatial dims, row-major; whole rows of the first
       // read a window of input rows (the columns K are read whole).
       if (op.kind == K::Im2Col && g.groups == 1 && rank == 3) {

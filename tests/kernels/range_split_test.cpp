@@ -121,6 +121,22 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::ConvTranspose, {f32({1, 4, 16, 16}), f32({4, 8, 2, 2})}, {{"strides", Ints{2, 2}}});
        },
        1e-4},
+      // Output rows gather a window of input rows: pieces with their own pads and output_padding.
+      {"conv_transpose_rows", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 1, 24, 24}), f32({1, 1, 3, 3}), f32({1})},
+                         {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"output_padding", Ints{1, 1}}});
+       },
+       1e-4},
+      {"conv_transpose_rows_stride_above_kernel_nhwc", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 20, 6, 2}), f32({2, 3, 2, 2})},
+                         {{"strides", Ints{3, 3}}, {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});
+       },
+       1e-4},
+      {"conv_transpose_rows_output_shape_dilated", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 2, 36, 10}), f32({2, 1, 4, 4})},
+                         {{"strides", Ints{2, 2}}, {"dilations", Ints{2, 2}}, {"output_shape", Ints{70, 20}}});
+       },
+       1e-4},
       {"im2col_batch", [] {
          return graph_of(K::Im2Col, {f32({4, 1, 8, 8})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
        }},
