@@ -67,6 +67,7 @@ struct Limits {
   int64_t elements;
   uint64_t align;          // where views may start (codegen/storage_plan.h)
   std::string range_name;  // "target 'lavapipe' maxStorageBufferRange 134217728"
+  bool int64_arithmetic = true;  // shaderInt64: i64 indices may be added to (moved by a block's start)
 };
 
 bool too_big(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l) {
@@ -410,9 +411,9 @@ Limits limits_of(const TargetLimits& target) {
   const uint64_t alloc = target.max_memory_allocation_size;
   if (alloc != 0 && alloc < target.max_storage_buffer_range)
     return {alloc, kMaxPieceElements, view_alignment(target),
-            cat("target '", target.name, "' maxMemoryAllocationSize ", alloc)};
+            cat("target '", target.name, "' maxMemoryAllocationSize ", alloc), target.shader_int64};
   return {target.max_storage_buffer_range, kMaxPieceElements, view_alignment(target),
-          cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range)};
+          cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range), target.shader_int64};
 }
 
 }  // namespace
@@ -701,6 +702,7 @@ std::vector<ir::Op*> split_scan_with_carry(ir::Graph& g, ir::Op* op, const Limit
 std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                            std::string& how) {
   if (op->kind != ir::OpKind::TopK) return {};
+  if (op->result(1)->type.dtype == DType::i64 && !l.int64_arithmetic) return {};  // indices not movable
   ir::Value* x = op->operand(0);
   const Shape& in = x->type.shape;
   const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
@@ -749,6 +751,64 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
   return partials;
 }
 
+// An argmax or argmin along a dim too long for one binding: per block of that dim, its extreme
+// value (reduce_max or reduce_min) and its index moved by the block's start; the argmax (argmin)
+// of the blocks' extremes, with the op's select_last_index, picks the block, whose index is the
+// result. NaN is the extreme for both (as the op's): reduce_max and reduce_min propagate it.
+std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                      std::string& how) {
+  if (op->kind != ir::OpKind::ArgMax && op->kind != ir::OpKind::ArgMin) return {};
+  if (!l.int64_arithmetic) return {};  // i64 indices not movable by the block's start
+  ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
+  const int64_t n = in[size_t(axis)];
+  Shape one = in;
+  one[size_t(axis)] = 1;
+  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                    l.elements / std::max<int64_t>(shape_numel(one), 1));
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+  if (block > granule && block < n) block -= block % granule;
+  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces) return {};
+  const ir::OpKind extreme = op->kind == ir::OpKind::ArgMax ? ir::OpKind::ReduceMax : ir::OpKind::ReduceMin;
+  ir::AttrMap attrs = op->attrs;
+  attrs["keepdims"] = true;
+  std::vector<ir::Op*> partials;
+  std::vector<ir::Value*> extremes, indices;
+  for (int64_t k0 = 0; k0 < n; k0 += block) {
+    const int64_t k1 = std::min(n, k0 + block);
+    ir::Value* piece = slice_along(g, op, x, axis, k0, k1, l, made);
+    const std::string name = cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1);
+    ir::Op* p = g.insert_op(op, op->kind, {piece}, attrs, name, op->loc);
+    partials.push_back(p);
+    extremes.push_back(g.insert_op(op, extreme, {piece}, {{"axes", Ints{axis}}, {"keepdims", true}}, name, op->loc)->result());
+    ir::Value* idx = p->result();
+    if (k0 > 0) {
+      HostTensor start(idx->type.dtype, {});
+      start.set_i64(0, k0);
+      ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
+      g.move_before(c->producer, op);
+      idx = g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
+    }
+    indices.push_back(idx);
+  }
+  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) {
+    return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
+  };
+  ir::Value* best_block = g.insert_op(op, op->kind, {join(extremes, "extremes")}, attrs, cat(op->name, ".block"), op->loc)->result();
+  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {join(indices, "candidates"), best_block},
+                                  {{"axis", axis}}, cat(op->name, ".picked"), op->loc)->result();
+  if (picked->type.shape != op->result()->type.shape)  // keepdims false
+    picked = g.insert_op(op, ir::OpKind::Reshape, {picked}, {{"shape", op->result()->type.shape}}, cat(op->name, ".result"),
+                         op->loc)->result();
+  g.replace_all_uses(op->result(), picked);
+  g.erase_op(op);
+  how = cat("per-block ", op_name(extreme), " and ", op_name(partials[0]->kind), " over blocks of ", block, " of dim ", axis,
+            ", then the ", op_name(partials[0]->kind), " of the blocks' extremes picks the block");
+  return partials;
+}
+
 // What the split never cuts, for the refusal: "" where the reason above says it all.
 std::string not_split_along(const ir::Op& op) {
   const size_t rank = op.operand(0)->type.shape.size();
@@ -758,8 +818,9 @@ std::string not_split_along(const ir::Op& op) {
                "): a merge of sorted pieces is not implemented");
   if (op.kind == ir::OpKind::Attention && op.attr_bool("causal"))
     return "; causal attention is cut along batch and heads only (not query rows, not key blocks)";
-  if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin)
-    return cat("; ", op_name(op.kind), " is not cut along its axis");
+  if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
+    return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
+               "are moved by each block's start) and the blocks are at most ", kMaxPieces);
   return "";
 }
 
@@ -811,6 +872,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       }
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
+      if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
       if (partials.empty()) {
         std::string note;
         std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);

@@ -26,7 +26,8 @@
 // reduction runs as partial reductions over blocks of a reduced dim, joined and reduced again by
 // the combining op (mean: sums, divided once at the end); a cumsum as per-block scans plus a
 // carry pass (the sums of the blocks before); a topk as per-block topks, then a topk over the
-// candidates whose positions pick the original indices.
+// candidates whose positions pick the original indices; an argmax (argmin) as per-block extremes
+// and indices, the argmax of the extremes picking the block.
 //
 // Where no cut gives pieces that are all views, a second choice lets operand pieces be copies
 // (codegen/box_copy.h: windows bound at offsets aligned down, read at the residual offset), so
@@ -35,7 +36,7 @@
 // of the result. Only the split path pays these copies.
 //
 // Not split (refused with the reason): dims that every output element reads along (a sort axis,
-// an argmax axis, causal attention's keys and query rows) beyond the limit, results whose pieces are not contiguous runs (columns of a
+// argmax and topk axes where i64 indices cannot be added to (no shaderInt64), causal attention's keys and query rows) beyond the limit, results whose pieces are not contiguous runs (columns of a
 // row-major result that is itself beyond the limit), and operands every piece reads whole (a conv
 // filter) that are themselves beyond the limit.
 #pragma once

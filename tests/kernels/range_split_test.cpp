@@ -165,6 +165,13 @@ std::vector<SplitCase> split_cases() {
       {"argmax_rows", [] {
          return graph_of(K::ArgMax, {f32({32, 256})}, {{"axis", int64_t(1)}, {"keepdims", false}});
        }},
+      // Along an axis beyond the range: per-block extremes and indices, the best block's index.
+      {"argmax_long_rows", [] {
+         return graph_of(K::ArgMax, {f32({3, 2000})}, {{"axis", int64_t(1)}, {"keepdims", false}});
+       }},
+      {"argmin_i32_ties_last_index_long_columns", [] {
+         return graph_of(K::ArgMin, {typed(DType::i32, {1500, 2})}, {{"axis", int64_t(0)}, {"select_last_index", true}});
+       }},
       {"softmax_rows", [] { return graph_of(K::Softmax, {f32({32, 256})}); }},
       {"matmul_rows", [] { return graph_of(K::MatMul, {f32({64, 64}), f32({64, 16})}); }, 1e-4},
       {"batch_matmul_batch", [] { return graph_of(K::BatchMatMul, {f32({8, 16, 32}), f32({8, 32, 16})}); }, 1e-4},
@@ -309,7 +316,7 @@ TEST_P(RangeSplitTest, PiecesMatchReferenceWithinTheRange) {
       EXPECT_LE(tensors.tensor(b.tensor).size_bytes(), kTinyRange) << d.name << " binds " << b.tensor;
     if (d.notes.find("split into") != std::string::npos || d.notes.find("partial convs") != std::string::npos ||
         d.notes.find("partial products") != std::string::npos || d.notes.find("partial reduce_") != std::string::npos ||
-        d.notes.find("per-block topk") != std::string::npos)
+        d.notes.find("per-block ") != std::string::npos)
       ++split;
     all_notes += d.name + ": " + d.notes + "\n";
   }
