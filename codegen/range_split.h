@@ -35,10 +35,11 @@
 // pieces must then be contiguous runs only, at any offset, and are assembled into aligned chunks
 // of the result. Only the split path pays these copies.
 //
-// Not split (refused with the reason): dims that every output element reads along (a sort axis,
-// argmax and topk axes where i64 indices cannot be added to (no shaderInt64), causal attention's keys and query rows) beyond the limit, results whose pieces are not contiguous runs (columns of a
-// row-major result that is itself beyond the limit), and operands every piece reads whole (a conv
-// filter) that are themselves beyond the limit.
+// Not split (refused with the reason): dims that every output element reads along (a sort axis;
+// argmax and topk axes where i64 indices cannot be added to, without shaderInt64; causal
+// attention's keys and query rows) beyond the limit, results whose pieces are not contiguous runs
+// (columns of a row-major result that is itself beyond the limit), and operands every piece reads
+// whole (a conv filter) that are themselves beyond the limit.
 #pragma once
 
 #include <map>
