@@ -715,6 +715,11 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
   const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
   if (block > granule && block < n) block -= block % granule;  // aligned blocks are views where contiguous
   if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || ceil_div(n, block) < 2) return {};
+  // The candidates (values and indices) must fit one binding: the topk over them reads them whole.
+  Shape candidates = in;
+  candidates[size_t(axis)] = 0;
+  for (int64_t k0 = 0; k0 < n; k0 += block) candidates[size_t(axis)] += std::min(k, std::min(n, k0 + block) - k0);
+  if (too_big(x->type, candidates, l) || too_big(op->result(1)->type, candidates, l)) return {};
   std::vector<ir::Op*> partials;
   std::vector<ir::Value*> values, indices;
   for (int64_t k0 = 0; k0 < n; k0 += block) {
@@ -820,7 +825,8 @@ std::string not_split_along(const ir::Op& op) {
     return "; causal attention is cut along batch and heads only (not query rows, not key blocks)";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
-               "are moved by each block's start) and the blocks are at most ", kMaxPieces);
+               "are moved by each block's start), the blocks are at most ", kMaxPieces,
+               op.kind == ir::OpKind::TopK ? " and their k candidates each fit one binding together" : "");
   return "";
 }
 
