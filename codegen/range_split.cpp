@@ -787,7 +787,8 @@ std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l,
     const std::string name = cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1);
     ir::Op* p = g.insert_op(op, op->kind, {piece}, attrs, name, op->loc);
     partials.push_back(p);
-    extremes.push_back(g.insert_op(op, extreme, {piece}, {{"axes", Ints{axis}}, {"keepdims", true}}, name, op->loc)->result());
+    extremes.push_back(
+        g.insert_op(op, extreme, {piece}, {{"axes", Ints{axis}}, {"keepdims", true}}, name + ".extreme", op->loc)->result());
     ir::Value* idx = p->result();
     if (k0 > 0) {
       HostTensor start(idx->type.dtype, {});
@@ -876,6 +877,17 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
         partials = split_contraction_k(graph, op, l, made);
         what = "partial products over blocks of K, summed";
       }
+      // Blocks of a dim every output element reads: the ops that combine the blocks (reductions,
+      // adds, topks, gathers; not the slices, concats and reshapes around them) get a note too.
+      const std::vector<ir::Op*> before = graph.ops();
+      std::set<const ir::Op*> old(before.begin(), before.end());
+      old.erase(op);  // erased by the split: a new op may take its address
+      auto note_combining_ops = [&](size_t pieces, const std::string& how) {
+        for (const ir::Op* o : graph.ops())
+          if (!old.count(o) && !notes.count(o) && o->kind != ir::OpKind::Constant && o->kind != ir::OpKind::Slice &&
+              o->kind != ir::OpKind::Concat && o->schema().category != ir::OpCategory::Reshape)
+            notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over);
+      };
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
@@ -883,10 +895,15 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
         std::string note;
         std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);
         for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over);
-        if (!pieces.empty()) continue;
+        if (!pieces.empty()) {
+          note_combining_ops(pieces.size(), "a carry pass");
+          continue;
+        }
       }
       if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why, not_split_along(*op)));
       for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
+      if (what.find("partial convs") == std::string::npos && what.find("partial products") == std::string::npos)
+        note_combining_ops(partials.size(), what);
       continue;
     }
     const Cut& c = std::get<Cut>(cut);

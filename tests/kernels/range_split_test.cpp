@@ -350,6 +350,48 @@ TEST(RangeSplit, ReportSaysHowAndWhy) {
   }
 }
 
+// The cuts along a dim every output element reads say how they were made and which limit forced
+// them (compiled only).
+TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
+  codegen::CompileOptions co;
+  co.target = find_target("lavapipe").limits;
+  co.target.name = "tiny-range";
+  co.target.max_storage_buffer_range = kTinyRange;
+  struct Expected {
+    ir::Graph graph;
+    std::string piece, note;
+  };
+  std::vector<Expected> cases;
+  cases.push_back({one_op_graph(K::ReduceMean, {f32({32, 256})}, {{"keepdims", false}}), "under_test.block0-3",
+                   "one of 8 partial reduce_sum over blocks of 4 of dim 0, summed, then divided by the count: operand 0 "
+                   "tensor<32x256xf32> is 32768 bytes, above target 'tiny-range' maxStorageBufferRange 4096"});
+  cases.push_back({one_op_graph(K::CumSum, {f32({1, 2048})}, {{"axis", int64_t(1)}}), "under_test.part0",
+                   "split into 2 pieces of 1024 along the cumsum axis dim 1, each block's result plus the sum of the "
+                   "blocks before it: result tensor<1x2048xf32> is 8192 bytes, above target 'tiny-range' "
+                   "maxStorageBufferRange 4096"});
+  cases.push_back({one_op_graph(K::ArgMax, {f32({2048})}), "under_test.block0-1023",
+                   "one of 2 per-block reduce_max and argmax over blocks of 1024 of dim 0, then the argmax of the "
+                   "blocks' extremes picks the block: operand 0 tensor<2048xf32> is 8192 bytes"});
+  for (Expected& e : cases) {
+    ModuleImage image = codegen::compile_graph(e.graph, co);
+    bool found = false;
+    std::string all;
+    for (const DispatchDesc& d : image.manifest.dispatches) {
+      all += d.name + " [" + (d.ops.empty() ? "" : d.ops.front()) + "]: " + d.notes + "\n";
+      if (!d.ops.empty() && d.ops.front().find("'" + e.piece + "'") != std::string::npos) {
+        found = true;
+        EXPECT_NE(d.notes.find(e.note), std::string::npos) << e.piece << ": " << d.notes << "\n" << all;
+      }
+    }
+    EXPECT_TRUE(found) << "no dispatch of " << e.piece << ":\n" << all;
+    // Every dispatch is a piece, a copy or view around the pieces, or says what it combines.
+    for (const DispatchDesc& d : image.manifest.dispatches)
+      if (d.kernel != "slice" && d.kernel != "concat" && d.kernel != "copy") {
+        EXPECT_FALSE(d.notes.empty()) << d.name << " has no note:\n" << all;
+      }
+  }
+}
+
 // What cannot be split is refused in one line naming the op, the operand, the size and the limit.
 TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   codegen::CompileOptions co;
