@@ -4,6 +4,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <variant>
 
 #include "codegen/box_copy.h"
@@ -51,7 +52,7 @@ std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
     if (td < 0) continue;
     // A window dim is only ever the cut dim (choose_cut stops before it would be a prefix).
     if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == axis)  // halo included (at most)
-      e[size_t(td)] = std::min(e[size_t(td)], (run - 1) * w->stride + w->span);
+      e[size_t(td)] = std::min(e[size_t(td)], w->max_input_rows(run));
     else e[size_t(td)] = d == axis ? run : 1;
   }
   return e;
@@ -66,6 +67,7 @@ struct Limits {
   int64_t elements;
   uint64_t align;          // where views may start (codegen/storage_plan.h)
   std::string range_name;  // "target 'lavapipe' maxStorageBufferRange 134217728"
+  bool int64_arithmetic = true;  // shaderInt64: i64 indices may be added to (moved by a block's start)
 };
 
 bool too_big(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l) {
@@ -117,6 +119,8 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
     uint64_t granule = 1;
     bool fits = true, aligned = true;
     for (const Bound& t : tensors) {
+      // Through a window of `unit` result indices per row, pieces are whole rows.
+      if (const std::optional<Window>& w = t.window[size_t(axis)]) granule = std::lcm(granule, uint64_t(w->unit));
       std::vector<int64_t> one = piece_extent(t, axis, 1);
       if (too_big(t, one, l)) {
         fits = false;
@@ -146,7 +150,8 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const std::optional<Window>& w = t.window[size_t(d)];
           const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
           if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
-          granule = std::lcm(granule, l.align / std::gcd(step, l.align));
+          if (w && w->transposed) aligned = false;  // pieces start at uneven rows: copies
+          granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
         }
       }
     }
@@ -164,7 +169,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const uint64_t row = std::max<uint64_t>(bytes_of(t.value->type, one), 1);
           const int64_t row_elems = std::max<int64_t>(shape_numel(one), 1);
           const int64_t rows = std::min<int64_t>(int64_t(l.bytes / row), l.elements / row_elems);
-          run = std::min<int64_t>(run, rows < w->span ? 0 : (rows - w->span) / w->stride + 1);
+          run = std::min<int64_t>(run, w->max_run(rows));
           continue;
         }
         run = std::min<int64_t>(run, int64_t(l.bytes / std::max<uint64_t>(bytes_of(t.value->type, one), 1)));
@@ -187,14 +192,34 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
                         const Bound& input) {
   ir::AttrMap attrs = op.attrs;
   // Cut through a window: the piece pads only where its rows reach past the input's edge.
-  if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+  if (const std::optional<Window>& w = input.window[size_t(axis)]; w && w->transposed) {
+    // The piece's output row 0 is the op's row `begin`: its rows [first, last) gathered, the
+    // piece's own pads cropping what they give outside [begin, begin + run), output_padding
+    // making up rows no input reaches at the end (less than a stride).
+    ir::ConvGeometry g = ir::conv_geometry(op);
+    const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
+    const auto [first, last] = w->input_rows(begin, run, dim);
+    std::vector<int64_t> pads = g.pad_begin, output_padding = g.output_padding;
+    pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
+    const int64_t pb = begin + w->pad_begin - first * w->stride;
+    const int64_t pe = (last - first - 1) * w->stride + w->span - pb - run;
+    pads[size_t(w->spatial)] = pb;
+    pads[size_t(g.spatial_rank + w->spatial)] = std::max<int64_t>(0, pe);
+    output_padding[size_t(w->spatial)] = std::max<int64_t>(0, -pe);
+    attrs.erase("output_shape");  // it would override the pads
+    attrs["pads"] = pads;
+    attrs["output_padding"] = output_padding;
+  } else if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+    begin /= w->unit;  // in output rows
+    run = w->rows(run);
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
     std::vector<int64_t> pads = g.pad_begin;
     pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
     const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
     pads[size_t(w->spatial)] = std::max<int64_t>(0, w->pad_begin - begin * w->stride);
-    pads[size_t(g.spatial_rank + w->spatial)] =
-        std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim);
+    // At most the op's own end pad: a ceil_mode window reaching past it stays a ceil_mode window.
+    pads[size_t(g.spatial_rank + w->spatial)] = std::min<int64_t>(
+        g.pad_end[size_t(w->spatial)], std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim));
     attrs["pads"] = pads;
   }
   // Attributes that spell out the whole result shape follow the piece.
@@ -234,8 +259,7 @@ class Splitter {
       int64_t e = s + (d < cut_.axis ? 1 : run);
       if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == cut_.axis) {  // the rows read
         const int64_t dim = t.value->type.shape[size_t(td)];
-        e = std::min(dim, (begin + run - 1) * w->stride - w->pad_begin + w->span);
-        s = std::max<int64_t>(0, begin * w->stride - w->pad_begin);
+        std::tie(s, e) = w->input_rows(begin, run, dim);
       }
       starts.push_back(s);
       ends.push_back(e);
@@ -387,9 +411,9 @@ Limits limits_of(const TargetLimits& target) {
   const uint64_t alloc = target.max_memory_allocation_size;
   if (alloc != 0 && alloc < target.max_storage_buffer_range)
     return {alloc, kMaxPieceElements, view_alignment(target),
-            cat("target '", target.name, "' maxMemoryAllocationSize ", alloc)};
+            cat("target '", target.name, "' maxMemoryAllocationSize ", alloc), target.shader_int64};
   return {target.max_storage_buffer_range, kMaxPieceElements, view_alignment(target),
-          cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range)};
+          cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range), target.shader_int64};
 }
 
 }  // namespace
@@ -507,6 +531,306 @@ std::vector<ir::Op*> split_contraction_k(ir::Graph& g, ir::Op* op, const Limits&
   return replace_by_sum(g, op, partials);
 }
 
+// How a reduction too large for one binding along its reduced dims is computed in pieces: each
+// piece reduces a block of one reduced dim (`partial`, keeping dims), the blocks' results are
+// joined along that dim and reduced again (`combine`); a mean sums and divides once at the end.
+struct PartialReduction {
+  ir::OpKind partial, combine;
+  const char* how;  // for the report
+};
+
+std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
+  using K = ir::OpKind;
+  switch (kind) {
+    case K::ReduceSum: return PartialReduction{K::ReduceSum, K::ReduceSum, "summed"};
+    case K::ReduceMean: return PartialReduction{K::ReduceSum, K::ReduceSum, "summed, then divided by the count"};
+    case K::ReduceMax: return PartialReduction{K::ReduceMax, K::ReduceMax, "combined by reduce_max"};
+    case K::ReduceMin: return PartialReduction{K::ReduceMin, K::ReduceMin, "combined by reduce_min"};
+    case K::ReduceProd: return PartialReduction{K::ReduceProd, K::ReduceProd, "multiplied"};
+    case K::ReduceL1: return PartialReduction{K::ReduceL1, K::ReduceSum, "summed"};
+    case K::ReduceL2: return PartialReduction{K::ReduceL2, K::ReduceL2, "combined by reduce_l2"};
+    case K::ReduceLogSumExp:
+      return PartialReduction{K::ReduceLogSumExp, K::ReduceLogSumExp, "combined by reduce_log_sum_exp"};
+    default: return std::nullopt;
+  }
+}
+
+// A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
+// a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
+// dim (the dim that gives the fewest blocks that fit), joined along it by a concat and reduced
+// again by the combining op with the original attributes. The combining reduction is an ordinary
+// op: a later round cuts it again where it is still too large. Returns the partial reductions
+// (empty when the op is not such a reduction or no block fits) and sets `how` for the report.
+std::vector<ir::Op*> split_reduced_dim(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                       std::string& how) {
+  const std::optional<PartialReduction> pr = partial_reduction(op->kind);
+  if (!pr) return {};
+  ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  std::vector<int64_t> axes;
+  for (int64_t a : op->attr_ints_or("axes", {})) axes.push_back(normalized_axis(a, in.size()));
+  if (axes.empty())
+    for (size_t d = 0; d < in.size(); ++d) axes.push_back(int64_t(d));
+  int64_t axis = -1, block = 0, pieces = 0;
+  for (int64_t a : axes) {
+    Shape one = in;
+    one[size_t(a)] = 1;
+    int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                  l.elements / std::max<int64_t>(shape_numel(one), 1));
+    b = std::min(b, in[size_t(a)]);
+    // Blocks that start at aligned offsets are views where contiguous (else copies).
+    const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + a + 1, in.end()))) * dtype_size(x->type.dtype);
+    const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+    if (b < in[size_t(a)] && b > granule) b -= b % granule;
+    if (b < 1 || b >= in[size_t(a)] || ceil_div(in[size_t(a)], b) > kMaxPieces) continue;
+    if (axis < 0 || ceil_div(in[size_t(a)], b) < pieces) {
+      axis = a;
+      block = b;
+      pieces = ceil_div(in[size_t(a)], b);
+    }
+  }
+  if (axis < 0) return {};
+  ir::AttrMap partial_attrs = op->attrs;
+  partial_attrs["keepdims"] = true;
+  std::vector<ir::Op*> partials;
+  std::vector<ir::Value*> results;
+  for (int64_t k0 = 0; k0 < in[size_t(axis)]; k0 += block) {
+    const int64_t k1 = std::min(in[size_t(axis)], k0 + block);
+    ir::Value* piece = slice_along(g, op, x, axis, k0, k1, l, made);
+    ir::Op* p = g.insert_op(op, pr->partial, {piece}, partial_attrs,
+                            cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1), op->loc);
+    partials.push_back(p);
+    results.push_back(p->result());
+  }
+  ir::Value* joined =
+      g.insert_op(op, ir::OpKind::Concat, results, {{"axis", axis}}, cat(op->name, ".partials"), op->loc)->result();
+  ir::Op* combine = g.insert_op(op, pr->combine, {joined}, op->attrs, cat(op->name, ".combine"), op->loc);
+  ir::Value* result = combine->result();
+  if (op->kind == ir::OpKind::ReduceMean) {  // the count of reduced elements, divided once
+    int64_t count = 1;
+    for (int64_t a : axes) count *= in[size_t(a)];
+    HostTensor n(result->type.dtype, {});
+    n.set_f64(0, double(count));
+    ir::Value* c = g.add_constant(std::move(n), cat(op->name, ".count"));
+    g.move_before(c->producer, op);
+    result = g.insert_op(op, ir::OpKind::Div, {result, c}, {}, cat(op->name, ".mean"), op->loc)->result();
+  }
+  g.replace_all_uses(op->result(), result);
+  g.erase_op(op);
+  how = cat("partial ", op_name(pr->partial), " over blocks of ", block, " of dim ", axis, ", ", pr->how);
+  return partials;
+}
+
+// A cumsum along a dim too long for one binding: cut along that dim like a parallel one (each
+// piece the cumsum of its block, with the op's exclusive and reverse), then a carry pass adds to
+// each block the sum of the blocks before it (after it, reversed), from per-block reduce_sums of
+// the block's input. Returns the pieces (empty when the op is no such cumsum or no cut along its
+// axis fits) and the cut for the report.
+std::vector<ir::Op*> split_scan_with_carry(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                           std::string& note) {
+  if (op->kind != ir::OpKind::CumSum) return {};
+  const Shape& shape = op->result()->type.shape;
+  const int axis = normalized_axis(op->attr_int("axis"), shape.size());
+  AxisMap m = axis_map(*op);
+  m.parallel[size_t(axis)] = true;  // blocks of the axis, joined by the carry pass below
+  m.operand_axis[0][size_t(axis)] = axis;
+  std::vector<Bound> tensors = bound_tensors(*op, m, {});
+  bool copies = false;
+  std::variant<Cut, std::string> cut = choose_cut(*op, m, tensors, l, false);
+  if (!std::holds_alternative<Cut>(cut) || std::get<Cut>(cut).axis != axis) {
+    cut = choose_cut(*op, m, tensors, l, true);
+    copies = true;
+  }
+  if (!std::holds_alternative<Cut>(cut) || std::get<Cut>(cut).axis != axis) return {};
+  const Cut c = std::get<Cut>(cut);
+  const std::string name = op->name;
+  const ir::Location loc = op->loc;
+  const bool reverse = op->attr_bool("reverse");
+  std::vector<ir::Op*> pieces = Splitter(g, op, c, std::move(tensors), l, made, copies).run();
+  const size_t per_group = size_t(ceil_div(shape[size_t(axis)], c.run));  // blocks per index of the dims before
+  for (size_t g0 = 0; g0 < pieces.size(); g0 += per_group) {
+    const std::vector<ir::Op*> group(pieces.begin() + std::ptrdiff_t(g0), pieces.begin() + std::ptrdiff_t(g0 + per_group));
+    // Everything goes before the first op that joins a piece of this group (after all of them).
+    std::vector<ir::Op*> order = g.ops();
+    ir::Op* at = nullptr;
+    size_t at_index = order.size();
+    for (ir::Op* p : group)
+      for (ir::Op* u : g.users(p->result())) {
+        size_t i = size_t(std::find(order.begin(), order.end(), u) - order.begin());
+        if (i < at_index) at_index = i, at = u;
+      }
+    check(at != nullptr, "internal: cumsum piece of '", name, "' has no user");
+    auto insert = [&](ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const char* what) {
+      ir::Op* o = g.insert_op(at, kind, std::move(operands), std::move(attrs), cat(name, ".", what), loc);
+      made.insert(o);
+      return o->result();
+    };
+    std::vector<ir::Value*> totals;
+    for (ir::Op* p : group)
+      totals.push_back(insert(ir::OpKind::ReduceSum, {p->operand(0)}, {{"axes", Ints{axis}}, {"keepdims", true}}, "total"));
+    ir::Value* carry = nullptr;
+    for (size_t k = 0; k < group.size(); ++k) {
+      const size_t j = reverse ? group.size() - 1 - k : k;  // blocks in scan order
+      ir::Value* piece = group[j]->result();
+      if (carry) {
+        ir::Value* sum = insert(ir::OpKind::Add, {piece, carry}, {}, "carried");
+        for (ir::Op* u : g.users(piece))
+          if (u != sum->producer)
+            for (ir::Value*& operand : u->operands)
+              if (operand == piece) operand = sum;
+        for (ir::GraphOutput& o : g.outputs())
+          if (o.value == piece) o.value = sum;
+      }
+      carry = carry ? insert(ir::OpKind::Add, {carry, totals[j]}, {}, "carry") : totals[j];
+    }
+  }
+  int64_t along = ceil_div(shape[size_t(axis)], c.run);
+  note = cat("split into ", c.pieces, " pieces of ", c.run, " along the cumsum axis ", dim_name(*pieces[0], axis),
+             c.pieces > along ? " (for each index of the dims before it)" : "",
+             ", each block's result plus the sum of the blocks ", reverse ? "after" : "before", " it");
+  if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
+  return pieces;
+}
+
+// A topk along a dim too long for one binding: the topk of each block of that dim (k, or the
+// block's length where shorter), the blocks' indices moved by the block's start, the candidates
+// joined, and a topk over the candidates with the op's attributes, whose positions pick the
+// original indices (gather_elements). Ties keep the lower index: candidates are in block order
+// and each block's in index order among equals. The final topk is an ordinary op, cut again in a
+// later round where its candidates are still too large. Returns the per-block topks (empty when
+// no block fits) and sets `how`.
+std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                           std::string& how) {
+  if (op->kind != ir::OpKind::TopK) return {};
+  if (op->result(1)->type.dtype == DType::i64 && !l.int64_arithmetic) return {};  // indices not movable
+  ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
+  const int64_t n = in[size_t(axis)], k = op->attr_int("k");
+  Shape one = in;
+  one[size_t(axis)] = 1;
+  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                    l.elements / std::max<int64_t>(shape_numel(one), 1));
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+  if (block > granule && block < n) block -= block % granule;  // aligned blocks are views where contiguous
+  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || ceil_div(n, block) < 2) return {};
+  // The candidates (values and indices) must fit one binding: the topk over them reads them whole.
+  Shape candidates = in;
+  candidates[size_t(axis)] = 0;
+  for (int64_t k0 = 0; k0 < n; k0 += block) candidates[size_t(axis)] += std::min(k, std::min(n, k0 + block) - k0);
+  if (too_big(x->type, candidates, l) || too_big(op->result(1)->type, candidates, l)) return {};
+  std::vector<ir::Op*> partials;
+  std::vector<ir::Value*> values, indices;
+  for (int64_t k0 = 0; k0 < n; k0 += block) {
+    const int64_t k1 = std::min(n, k0 + block);
+    ir::AttrMap attrs = op->attrs;
+    attrs["k"] = std::min(k, k1 - k0);
+    ir::Op* p = g.insert_op(op, ir::OpKind::TopK, {slice_along(g, op, x, axis, k0, k1, l, made)}, attrs,
+                            cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1), op->loc);
+    partials.push_back(p);
+    values.push_back(p->result(0));
+    ir::Value* idx = p->result(1);
+    if (k0 > 0) {
+      HostTensor start(idx->type.dtype, {});
+      start.set_i64(0, k0);
+      ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
+      g.move_before(c->producer, op);
+      idx = g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
+    }
+    indices.push_back(idx);
+  }
+  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) {
+    return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
+  };
+  ir::Value* candidate_values = join(values, "candidates");
+  ir::Value* candidate_indices = join(indices, "candidate_indices");
+  ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {candidate_values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
+  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {candidate_indices, final->result(1)}, {{"axis", axis}},
+                                  cat(op->name, ".picked"), op->loc)->result();
+  g.replace_all_uses(op->result(0), final->result(0));
+  g.replace_all_uses(op->result(1), picked);
+  g.erase_op(op);
+  how = cat("per-block topk over blocks of ", block, " of dim ", axis, ", then a topk of the ", candidate_values->type.shape[size_t(axis)],
+            " candidates");
+  return partials;
+}
+
+// An argmax or argmin along a dim too long for one binding: per block of that dim, its extreme
+// value (reduce_max or reduce_min) and its index moved by the block's start; the argmax (argmin)
+// of the blocks' extremes, with the op's select_last_index, picks the block, whose index is the
+// result. NaN is the extreme for both (as the op's): reduce_max and reduce_min propagate it.
+std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                      std::string& how) {
+  if (op->kind != ir::OpKind::ArgMax && op->kind != ir::OpKind::ArgMin) return {};
+  if (!l.int64_arithmetic) return {};  // i64 indices not movable by the block's start
+  ir::Value* x = op->operand(0);
+  const Shape& in = x->type.shape;
+  const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
+  const int64_t n = in[size_t(axis)];
+  Shape one = in;
+  one[size_t(axis)] = 1;
+  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                    l.elements / std::max<int64_t>(shape_numel(one), 1));
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+  if (block > granule && block < n) block -= block % granule;
+  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces) return {};
+  const ir::OpKind extreme = op->kind == ir::OpKind::ArgMax ? ir::OpKind::ReduceMax : ir::OpKind::ReduceMin;
+  ir::AttrMap attrs = op->attrs;
+  attrs["keepdims"] = true;
+  std::vector<ir::Op*> partials;
+  std::vector<ir::Value*> extremes, indices;
+  for (int64_t k0 = 0; k0 < n; k0 += block) {
+    const int64_t k1 = std::min(n, k0 + block);
+    ir::Value* piece = slice_along(g, op, x, axis, k0, k1, l, made);
+    const std::string name = cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1);
+    ir::Op* p = g.insert_op(op, op->kind, {piece}, attrs, name, op->loc);
+    partials.push_back(p);
+    extremes.push_back(
+        g.insert_op(op, extreme, {piece}, {{"axes", Ints{axis}}, {"keepdims", true}}, name + ".extreme", op->loc)->result());
+    ir::Value* idx = p->result();
+    if (k0 > 0) {
+      HostTensor start(idx->type.dtype, {});
+      start.set_i64(0, k0);
+      ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
+      g.move_before(c->producer, op);
+      idx = g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
+    }
+    indices.push_back(idx);
+  }
+  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) {
+    return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
+  };
+  ir::Value* best_block = g.insert_op(op, op->kind, {join(extremes, "extremes")}, attrs, cat(op->name, ".block"), op->loc)->result();
+  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {join(indices, "candidates"), best_block},
+                                  {{"axis", axis}}, cat(op->name, ".picked"), op->loc)->result();
+  if (picked->type.shape != op->result()->type.shape)  // keepdims false
+    picked = g.insert_op(op, ir::OpKind::Reshape, {picked}, {{"shape", op->result()->type.shape}}, cat(op->name, ".result"),
+                         op->loc)->result();
+  g.replace_all_uses(op->result(), picked);
+  g.erase_op(op);
+  how = cat("per-block ", op_name(extreme), " and ", op_name(partials[0]->kind), " over blocks of ", block, " of dim ", axis,
+            ", then the ", op_name(partials[0]->kind), " of the blocks' extremes picks the block");
+  return partials;
+}
+
+// What the split never cuts, for the refusal: "" where the reason above says it all.
+std::string not_split_along(const ir::Op& op) {
+  const size_t rank = op.operand(0)->type.shape.size();
+  if (op.kind == ir::OpKind::Sort)
+    return cat("; sort is not cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank),
+               " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
+               "): a merge of sorted pieces is not implemented");
+  if (op.kind == ir::OpKind::Attention && op.attr_bool("causal"))
+    return "; causal attention is cut along batch and heads only (not query rows, not key blocks)";
+  if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
+    return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
+               "are moved by each block's start), the blocks are at most ", kMaxPieces,
+               op.kind == ir::OpKind::TopK ? " and their k candidates each fit one binding together" : "");
+  return "";
+}
+
 }  // namespace
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
@@ -548,13 +872,38 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     if (auto* why = std::get_if<std::string>(&cut)) {
       const std::string described = op->describe();
       std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
-      std::string what = "partial convs over blocks of input channels";
+      std::string what = "partial convs over blocks of input channels, summed";
       if (partials.empty()) {
         partials = split_contraction_k(graph, op, l, made);
-        what = "partial products over blocks of K";
+        what = "partial products over blocks of K, summed";
       }
-      if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why));
-      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ", summed: ", over);
+      // Blocks of a dim every output element reads: the ops that combine the blocks (reductions,
+      // adds, topks, gathers; not the slices, concats and reshapes around them) get a note too.
+      const std::vector<ir::Op*> before = graph.ops();
+      std::set<const ir::Op*> old(before.begin(), before.end());
+      old.erase(op);  // erased by the split: a new op may take its address
+      auto note_combining_ops = [&](size_t pieces, const std::string& how) {
+        for (const ir::Op* o : graph.ops())
+          if (!old.count(o) && !notes.count(o) && o->kind != ir::OpKind::Constant && o->kind != ir::OpKind::Slice &&
+              o->kind != ir::OpKind::Concat && o->schema().category != ir::OpCategory::Reshape)
+            notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over);
+      };
+      if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
+      if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
+      if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
+      if (partials.empty()) {
+        std::string note;
+        std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);
+        for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over);
+        if (!pieces.empty()) {
+          note_combining_ops(pieces.size(), "a carry pass");
+          continue;
+        }
+      }
+      if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why, not_split_along(*op)));
+      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
+      if (what.find("partial convs") == std::string::npos && what.find("partial products") == std::string::npos)
+        note_combining_ops(partials.size(), what);
       continue;
     }
     const Cut& c = std::get<Cut>(cut);

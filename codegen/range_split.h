@@ -22,16 +22,24 @@
 // of the result runs as partial products over blocks of K, summed by adds (gemm: alpha on each
 // partial, beta * C on the first only), cut again in later rounds where still too large.
 //
+// Along a dim every output element reads (the fallbacks when no cut of the dims above fits): a
+// reduction runs as partial reductions over blocks of a reduced dim, joined and reduced again by
+// the combining op (mean: sums, divided once at the end); a cumsum as per-block scans plus a
+// carry pass (the sums of the blocks before); a topk as per-block topks, then a topk over the
+// candidates whose positions pick the original indices; an argmax (argmin) as per-block extremes
+// and indices, the argmax of the extremes picking the block.
+//
 // Where no cut gives pieces that are all views, a second choice lets operand pieces be copies
 // (codegen/box_copy.h: windows bound at offsets aligned down, read at the residual offset), so
 // unaligned starts and non-contiguous pieces (columns of a row-major rhs) are cut too; result
 // pieces must then be contiguous runs only, at any offset, and are assembled into aligned chunks
 // of the result. Only the split path pays these copies.
 //
-// Not split (refused with the reason): dims that every output element reads along (a sort axis,
-// a cumsum axis) beyond the limit, results whose pieces are not contiguous runs (columns of a
-// row-major result that is itself beyond the limit), and operands every piece reads whole (a conv
-// filter) that are themselves beyond the limit.
+// Not split (refused with the reason): dims that every output element reads along (a sort axis;
+// argmax and topk axes where i64 indices cannot be added to, without shaderInt64; causal
+// attention's keys and query rows) beyond the limit, results whose pieces are not contiguous runs
+// (columns of a row-major result that is itself beyond the limit), and operands every piece reads
+// whole (a conv filter) that are themselves beyond the limit.
 #pragma once
 
 #include <map>

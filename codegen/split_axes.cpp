@@ -59,6 +59,19 @@ void map_windows(const ir::ConvGeometry& g, AxisMap& m) {
   }
 }
 
+// conv_transpose: each output spatial dim gathers its input dim through a transposed window.
+void map_transposed_windows(const ir::ConvGeometry& g, AxisMap& m) {
+  for (int j = 0; j < g.spatial_rank; ++j) {
+    size_t d = size_t(g.output_pos[size_t(2 + j)]);
+    m.parallel[d] = true;
+    m.operand_axis[0][d] = g.input_pos[size_t(2 + j)];
+    m.window[d] = Window{g.strides[size_t(j)], (g.kernel[size_t(j)] - 1) * g.dilations[size_t(j)] + 1,
+                         g.pad_begin[size_t(j)], j, 1, true};
+  }
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 // Entries of an integer product's per-channel requantize scale (0: none or per tensor).
 size_t per_channel_requantize(const ir::Op& op) {
   if (!op.has_attr("requantize_scale")) return 0;
@@ -67,6 +80,23 @@ size_t per_channel_requantize(const ir::Op& op) {
 }
 
 }  // namespace
+
+std::pair<int64_t, int64_t> Window::input_rows(int64_t begin, int64_t run, int64_t dim) const {
+  if (transposed)
+    return {std::max<int64_t>(0, floor_div(begin + pad_begin - (span - 1), stride)),
+            std::min(dim, floor_div(begin + run - 1 + pad_begin, stride) + 1)};
+  const int64_t row = begin / unit;
+  return {std::max<int64_t>(0, row * stride - pad_begin), std::min(dim, (row + rows(run) - 1) * stride - pad_begin + span)};
+}
+
+int64_t Window::max_input_rows(int64_t run) const {
+  return transposed ? (run + span - 2) / stride + 2 : (rows(run) - 1) * stride + span;
+}
+
+int64_t Window::max_run(int64_t rows) const {
+  if (transposed) return rows < 2 ? 0 : std::max<int64_t>(0, (rows - 1) * stride - span + 1);
+  return rows < span ? 0 : ((rows - span) / stride + 1) * unit;
+}
 
 AxisMap no_parallel(const ir::Op& op) {
   size_t rank = op.result()->type.shape.size();
@@ -133,6 +163,16 @@ AxisMap axis_map(const ir::Op& op) {
         if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
       }
       if (op.kind == K::Conv) map_windows(g, m);
+      if (op.kind == K::ConvTranspose) map_transposed_windows(g, m);
+      // im2col [N, P, K]: P runs over the output spatial dims, row-major; whole rows of the first
+      // read a window of input rows (the columns K are read whole).
+      if (op.kind == K::Im2Col && g.groups == 1 && rank == 3) {
+        int64_t unit = 1;
+        for (int j = 1; j < g.spatial_rank; ++j) unit *= g.out_spatial[size_t(j)];
+        m.parallel[1] = true;
+        m.operand_axis[0][1] = g.input_pos[2];
+        m.window[1] = Window{g.strides[0], (g.kernel[0] - 1) * g.dilations[0] + 1, g.pad_begin[0], 0, unit};
+      }
       return m;
     }
     case ir::OpCategory::Pool: {
@@ -142,8 +182,9 @@ AxisMap axis_map(const ir::Op& op) {
         m.parallel[size_t(g.output_pos[size_t(i)])] = true;
         m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
       }
-      // ceil_mode's last window may reach past the pads, which a piece's own pads cannot repeat.
-      if (!op.attr_bool("global") && !op.attr_bool("ceil_mode")) map_windows(g, m);
+      // ceil_mode: a piece keeps it, and pads at its end no more than the op does, so that its last
+      // window reaches past the pads as the op's does (range_split.cpp, piece_attrs).
+      if (!op.attr_bool("global")) map_windows(g, m);
       return m;
     }
     case ir::OpCategory::Contraction: {
@@ -267,6 +308,12 @@ AxisMap axis_map(const ir::Op& op) {
 }
 
 std::string dim_name(const ir::Op& op, int axis) {
+  if (op.kind == ir::OpKind::Im2Col) {  // [N, (G,) P, K]: not the conv layout letters
+    const size_t rank = op.result()->type.shape.size();
+    if (axis == 0) return "batch";
+    if (size_t(axis) == rank - 2) return "output positions (whole rows)";
+    return cat("dim ", axis);
+  }
   if (op.schema().category == ir::OpCategory::Conv || op.schema().category == ir::OpCategory::Pool) {
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
     if (axis == g.output_pos[0]) return "batch";

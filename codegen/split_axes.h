@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -18,6 +19,19 @@ namespace vkc::codegen {
 struct Window {
   int64_t stride = 1, span = 1, pad_begin = 0;  // span: (kernel - 1) * dilation + 1
   int spatial = 0;                              // which spatial dim (index into pads)
+  // Result indices per output row: 1, except im2col, whose result dim P runs over all output
+  // spatial dims (row-major), so that one row of spatial dim 0 is `unit` indices of P. Pieces are
+  // then whole rows: runs of a multiple of `unit`.
+  int64_t unit = 1;
+  // conv_transpose: output row o gathers input rows i with i * stride + k * dilation = o + pad.
+  bool transposed = false;
+  int64_t rows(int64_t indices) const { return (indices + unit - 1) / unit; }
+  // Input rows [first, last) that result indices [begin, begin + run) read, within [0, dim).
+  std::pair<int64_t, int64_t> input_rows(int64_t begin, int64_t run, int64_t dim) const;
+  // The most input rows any run of `run` result indices reads, and the longest run that reads at
+  // most `rows` input rows (0: none).
+  int64_t max_input_rows(int64_t run) const;
+  int64_t max_run(int64_t rows) const;
 };
 
 // Per dim of the op's results: whether the op can be computed piece by piece along it, and which

@@ -3,6 +3,7 @@
 // over buffer ranges (codegen/range_split.h). Each runs on the device against the reference, every
 // binding must stay within the range, and the report must say how each op was cut.
 #include <cstdlib>
+#include <random>
 
 #include "codegen/range_split.h"
 #include "codegen/storage_plan.h"
@@ -23,6 +24,7 @@ struct SplitCase {
   const char* name;
   std::function<ir::Graph()> build;
   double rel_tol = 1e-5;
+  double low = -1.0, high = 1.0;  // float inputs drawn from [low, high) (a product needs them near 1)
 };
 
 ir::Graph graph_of(K kind, const std::vector<ir::TensorType>& inputs, ir::AttrMap attrs = {}) {
@@ -89,6 +91,22 @@ std::vector<SplitCase> split_cases() {
                          {{"kernel", Ints{3, 2}}, {"strides", Ints{1, 2}}, {"pads", Ints{1, 0, 1, 0}},
                           {"count_include_pad", true}});
        }},
+      // ceil_mode: the last piece keeps it, its last window reaching past the pads as the op's does.
+      {"max_pool_rows_ceil_mode", [] {
+         return graph_of(K::MaxPool, {f32({1, 1, 67, 40})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 0, 1}},
+                          {"ceil_mode", true}});
+       }},
+      {"avg_pool_rows_ceil_mode_count_include_pad", [] {
+         return graph_of(K::AvgPool, {f32({1, 2, 66, 33})},
+                         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 0}},
+                          {"ceil_mode", true}, {"count_include_pad", true}});
+       }},
+      {"avg_pool_rows_ceil_mode_nhwc", [] {
+         return graph_of(K::AvgPool, {f32({1, 71, 9, 4})},
+                         {{"kernel", Ints{4, 2}}, {"strides", Ints{3, 2}}, {"ceil_mode", true},
+                          {"layout", std::string("NHWC")}});
+       }},
       // NCHW, one image beyond the range and rows not contiguous across channels: partial convs
       // over blocks of input channels, summed; larger partial results are cut again.
       {"conv_nchw_input_channel_blocks", [] {
@@ -103,8 +121,36 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::ConvTranspose, {f32({1, 4, 16, 16}), f32({4, 8, 2, 2})}, {{"strides", Ints{2, 2}}});
        },
        1e-4},
+      // Output rows gather a window of input rows: pieces with their own pads and output_padding.
+      {"conv_transpose_rows", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 1, 24, 24}), f32({1, 1, 3, 3}), f32({1})},
+                         {{"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}, {"output_padding", Ints{1, 1}}});
+       },
+       1e-4},
+      {"conv_transpose_rows_stride_above_kernel_nhwc", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 20, 6, 2}), f32({2, 3, 2, 2})},
+                         {{"strides", Ints{3, 3}}, {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});
+       },
+       1e-4},
+      {"conv_transpose_rows_output_shape_dilated", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 2, 36, 10}), f32({2, 1, 4, 4})},
+                         {{"strides", Ints{2, 2}}, {"dilations", Ints{2, 2}}, {"output_shape", Ints{70, 20}}});
+       },
+       1e-4},
       {"im2col_batch", [] {
          return graph_of(K::Im2Col, {f32({4, 1, 8, 8})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      // Whole output rows of im2col's P (all output spatial dims) read a window of input rows.
+      {"im2col_rows_halo", [] {
+         return graph_of(K::Im2Col, {f32({1, 2, 20, 12})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"im2col_rows_strided_nhwc", [] {
+         return graph_of(K::Im2Col, {f32({2, 21, 10, 3})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 1}}, {"dilations", Ints{2, 1}},
+                          {"pads", Ints{2, 0, 1, 1}}, {"input_layout", std::string("NHWC")}});
+       }},
+      {"im2col_1d_rows", [] {
+         return graph_of(K::Im2Col, {f32({1, 3, 600})}, {{"kernel", Ints{5}}, {"pads", Ints{2, 2}}});
        }},
       {"max_pool_channels", [] {
          return graph_of(K::MaxPool, {f32({2, 8, 16, 16})}, {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}});
@@ -118,6 +164,13 @@ std::vector<SplitCase> split_cases() {
        }},
       {"argmax_rows", [] {
          return graph_of(K::ArgMax, {f32({32, 256})}, {{"axis", int64_t(1)}, {"keepdims", false}});
+       }},
+      // Along an axis beyond the range: per-block extremes and indices, the best block's index.
+      {"argmax_long_rows", [] {
+         return graph_of(K::ArgMax, {f32({3, 2000})}, {{"axis", int64_t(1)}, {"keepdims", false}});
+       }},
+      {"argmin_i32_ties_last_index_long_columns", [] {
+         return graph_of(K::ArgMin, {typed(DType::i32, {1500, 2})}, {{"axis", int64_t(0)}, {"select_last_index", true}});
        }},
       {"softmax_rows", [] { return graph_of(K::Softmax, {f32({32, 256})}); }},
       {"matmul_rows", [] { return graph_of(K::MatMul, {f32({64, 64}), f32({64, 16})}); }, 1e-4},
@@ -151,6 +204,24 @@ std::vector<SplitCase> split_cases() {
          g.add_output(op->result(1), "indices");
          return g;
        }},
+      // Along an axis beyond the range: per-block topk, then a topk over the candidates.
+      {"topk_long_rows", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", f32({4, 2048}));
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(5)}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
+      {"topk_smallest_i32_ties_long_axis", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", typed(DType::i32, {1500, 2}));  // values in [-8, 8): many ties
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(7)}, {"axis", int64_t(0)}, {"largest", false},
+                                              {"index_type", std::string("i32")}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
       {"pad_rows", [] { return graph_of(K::Pad, {f32({16, 256})}, {{"pads", Ints{0, 32, 0, 32}}}); }},
       {"transpose_batch", [] { return graph_of(K::Transpose, {f32({16, 16, 16})}, {{"perm", Ints{0, 2, 1}}}); }},
       {"slice_columns", [] {
@@ -178,7 +249,39 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::GroupNorm, {f32({8, 4, 64}), f32({4}), f32({4})}, {{"num_groups", int64_t(2)}});
        }},
       {"cumsum_rows", [] { return graph_of(K::CumSum, {f32({32, 256})}, {{"axis", int64_t(1)}}); }},
+      // Along an axis beyond the range: per-block scans plus a carry pass.
+      {"cumsum_long_rows", [] { return graph_of(K::CumSum, {f32({2, 3000})}, {{"axis", int64_t(1)}}); }, 1e-4},
+      {"cumsum_long_axis_exclusive_reverse", [] {
+         return graph_of(K::CumSum, {f32({1, 1000, 3})}, {{"axis", int64_t(1)}, {"exclusive", true}, {"reverse", true}});
+       }, 1e-4},
+      {"cumsum_i32_reverse", [] {
+         return graph_of(K::CumSum, {typed(DType::i32, {5000})}, {{"axis", int64_t(0)}, {"reverse", true}});
+       }},
+      {"cumsum_exclusive_unaligned", [] {
+         return graph_of(K::CumSum, {f32({3, 1201})}, {{"axis", int64_t(-1)}, {"exclusive", true}});
+       }, 1e-4},
       {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
+      // Reductions too large for a binding even for one index of their kept dims (issue 25): partial
+      // reductions over blocks of one reduced dim, then a combining reduction of the partials.
+      {"reduce_sum_to_scalar", [] { return graph_of(K::ReduceSum, {f32({32, 256})}, {{"keepdims", false}}); }, 1e-4},
+      {"reduce_sum_i32_to_scalar", [] { return graph_of(K::ReduceSum, {typed(DType::i32, {3000})}); }},
+      {"reduce_mean_to_scalar_keepdims", [] { return graph_of(K::ReduceMean, {f32({3, 40, 50})}); }, 1e-4},
+      {"reduce_mean_i32_long_axis", [] {
+         return graph_of(K::ReduceMean, {typed(DType::i32, {2, 1500})}, {{"axes", Ints{1}}});
+       }},
+      {"reduce_max_long_rows", [] {
+         return graph_of(K::ReduceMax, {f32({4, 2048})}, {{"axes", Ints{1}}, {"keepdims", false}});
+       }},
+      {"reduce_min_long_columns", [] { return graph_of(K::ReduceMin, {f32({3000, 2})}, {{"axes", Ints{0}}}); }},
+      {"reduce_prod_to_scalar", [] { return graph_of(K::ReduceProd, {f32({1500})}); }, 1e-4, 0.99, 1.01},
+      {"reduce_l1_to_scalar", [] { return graph_of(K::ReduceL1, {f32({2, 1500})}, {{"keepdims", false}}); }, 1e-4},
+      {"reduce_l2_inner_axes", [] {
+         return graph_of(K::ReduceL2, {f32({2, 24, 60})}, {{"axes", Ints{1, 2}}});
+       }, 1e-4},
+      {"reduce_log_sum_exp_long_rows", [] {
+         return graph_of(K::ReduceLogSumExp, {f32({2, 2048})}, {{"axes", Ints{-1}}});
+       }, 1e-4},
+      {"reduce_sum_long_row_unaligned", [] { return graph_of(K::ReduceSum, {f32({1, 20001})}); }, 1e-4},
   };
 }
 
@@ -195,7 +298,11 @@ TEST_P(RangeSplitTest, PiecesMatchReferenceWithinTheRange) {
   };
   GpuRun run;
   try {
-    run = run_on_gpu(g, random_inputs(g, 25), o);
+    std::map<std::string, HostTensor> inputs = random_inputs(g, 25);
+    std::mt19937 rng(25);
+    for (const ir::Value* v : g.inputs())
+      if (is_float(v->type.dtype)) inputs[v->name] = random_tensor(v->type.dtype, v->type.shape, rng, c.low, c.high);
+    run = run_on_gpu(g, inputs, o);
   } catch (const Error& e) {
     FAIL() << e.what();
   }
@@ -208,7 +315,8 @@ TEST_P(RangeSplitTest, PiecesMatchReferenceWithinTheRange) {
     for (const BindingDesc& b : d.bindings)
       EXPECT_LE(tensors.tensor(b.tensor).size_bytes(), kTinyRange) << d.name << " binds " << b.tensor;
     if (d.notes.find("split into") != std::string::npos || d.notes.find("partial convs") != std::string::npos ||
-        d.notes.find("partial products") != std::string::npos)
+        d.notes.find("partial products") != std::string::npos || d.notes.find("partial reduce_") != std::string::npos ||
+        d.notes.find("per-block ") != std::string::npos)
       ++split;
     all_notes += d.name + ": " + d.notes + "\n";
   }
@@ -242,6 +350,48 @@ TEST(RangeSplit, ReportSaysHowAndWhy) {
   }
 }
 
+// The cuts along a dim every output element reads say how they were made and which limit forced
+// them (compiled only).
+TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
+  codegen::CompileOptions co;
+  co.target = find_target("lavapipe").limits;
+  co.target.name = "tiny-range";
+  co.target.max_storage_buffer_range = kTinyRange;
+  struct Expected {
+    ir::Graph graph;
+    std::string piece, note;
+  };
+  std::vector<Expected> cases;
+  cases.push_back({one_op_graph(K::ReduceMean, {f32({32, 256})}, {{"keepdims", false}}), "under_test.block0-3",
+                   "one of 8 partial reduce_sum over blocks of 4 of dim 0, summed, then divided by the count: operand 0 "
+                   "tensor<32x256xf32> is 32768 bytes, above target 'tiny-range' maxStorageBufferRange 4096"});
+  cases.push_back({one_op_graph(K::CumSum, {f32({1, 2048})}, {{"axis", int64_t(1)}}), "under_test.part0",
+                   "split into 2 pieces of 1024 along the cumsum axis dim 1, each block's result plus the sum of the "
+                   "blocks before it: result tensor<1x2048xf32> is 8192 bytes, above target 'tiny-range' "
+                   "maxStorageBufferRange 4096"});
+  cases.push_back({one_op_graph(K::ArgMax, {f32({2048})}), "under_test.block0-1023",
+                   "one of 2 per-block reduce_max and argmax over blocks of 1024 of dim 0, then the argmax of the "
+                   "blocks' extremes picks the block: operand 0 tensor<2048xf32> is 8192 bytes"});
+  for (Expected& e : cases) {
+    ModuleImage image = codegen::compile_graph(e.graph, co);
+    bool found = false;
+    std::string all;
+    for (const DispatchDesc& d : image.manifest.dispatches) {
+      all += d.name + " [" + (d.ops.empty() ? "" : d.ops.front()) + "]: " + d.notes + "\n";
+      if (!d.ops.empty() && d.ops.front().find("'" + e.piece + "'") != std::string::npos) {
+        found = true;
+        EXPECT_NE(d.notes.find(e.note), std::string::npos) << e.piece << ": " << d.notes << "\n" << all;
+      }
+    }
+    EXPECT_TRUE(found) << "no dispatch of " << e.piece << ":\n" << all;
+    // Every dispatch is a piece, a copy or view around the pieces, or says what it combines.
+    for (const DispatchDesc& d : image.manifest.dispatches)
+      if (d.kernel != "slice" && d.kernel != "concat" && d.kernel != "copy") {
+        EXPECT_FALSE(d.notes.empty()) << d.name << " has no note:\n" << all;
+      }
+  }
+}
+
 // What cannot be split is refused in one line naming the op, the operand, the size and the limit.
 TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   codegen::CompileOptions co;
@@ -255,7 +405,11 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   std::vector<Refusal> cases;
   cases.push_back({one_op_graph(K::Sort, {f32({2048})}),
                    {"sort 'under_test'", "8192 bytes, above target 'tiny-range' maxStorageBufferRange 4096",
-                    "cannot be split"}});
+                    "cannot be split", "sort is not cut along its axis (dim 0 of length 2048)"}});
+  cases.push_back({one_op_graph(K::Attention, {f32({1, 64, 16}), f32({1, 128, 16}), f32({1, 128, 16})},
+                                {{"causal", true}, {"scale", 0.25}}),
+                   {"attention 'under_test'", "tensor<1x128x16xf32> is 8192 bytes", "cannot be split",
+                    "causal attention is cut along batch and heads only"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
   // One row of rhs is beyond the range: no block of K fits.

@@ -83,7 +83,10 @@ GpuRun check(const Case& c, const HostTensor& x, const std::string& forced = "se
   }
   EXPECT_GE(count_select_passes(run), 1);
   // The final select level writes the results itself: no gather pass reads sorted positions.
-  for (const DispatchDesc& d : run.module.manifest.dispatches) EXPECT_EQ(d.kernel, "topk_select") << d.name;
+  // (Under VKC_TEST_MAX_BINDING a range split adds slices, concats and gathers around the pieces.)
+  if (!split_testing()) {
+    for (const DispatchDesc& d : run.module.manifest.dispatches) EXPECT_EQ(d.kernel, "topk_select") << d.name;
+  }
   return run;
 }
 

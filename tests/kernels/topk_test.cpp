@@ -62,6 +62,9 @@ GpuRun check_topk(const TopKConfig& c, const HostTensor& x, const std::string& f
       EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << "output " << name;
     }
   }
+  // A range split under VKC_TEST_MAX_BINDING adds its pieces and candidates, written through
+  // views: the comparison above holds, the tensor and writer expectations below do not.
+  if (split_testing()) return run;
   // Only the input, the used outputs and the sort's own scratch tensors may exist.
   const Manifest& m = run.module.manifest;
   for (const TensorDesc& t : m.tensors) {
