@@ -692,6 +692,21 @@ std::vector<ir::Op*> split_scan_with_carry(ir::Graph& g, ir::Op* op, const Limit
   return pieces;
 }
 
+// A block's indices along the split dim, moved by the block's start k0 to index the whole dim.
+ir::Value* from_block_start(ir::Graph& g, ir::Op* op, ir::Value* idx, int64_t k0) {
+  if (k0 == 0) return idx;
+  HostTensor start(idx->type.dtype, {});
+  start.set_i64(0, k0);
+  ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
+  g.move_before(c->producer, op);
+  return g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
+}
+
+// The blocks' results joined back along `axis`, before `op`.
+ir::Value* join_along(ir::Graph& g, ir::Op* op, const std::vector<ir::Value*>& parts, int64_t axis, const char* what) {
+  return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
+}
+
 // A topk along a dim too long for one binding: the topk of each block of that dim (k, or the
 // block's length where shorter), the blocks' indices moved by the block's start, the candidates
 // joined, and a topk over the candidates with the op's attributes, whose positions pick the
@@ -731,18 +746,9 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
     partials.push_back(p);
     values.push_back(p->result(0));
     ir::Value* idx = p->result(1);
-    if (k0 > 0) {
-      HostTensor start(idx->type.dtype, {});
-      start.set_i64(0, k0);
-      ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
-      g.move_before(c->producer, op);
-      idx = g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
-    }
-    indices.push_back(idx);
+    indices.push_back(from_block_start(g, op, idx, k0));
   }
-  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) {
-    return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
-  };
+  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) { return join_along(g, op, parts, axis, what); };
   ir::Value* candidate_values = join(values, "candidates");
   ir::Value* candidate_indices = join(indices, "candidate_indices");
   ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {candidate_values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
@@ -790,18 +796,9 @@ std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l,
     extremes.push_back(
         g.insert_op(op, extreme, {piece}, {{"axes", Ints{axis}}, {"keepdims", true}}, name + ".extreme", op->loc)->result());
     ir::Value* idx = p->result();
-    if (k0 > 0) {
-      HostTensor start(idx->type.dtype, {});
-      start.set_i64(0, k0);
-      ir::Value* c = g.add_constant(std::move(start), cat(op->name, ".start", k0));
-      g.move_before(c->producer, op);
-      idx = g.insert_op(op, ir::OpKind::Add, {idx, c}, {}, cat(op->name, ".indices"), op->loc)->result();
-    }
-    indices.push_back(idx);
+    indices.push_back(from_block_start(g, op, idx, k0));
   }
-  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) {
-    return g.insert_op(op, ir::OpKind::Concat, parts, {{"axis", axis}}, cat(op->name, ".", what), op->loc)->result();
-  };
+  auto join = [&](const std::vector<ir::Value*>& parts, const char* what) { return join_along(g, op, parts, axis, what); };
   ir::Value* best_block = g.insert_op(op, op->kind, {join(extremes, "extremes")}, attrs, cat(op->name, ".block"), op->loc)->result();
   ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {join(indices, "candidates"), best_block},
                                   {{"axis", axis}}, cat(op->name, ".picked"), op->loc)->result();

@@ -204,6 +204,16 @@ std::string decode_physical_output(const ir::ConvGeometry& g, const Shape& outpu
   return s + ");\n";
 }
 
+void take_plan(EmittedKernel& k, const ConvOperands& c, const ConvPlan& plan) {
+  k.workgroup_size = plan.workgroup_size;
+  k.workgroup_count = plan.workgroup_count;
+  k.workgroup_memory_bytes = plan.workgroup_memory_bytes;
+  k.tiles = plan.tiles;
+  k.flops = conv_flops(c.g);
+  k.bytes = conv_min_bytes(c);
+  k.notes = plan.notes;
+}
+
 double conv_flops(const ir::ConvGeometry& g) {
   double taps = double(product(g.kernel));
   if (g.transposed)  // every input element scatters into Fg channels x taps

@@ -87,6 +87,10 @@ std::string phase_fns(const ir::ConvGeometry& g);
 // uint out_offset(uint n, uint f, uvec3 o): physical offset of an output element.
 std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape);
 
+// The plan's launch shape, workgroup memory, tiles and notes, and the conv's flops and minimal
+// bytes, on a one-dispatch conv kernel (the direct and depthwise kernels).
+void take_plan(EmittedKernel& k, const ConvOperands& c, const ConvPlan& plan);
+
 // float bias_of(uint f): the bias of output channel f, or 0.
 std::string bias_fn(bool has_bias, const std::string& buffer);
 

@@ -52,13 +52,7 @@ EmittedKernel emit_conv_depthwise_channels_last(const ConvOperands& c, const Con
     values.push_back({cat("W", i), d < 0 ? "0" : std::to_string(ws[size_t(2 + d)])});
   }
   k.glsl = instantiate_shader(k.kernel, values);
-  k.workgroup_size = plan.workgroup_size;
-  k.workgroup_count = plan.workgroup_count;
-  k.workgroup_memory_bytes = 0;
-  k.tiles = plan.tiles;
-  k.flops = conv_flops(g);
-  k.bytes = conv_min_bytes(c);
-  k.notes = plan.notes;
+  take_plan(k, c, plan);
   return k;
 }
 

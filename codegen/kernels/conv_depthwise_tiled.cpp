@@ -141,13 +141,7 @@ EmittedKernel emit_conv_depthwise_tiled(const ConvOperands& c, const ConvPlan& p
     values.push_back({cat("D", i), std::to_string(at_or(g.dilations, d[i], 1))});
   }
   k.glsl = instantiate_shader(k.kernel, values);
-  k.workgroup_size = plan.workgroup_size;
-  k.workgroup_count = plan.workgroup_count;
-  k.workgroup_memory_bytes = plan.workgroup_memory_bytes;
-  k.tiles = plan.tiles;
-  k.flops = conv_flops(g);
-  k.bytes = conv_min_bytes(c);
-  k.notes = plan.notes;
+  take_plan(k, c, plan);
   return k;
 }
 

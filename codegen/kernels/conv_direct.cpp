@@ -30,13 +30,7 @@ EmittedKernel emit_conv_direct(const ConvOperands& c, const ConvPlan& plan, cons
       {"K2", std::to_string(taps[2])}};
   if (!depthwise) values.push_back({"CG", std::to_string(g.in_channels_per_group())});
   k.glsl = instantiate_shader(k.kernel, values);
-  k.workgroup_size = plan.workgroup_size;
-  k.workgroup_count = plan.workgroup_count;
-  k.workgroup_memory_bytes = 0;
-  k.tiles = plan.tiles;
-  k.flops = conv_flops(g);
-  k.bytes = conv_min_bytes(c);
-  k.notes = plan.notes;
+  take_plan(k, c, plan);
   return k;
 }
 

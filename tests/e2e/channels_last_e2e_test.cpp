@@ -33,6 +33,27 @@ double relative_max_error(const std::map<std::string, HostTensor>& got, const st
   return ref > 0 ? err / ref : err;
 }
 
+// The graph after the channels-last pass and dead-code elimination, verified.
+ir::Graph rewritten(const ir::Graph& original, const ir::ChannelsLastConvs& convs = {}) {
+  ir::Graph g = original.clone();
+  ir::PassManager pm;
+  pm.add(ir::channels_last_pass(convs));
+  pm.add(ir::dead_code_elimination_pass());
+  pm.run(g);
+  ir::verify_graph(g);
+  return g;
+}
+
+// Runs the rewritten graph in fp32 and checks it against the original's float64 reference.
+GpuRun run_against_original(const ir::Graph& g, const std::map<std::string, HostTensor>& inputs,
+                            const std::map<std::string, HostTensor>& want) {
+  GpuRunOptions fp32;
+  GpuRun run = run_on_gpu(g, inputs, fp32);
+  EXPECT_TRUE(outputs_match(run, fp32));
+  EXPECT_LE(relative_max_error(run.outputs, want), 1e-5);
+  return run;
+}
+
 TEST(ChannelsLastE2e, RewrittenResnetLikeGraphsMatchTheOriginal) {
   ResnetLikeShape s;
   s.batch = 2;
@@ -45,18 +66,10 @@ TEST(ChannelsLastE2e, RewrittenResnetLikeGraphsMatchTheOriginal) {
     SCOPED_TRACE(cat("rank ", shape.spatial_rank, shape.squeeze_excite ? " se" : "", shape.concat ? " concat" : "",
                      shape.block_output ? " block output" : ""));
     ir::Graph original = resnet_like_graph(shape, rng);
-    ir::Graph g = original.clone();
-    ir::PassManager pm;
-    pm.add(ir::channels_last_pass());
-    pm.add(ir::dead_code_elimination_pass());
-    pm.run(g);
-    ir::verify_graph(g);
+    ir::Graph g = rewritten(original);
     const std::map<std::string, HostTensor> inputs = random_inputs(g, seed++);
     const std::map<std::string, HostTensor> want = ir::interpret(original, inputs);
-    GpuRunOptions fp32;
-    GpuRun run = run_on_gpu(g, inputs, fp32);
-    EXPECT_TRUE(outputs_match(run, fp32));
-    EXPECT_LE(relative_max_error(run.outputs, want), 1e-5);
+    run_against_original(g, inputs, want);
     GpuRunOptions fp16;
     fp16.precision = Precision::fp16;
     EXPECT_LE(relative_max_error(run_on_gpu(g, inputs, fp16).outputs, want), 5e-3);
@@ -79,23 +92,15 @@ TEST(ChannelsLastE2e, RewrittenMobilenetLikeGraphsMatchTheOriginal) {
     shape.efficientnet = efficientnet;
     std::mt19937 rng(seed);
     ir::Graph original = mobilenet_like_graph(shape, rng);
-    ir::Graph g = original.clone();
     ir::ChannelsLastConvs convs;
     convs.same_layout = [](const ir::Op& conv) {
       const ir::ConvGeometry geo = ir::conv_geometry(conv);
       return geo.groups == geo.in_channels && geo.in_channels_per_group() == 1;
     };
-    ir::PassManager pm;
-    pm.add(ir::channels_last_pass(convs));
-    pm.add(ir::dead_code_elimination_pass());
-    pm.run(g);
-    ir::verify_graph(g);
+    ir::Graph g = rewritten(original, convs);
     const std::map<std::string, HostTensor> inputs = random_inputs(g, seed++);
     const std::map<std::string, HostTensor> want = ir::interpret(original, inputs);
-    GpuRunOptions fp32;
-    GpuRun run = run_on_gpu(g, inputs, fp32);
-    EXPECT_TRUE(outputs_match(run, fp32));
-    EXPECT_LE(relative_max_error(run.outputs, want), 1e-5);
+    GpuRun run = run_against_original(g, inputs, want);
     int channels_last_depthwise = 0, transposes = 0;
     for (const DispatchDesc& d : run.module.manifest.dispatches) {
       channels_last_depthwise += d.strategy == "depthwise_channels_last";
