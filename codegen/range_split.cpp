@@ -555,6 +555,23 @@ std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
   }
 }
 
+// The longest block of x along `axis` (every other dim whole) one binding holds, cut to a multiple
+// of the offset-alignment granule where longer than one: blocks that start at aligned offsets are
+// views where contiguous (else copies). At most the dim's length; 0 when not one slice fits.
+int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) {
+  const Shape& in = x->type.shape;
+  const int64_t n = in[size_t(axis)];
+  Shape one = in;
+  one[size_t(axis)] = 1;
+  int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+                                l.elements / std::max<int64_t>(shape_numel(one), 1));
+  b = std::min(b, n);
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
+  if (b < n && b > granule) b -= b % granule;
+  return b;
+}
+
 // A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
 // a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
 // dim (the dim that gives the fewest blocks that fit), joined along it by a concat and reduced
@@ -573,15 +590,7 @@ std::vector<ir::Op*> split_reduced_dim(ir::Graph& g, ir::Op* op, const Limits& l
     for (size_t d = 0; d < in.size(); ++d) axes.push_back(int64_t(d));
   int64_t axis = -1, block = 0, pieces = 0;
   for (int64_t a : axes) {
-    Shape one = in;
-    one[size_t(a)] = 1;
-    int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
-                                  l.elements / std::max<int64_t>(shape_numel(one), 1));
-    b = std::min(b, in[size_t(a)]);
-    // Blocks that start at aligned offsets are views where contiguous (else copies).
-    const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + a + 1, in.end()))) * dtype_size(x->type.dtype);
-    const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
-    if (b < in[size_t(a)] && b > granule) b -= b % granule;
+    const int64_t b = binding_block(x, a, l);
     if (b < 1 || b >= in[size_t(a)] || ceil_div(in[size_t(a)], b) > kMaxPieces) continue;
     if (axis < 0 || ceil_div(in[size_t(a)], b) < pieces) {
       axis = a;
@@ -722,13 +731,7 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
   const Shape& in = x->type.shape;
   const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
   const int64_t n = in[size_t(axis)], k = op->attr_int("k");
-  Shape one = in;
-  one[size_t(axis)] = 1;
-  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
-                                    l.elements / std::max<int64_t>(shape_numel(one), 1));
-  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
-  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
-  if (block > granule && block < n) block -= block % granule;  // aligned blocks are views where contiguous
+  const int64_t block = binding_block(x, axis, l);
   if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || ceil_div(n, block) < 2) return {};
   // The candidates (values and indices) must fit one binding: the topk over them reads them whole.
   Shape candidates = in;
@@ -774,13 +777,7 @@ std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l,
   const Shape& in = x->type.shape;
   const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
   const int64_t n = in[size_t(axis)];
-  Shape one = in;
-  one[size_t(axis)] = 1;
-  int64_t block = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
-                                    l.elements / std::max<int64_t>(shape_numel(one), 1));
-  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
-  const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
-  if (block > granule && block < n) block -= block % granule;
+  const int64_t block = binding_block(x, axis, l);
   if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces) return {};
   const ir::OpKind extreme = op->kind == ir::OpKind::ArgMax ? ir::OpKind::ReduceMax : ir::OpKind::ReduceMin;
   ir::AttrMap attrs = op->attrs;
