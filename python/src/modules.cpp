@@ -32,6 +32,24 @@ void register_modules(py::module_& m) {
       .def_property_readonly("dispatch_count", &Module::dispatch_count)
       .def("manifest_json", &Module::manifest_json)
       .def("report", &Module::report, "vk-compile --report's table: one row per dispatch")
+      .def("reference", [](const Module& mod, py::dict inputs) {
+        // The source graph on vkc's float64 reference interpreter (what vk-run --check compares
+        // with): inputs by name, outputs by name, each rounded to its element type.
+        HostInputs held;
+        std::map<std::string, HostTensor> in;
+        for (auto [name, value] : inputs) {
+          const std::string key = py::str(name);
+          in.emplace(key, held.add(key, value, "").copy());
+        }
+        std::map<std::string, HostTensor> out;
+        {
+          py::gil_scoped_release unlocked;
+          out = mod.reference(in);
+        }
+        py::dict result;
+        for (auto& [name, t] : out) result[py::str(name)] = to_numpy(std::move(t));
+        return result;
+      }, py::arg("inputs"), "The float64 reference interpreter's outputs for these inputs (by name).")
       .def("save", [](const Module& mod, const std::string& path) {
         py::gil_scoped_release unlocked;
         mod.save(path);

@@ -231,10 +231,16 @@ class InferenceSessionTest(unittest.TestCase):
         self.assertIn("matmul", report.lower())
         self.assertEqual(vkc.load(out).report(), report)
         x = rand((1, 6, 4), 31)
+        # The module's source graph on vkc's float64 reference interpreter, as vk-run --check uses it.
+        reference = vkc.load(out).reference({"x": x})
+        self.assertEqual(len(reference), 1)
+        want = next(iter(reference.values()))
+        self.assertEqual(want.dtype, np.float32)
+        np.testing.assert_allclose(want, np.maximum(x @ w, 0), rtol=1e-5, atol=1e-6)
         for source in (out, vkc.load(out)):
             sess = vkc.InferenceSession(source, device=self.device)
             self.assertEqual(sess.get_inputs()[0].shape, [1, 6, 4])
-            np.testing.assert_allclose(sess.run(None, {"x": x})[0], np.maximum(x @ w, 0), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(sess.run(None, {"x": x})[0], want, rtol=1e-5, atol=1e-6)
         with self.assertRaisesRegex(ValueError, "input 'x': expected shape 1x6x4, found 1x5x4"):
             sess.run(None, {"x": rand((1, 5, 4), 1)})
 
