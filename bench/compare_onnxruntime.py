@@ -55,7 +55,9 @@ def small_model(path):
                                helper.make_tensor_value_info("top", TensorProto.FLOAT, ["batch", 5]),
                                helper.make_tensor_value_info("top_index", TensorProto.INT64, ["batch", 5])],
                               [w, b, k])
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    # IR version 8 (opset 17's): a newer onnx package writes its own latest IR version by default,
+    # which an older onnxruntime refuses to load (seen: IR 14 against ORT's 13 on the GPU machine).
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), path)
 
 
 def safe_file_name(name):
