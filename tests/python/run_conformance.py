@@ -6,15 +6,20 @@ integers and bools exactly; dtypes and shapes equal).
 The cases are the rows of docs/conformance.md that say "pass" (vk-conformance's results on
 lavapipe): node and pytorch-converted tests from Debian's libonnx-testdata and vkc's own ort_cases.
 CTest (python.conformance) runs them all (about 20 s on lavapipe); --every N runs a deterministic
-subset, every Nth case in name order.
+subset, every Nth case in name order. With --vk-run PATH, every --same-every'th case (first data
+set) also runs through the vk-run CLI on the same inputs (.npy files), and the two results must
+be identical, bit for bit (NaN where NaN): the module and the CLI share one library.
 
-Usage: run_conformance.py [--every N] [--offset K] [--filter REGEX] [--list]"""
+Usage: run_conformance.py [--every N] [--offset K] [--filter REGEX] [--list]
+                          [--vk-run PATH [--same-every N]]"""
 
 import argparse
 import glob
 import os
 import re
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -77,7 +82,27 @@ def mismatch(actual, expected):
     return ""
 
 
-def run_case(name, device):
+def same_as_vk_run(vk_run, model, feed, outputs, got):
+    """"" when vk-run gives exactly `got` for `feed`, else why not."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [vk_run, model, "--output-dir", os.path.join(tmp, "out")]
+        for i, (name, array) in enumerate(feed.items()):
+            path = os.path.join(tmp, "input%d.npy" % i)
+            np.save(path, array)
+            cmd += ["--input", "%s=%s" % (name, path)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            return "vk-run failed: " + (r.stderr.strip().splitlines() or ["?"])[-1]
+        for oname, mine in zip(outputs, got):
+            theirs = np.load(os.path.join(tmp, "out", oname + ".npy"))
+            same = theirs.dtype == mine.dtype and theirs.shape == mine.shape and np.array_equal(
+                theirs, mine, equal_nan=mine.dtype.kind == "f")
+            if not same:
+                return "output '%s' differs from vk-run's" % oname
+    return ""
+
+
+def run_case(name, device, vk_run=None):
     """"" when every data set of the case passes, else why not."""
     d = case_dir(name)
     sess = vkc.InferenceSession(os.path.join(d, "model.onnx"), device=device)
@@ -100,6 +125,10 @@ def run_case(name, device):
             why = mismatch(actual, read_pb(path)[1])
             if why:
                 return "%s: output '%s': %s" % (os.path.basename(data), oname, why)
+        if vk_run and data == sets[0]:
+            why = same_as_vk_run(vk_run, os.path.join(d, "model.onnx"), feed, outputs, got)
+            if why:
+                return "%s: %s" % (os.path.basename(data), why)
     return ""
 
 
@@ -109,6 +138,8 @@ def main():
     ap.add_argument("--offset", type=int, default=0, help="start at the Kth case")
     ap.add_argument("--filter", default="", help="only cases whose name matches this regex")
     ap.add_argument("--list", action="store_true", help="print the cases and stop")
+    ap.add_argument("--vk-run", default="", help="also compare every --same-every'th case with this vk-run")
+    ap.add_argument("--same-every", type=int, default=20)
     args = ap.parse_args()
     cases = [c for c in passing_cases() if re.search(args.filter, c)][args.offset::max(1, args.every)]
     if not cases:
@@ -124,17 +155,20 @@ def main():
         return 1
     device = vkc.Device()  # one device for all cases, used from this thread only
     failures = []
+    compared = 0
     t0 = time.perf_counter()
-    for name in cases:
+    for i, name in enumerate(cases):
+        vk_run = args.vk_run if args.vk_run and i % max(1, args.same_every) == 0 else None
+        compared += vk_run is not None
         try:
-            why = run_case(name, device)
+            why = run_case(name, device, vk_run)
         except (ValueError, RuntimeError) as e:
             why = "%s: %s" % (type(e).__name__, e)
         print("%s\t%s%s" % ("fail" if why else "pass", name, "\t" + why if why else ""), flush=True)
         if why:
             failures.append(name)
-    print("%d cases through vkc.InferenceSession on %s: %d pass, %d fail (%.1f s)" % (
-        len(cases), device.name, len(cases) - len(failures), len(failures), time.perf_counter() - t0))
+    print("%d cases through vkc.InferenceSession on %s: %d pass, %d fail (%.1f s); %d also compared with vk-run" % (
+        len(cases), device.name, len(cases) - len(failures), len(failures), time.perf_counter() - t0, compared))
     return 1 if failures else 0
 
 
