@@ -287,8 +287,12 @@ def run_cases(args):
                     row["export_s"] = round(time.perf_counter() - t0, 1)
                     eager, eager_host, graph, ref = torch_times(model, x, args.runs)
                     if prec == "fp16-mode":
-                        eager, eager_host, graph, _ = torch_times(half, xh, args.runs)
+                        eager, eager_host, graph, half_out = torch_times(half, xh, args.runs)
                         del half
+                        # PyTorch's own fp16 model against its fp32 one: the error any fp16
+                        # execution of these weights has, beside vkc's.
+                        hw, rw = half_out.astype(np.float64), ref.astype(np.float64)
+                        row["torch_fp16_error"] = float(np.max(np.abs(hw - rw)) / max(np.max(np.abs(rw)), 1e-30))
                     row.update(eager_ms=eager, eager_host_ms=eager_host, graph_ms=graph)
                     npy = os.path.join(work, stem + "_input.npy")
                     np.save(npy, x.cpu().numpy())
@@ -356,6 +360,8 @@ def table(out):
             lines.append(f"| {r['model']} | {r['input']} | {r['precision']} | | | | | | | | | FAILED: {r['failure']} |")
             continue
         err = r["error"] if isinstance(r["error"], str) else f"{r['error']:.1e}{'' if r['ok'] else ' (over)'}"
+        if "torch_fp16_error" in r:
+            err += f" (PyTorch fp16: {r['torch_fp16_error']:.1e})"
         graph_ms = f"{r['graph_ms']:.3f}" if r.get("graph_ms") else "- (not capturable)"
         over = f"{r['vkc_over_graph']:.2f}" if "vkc_over_graph" in r else "-"
         lines.append(f"| {r['model']} | {r['input']} | {r['precision']} | {r['dispatches']} | {r['vkc_resident_ms']:.3f} "
