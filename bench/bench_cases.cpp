@@ -82,7 +82,9 @@ BenchCase matmul_case(int64_t n, DType dtype = DType::f32) {
 
 // An M x K by K x N product; `tile` ("TMxTNxTK/RMxRN/STAGES") forces one FMA tile, to measure the
 // planner's candidates against each other in one run (named ..._t<tile> with '/' as '-').
-BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "") {
+}  // namespace
+
+BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile) {
   BenchCase c;
   std::string suffix = tile;
   std::replace(suffix.begin(), suffix.end(), '/', '-');
@@ -98,6 +100,8 @@ BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& ti
   c.torch = {{"op", "matmul"}, {"dtype", "f32"}};
   return c;
 }
+
+namespace {
 
 // Indices are i64 because torch.topk returns int64: both sides write the same bytes.
 BenchCase topk_case(Shape x, int64_t k) {

@@ -36,4 +36,9 @@ struct BenchCase {
 // (a plumbing check; its timings mean nothing).
 std::vector<BenchCase> make_cases(bool small);
 
+// A matmul of M x N x K f32 with the planner's tile ("") or a forced one ("TMxTNxTK/RMxRN/STAGES
+// [/kS]", the `tiled=` strategy syntax): vkc_bench --matmul adds these to measure tiles and K splits
+// on new shapes without a rebuild.
+BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "");
+
 }  // namespace vkc::bench

@@ -5,7 +5,10 @@
 //   DIR/<case>/in_<name>.npy          input set 0 (what PyTorch re-runs and compares against)
 //   DIR/<case>/out_<name>.npy         vkc's outputs for input set 0
 // Usage: vkc_bench [--out DIR] [--runs N] [--cases a,b] [--small] [--device X] [--force-staging]
-//                  [--tensor-cores khr|nv]
+//                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...]
+// --matmul adds f32 matmul cases (run whatever --cases says), with the planner's tile or a forced
+// one in the `tiled=` syntax, e.g. 1576x768x3072@128x64x16/8x8/2/k3: tile and split sweeps on new
+// shapes without a rebuild.
 // --tensor-cores plans with only that cooperative-matrix extension (default: what vkc prefers,
 // KHR where the device has it), to compare the two forms on one device in one run.
 // --small shrinks every case and checks outputs against the reference interpreter: a plumbing
@@ -43,7 +46,33 @@ struct Args {
   // device-local + host-visible (ReBAR) memory: a test of whether the memory type limits bandwidth.
   bool force_staging = false;
   std::string tensor_cores;  // "", "khr" or "nv"
+  std::vector<BenchCase> extra;  // --matmul
 };
+
+// Splits "a,b,c" into its non-empty parts.
+std::vector<std::string> comma_list(const std::string& list) {
+  std::vector<std::string> parts;
+  for (size_t p = 0; p <= list.size();) {
+    size_t q = list.find(',', p);
+    if (q == std::string::npos) q = list.size();
+    if (q > p) parts.push_back(list.substr(p, q - p));
+    p = q + 1;
+  }
+  return parts;
+}
+
+// "MxNxK[@TILE]" -> a matmul case.
+BenchCase matmul_spec_case(const std::string& spec) {
+  size_t at = spec.find('@');
+  std::string dims = spec.substr(0, at);
+  int64_t m = 0, n = 0, k = 0;
+  char x1 = 0, x2 = 0;
+  int used = 0;
+  bool ok = std::sscanf(dims.c_str(), "%ld%c%ld%c%ld%n", &m, &x1, &n, &x2, &k, &used) == 5 && x1 == 'x' &&
+            x2 == 'x' && used == int(dims.size()) && m > 0 && n > 0 && k > 0;
+  check(ok, "vkc_bench: --matmul takes MxNxK[@TILE], not '", spec, "'");
+  return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1));
+}
 
 Args parse_args(int argc, char** argv) {
   Args a;
@@ -63,14 +92,9 @@ Args parse_args(int argc, char** argv) {
       check(a.tensor_cores == "khr" || a.tensor_cores == "nv", "vkc_bench: --tensor-cores takes khr or nv, not '",
             a.tensor_cores, "'");
     }
-    else if (s == "--cases") {
-      std::string list = value();
-      for (size_t p = 0; p <= list.size();) {
-        size_t q = list.find(',', p);
-        if (q == std::string::npos) q = list.size();
-        if (q > p) a.cases.push_back(list.substr(p, q - p));
-        p = q + 1;
-      }
+    else if (s == "--cases") a.cases = comma_list(value());
+    else if (s == "--matmul") {
+      for (const std::string& spec : comma_list(value())) a.extra.push_back(matmul_spec_case(spec));
     } else {
       throw Error(cat("vkc_bench: unknown argument '", s, "'"));
     }
@@ -227,8 +251,13 @@ int run(int argc, char** argv) {
               peaks.fma_gflops / 1e3);
   std::fflush(stdout);
 
-  for (const BenchCase& c : make_cases(args.small)) {
-    if (!selected(args, c.name)) continue;
+  std::vector<BenchCase> cases;
+  for (BenchCase& c : make_cases(args.small))
+    if (selected(args, c.name)) cases.push_back(std::move(c));
+  // --matmul cases run whether or not --cases names them (without --cases, only they run).
+  if (!args.extra.empty() && args.cases.empty()) cases.clear();
+  cases.insert(cases.end(), args.extra.begin(), args.extra.end());
+  for (const BenchCase& c : cases) {
     json j;
     try {
       j = run_case(ctx, c, args);

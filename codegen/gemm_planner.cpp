@@ -35,6 +35,12 @@ constexpr uint64_t kMinSliceSteps = 4;
 constexpr uint64_t kMatrixSplitWorkgroupsPerUnit = 4;
 constexpr uint64_t kMaxMatrixSplit = 8;
 constexpr uint64_t kMaxSplitTileArea = 64 * 64;
+// Larger tiles (128x64) split too, but only into slices of at least kLargeTileMinSliceSteps TK
+// steps (768-deep at TK 16): on the H200 (bench/RESULTS.md, session 17) 128x64 8x8 tiles in 4
+// slices ran 1576x768x3072 in 0.267 ms and 1024x768x3072 in 0.168, against 0.306 and 0.209 for
+// the 64x64 splits; with shallower slices (K 768, or 6 slices of 3072) they lost to 64x64, and on
+// 128-row shapes their few workgroups lost 1.8-3.9x (session 15). The largest tiles never split.
+constexpr uint64_t kLargeTileMinSliceSteps = 48;
 // The largest tiles (256x128: 222 registers, one workgroup per SM) pay only with several waves of
 // their own: unsplit they lost to 128x64 at 312 tiles on 132 SMs (0.298 against 0.262 ms,
 // 1576x3072x768) and won at 512 (the 4096^3 matmul); split they lost everywhere (same runs).
@@ -161,9 +167,10 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
     if (may_split && tiles > 0 && p.matrix_operands) {
       const uint64_t deep = std::max(kMatrixSplitWorkgroupsPerUnit * t.compute_units,
                                      ceil_div(kMatrixSplitWorkgroupsPerUnit * 128 * t.compute_units, invocations(tile)));
-      if (tiles < deep && uint64_t(tile_m(tile)) * tile_n(tile) <= kMaxSplitTileArea)
-        split = std::max<uint64_t>(
-            1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, kMinSliceSteps)}));
+      const uint64_t area = uint64_t(tile_m(tile)) * tile_n(tile);
+      const uint64_t min_steps = area <= kMaxSplitTileArea ? kMinSliceSteps : kLargeTileMinSliceSteps;
+      if (tiles < deep && !largest)
+        split = std::max<uint64_t>(1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, min_steps)}));
     } else if (may_split && tiles > 0 && tiles < t.compute_units) {
       // Conv: split K only where the output's tiles do not fill even one wave of the device: a
       // grid that does gains less from more workgroups than the partial sums cost.

@@ -235,6 +235,36 @@ TEST(ConvPlanner, MatrixOnlyTilesStayWithMatmul) {
   EXPECT_GT(matrix_only, 0);
 }
 
+// Matmul K splits on the nvidia profile, as measured on the H200 (bench/RESULTS.md, session 17):
+// the 1024- and 1576-row fc2 products (K 3072) split 128x64 tiles into 4 slices of 768; shallower
+// products and 128-row ones keep the 64x64 splits, whose slices may be 4 steps deep.
+TEST(ConvPlanner, TransformerMatmulSplitsOnTheNvidiaProfile) {
+  const TargetLimits& nv = find_target("nvidia").limits;
+  auto choose = [&](int64_t m, int64_t n, int64_t k) {
+    codegen::GemmProblem p{m, n, k};
+    p.matrix_operands = true;
+    p.allow_split = true;
+    std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, nv);
+    EXPECT_TRUE(c.has_value());
+    return c.value_or(codegen::GemmChoice{});
+  };
+  const codegen::SimtTile t128x64{128, 64, 16, 8, 8, 2}, t64x64{64, 64, 16, 8, 4, 2};
+  for (int64_t m : {1024, 1576}) {
+    SCOPED_TRACE(m);
+    codegen::GemmChoice fc2 = choose(m, 768, 3072);
+    EXPECT_EQ(std::get<codegen::SimtTile>(fc2.tile), t128x64);
+    EXPECT_EQ(fc2.split, 4u);
+    codegen::GemmChoice proj = choose(m, 768, 768);  // 48 steps: one 768-deep slice, so 64x64 splits
+    EXPECT_EQ(std::get<codegen::SimtTile>(proj.tile), t64x64);
+    EXPECT_GT(proj.split, 1u);
+  }
+  codegen::GemmChoice thin = choose(128, 768, 3072);
+  EXPECT_EQ(std::get<codegen::SimtTile>(thin.tile), t64x64);
+  EXPECT_EQ(thin.split, 8u);
+  // Where the unsplit grid already fills the device nothing splits.
+  EXPECT_EQ(choose(1576, 3072, 768).split, 1u);
+}
+
 // An empty GEMM (a zero-sized batch or channel count) still gets a tile: nothing is wasted, so
 // the first tile that fits, never a NaN efficiency that matches no rule.
 TEST(ConvPlanner, EmptyGemmStillGetsATile) {
