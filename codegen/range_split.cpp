@@ -222,6 +222,10 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
         g.pad_end[size_t(w->spatial)], std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim));
     attrs["pads"] = pads;
   }
+  // Causal attention cut along its query rows: the piece's rows [begin, begin + run) of Sq keep
+  // the whole op's diagonal (key j hidden from row i when j > i + Sk - Sq + causal_offset).
+  if (op.kind == ir::OpKind::Attention && op.attr_bool("causal") && size_t(axis) + 2 == piece_shape.size())
+    attrs["causal_offset"] = op.attr_int("causal_offset") + begin + run - op.result()->type.shape[size_t(axis)];
   // Attributes that spell out the whole result shape follow the piece.
   if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
   if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
@@ -816,8 +820,8 @@ std::string not_split_along(const ir::Op& op) {
     return cat("; sort is not cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank),
                " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
                "): a merge of sorted pieces is not implemented");
-  if (op.kind == ir::OpKind::Attention && op.attr_bool("causal"))
-    return "; causal attention is cut along batch and heads only (not query rows, not key blocks)";
+  if (op.kind == ir::OpKind::Attention)
+    return "; attention reads k and v of one batch index whole (no key-block pieces with a softmax combine)";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,

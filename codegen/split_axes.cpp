@@ -194,23 +194,20 @@ AxisMap axis_map(const ir::Op& op) {
       return m;
     }
     case ir::OpCategory::Attention: {
-      // Batch (and head) dims; query rows unless causal (its mask compares absolute row and key
-      // indices, which a piece of rows would restart). Keys and values are read whole.
+      // Batch (and head) dims and query rows (a causal piece of rows keeps the whole op's mask
+      // through causal_offset: range_split.cpp, piece_attrs). Keys and values are read whole.
       if (rank < 2) return m;
-      for (size_t d = 0; d + 2 < rank; ++d) m.parallel[d] = true;
+      for (size_t d = 0; d + 1 < rank; ++d) m.parallel[d] = true;
       for (int k = 0; k < op.num_operands(); ++k) {
         map_right_aligned(op, k, m);
         m.operand_axis[size_t(k)][rank - 2] = m.operand_axis[size_t(k)][rank - 1] = -1;
       }
-      if (!op.attr_bool("causal")) {
-        m.parallel[rank - 2] = true;
-        const Shape& q = op.operand(0)->type.shape;
-        if (q.size() >= 2 && q[q.size() - 2] == op.result()->type.shape[rank - 2]) m.operand_axis[0][rank - 2] = int(q.size() - 2);
-        if (op.num_operands() == 4) {
-          const Shape& mask = op.operand(3)->type.shape;
-          if (mask.size() >= 2 && mask[mask.size() - 2] == op.result()->type.shape[rank - 2])
-            m.operand_axis[3][rank - 2] = int(mask.size() - 2);
-        }
+      const Shape& q = op.operand(0)->type.shape;
+      if (q.size() >= 2 && q[q.size() - 2] == op.result()->type.shape[rank - 2]) m.operand_axis[0][rank - 2] = int(q.size() - 2);
+      if (op.num_operands() == 4) {
+        const Shape& mask = op.operand(3)->type.shape;
+        if (mask.size() >= 2 && mask[mask.size() - 2] == op.result()->type.shape[rank - 2])
+          m.operand_axis[3][rank - 2] = int(mask.size() - 2);
       }
       return m;
     }

@@ -1,5 +1,5 @@
 // Reference attention: softmax(scale * q k^T + mask) v per batch, in float64, with the causal
-// mask aligned to the last query (key j is hidden from query i when j > i + Sk - Sq).
+// mask aligned to the last query (key j is hidden from query i when j > i + Sk - Sq + causal_offset).
 #include <cmath>
 #include <limits>
 
@@ -12,6 +12,7 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
   const size_t r = qs.size();
   const bool kt = op.attr_bool("k_transposed"), causal = op.attr_bool("causal");
   const double scale = op.attr_float("scale");
+  const int64_t causal_offset = op.attr_int("causal_offset");
   const int64_t Sq = qs[r - 2], D = qs[r - 1];
   const int64_t Sk = kt ? in[1]->shape()[r - 1] : in[1]->shape()[r - 2];
   const int64_t Dv = in[2]->shape()[r - 1];
@@ -42,7 +43,7 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
           std::vector<int64_t> index = unravel((b * Sq + i) * Sk + j, scores);
           x += mask[size_t(broadcast_offset(in[3]->shape(), scores, index))];
         }
-        if (causal && j > i + Sk - Sq) x = neg_inf;
+        if (causal && j > i + Sk - Sq + causal_offset) x = neg_inf;
         s[size_t(j)] = x;
         nan |= std::isnan(x);
         if (x > m) m = x;

@@ -122,7 +122,10 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::Pow:
     case OpKind::Select: return {};
     // softmax(scale * q k^T + mask, causal) v: scale is required (the pass that forms it knows it).
-    case OpKind::Attention: return {req("scale", K::Float), def("causal", false), def("k_transposed", false)};
+    // causal_offset moves the causal diagonal: a piece of query rows or keys of a larger causal
+    // attention (codegen/range_split.cpp) keeps the whole op's mask.
+    case OpKind::Attention:
+      return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0))};
     // Issue 23, elementwise and logic group.
     case OpKind::IsInf: return {def("detect_positive", true), def("detect_negative", true)};
     case OpKind::Elu: return {def("alpha", 1.0)};

@@ -26,6 +26,9 @@ const uint RM = ${RM}u, KC = ${KC}u, C4 = ${C4}u;  // rows (1-4), keys (1, 2, 4)
 const uint BQ = TY * RM, BK = TX * KC;
 const uint HD = ${HD}u, DV = ${DV}u, DV4 = C4 * TX;  // DV4 * 4 >= DV: V's padded row, in vec4s
 const uint SQ = ${SQ}u, SK = ${SK}u;
+// Causal: key j is hidden from query i when j > i + SK - SQ + CAUSAL_OFFSET (the offset: where a
+// piece of a larger attention's rows or keys lies in it, codegen/range_split.cpp).
+const int CAUSAL_OFFSET = ${CAUSAL_OFFSET};
 const uint QS = TY + 1u, KS = TX + 1u;
 #define RVEC ${RVEC}
 #define KVEC ${KVEC}
@@ -93,7 +96,7 @@ void main() {
   uint tiles = ${KEY_TILES};
 #if ${CAUSAL_TILES}
   // Causal: key tiles wholly after this tile's last row's last visible key are all hidden.
-  const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ);
+  const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ) + CAUSAL_OFFSET;
   tiles = last_key < 0 ? 0u : min(tiles, uint(last_key) / BK + 1u);
 #endif
   fetch_tile(b, 0u);

@@ -186,12 +186,13 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                     {"SK", cat(e.sk)},
                     {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
                     {"CAUSAL_TILES", op.attr_bool("causal") ? "1" : "0"},
+                    {"CAUSAL_OFFSET", cat(op.attr_int("causal_offset"))},
                     {"K_ORDER", k_order},
                     {"K_INDEX", k_index},
                     {"KTOTAL", cat(k_total)},
                     {"SCALE", glsl_literal(DType::f32, op.attr_float("scale"))},
                     {"MASK", mask_code},
-                    {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ)" : ""}});
+                    {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ) + CAUSAL_OFFSET" : ""}});
   k.workgroup_size = {kAttentionThreads, 1, 1};
   k.workgroup_count = {p.workgroups_x, p.workgroups_y, 1};
   k.workgroup_memory_bytes = p.workgroup_memory_bytes;

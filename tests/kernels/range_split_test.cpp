@@ -184,6 +184,18 @@ std::vector<SplitCase> split_cases() {
       {"attention_query_rows", [] {
          return graph_of(K::Attention, {f32({2, 96, 16}), f32({2, 24, 16}), f32({2, 24, 8})}, {{"scale", 0.25}});
        }, 1e-4},
+      // Causal attention cut along its query rows (issue 25): each piece keeps the whole op's
+      // diagonal through causal_offset; the mask's rows follow.
+      {"attention_causal_query_rows_with_mask", [] {
+         return graph_of(K::Attention, {f32({1, 48, 16}), f32({1, 48, 16}), f32({1, 48, 16}), f32({48, 48})},
+                         {{"scale", 0.25}, {"causal", true}});
+       }, 1e-4},
+      // More rows than keys, the diagonal moved to the top left by the op's own causal_offset (no
+      // row is all hidden), over batch then rows.
+      {"attention_causal_query_rows_offset", [] {
+         return graph_of(K::Attention, {f32({2, 160, 8}), f32({2, 128, 8}), f32({2, 128, 8})},
+                         {{"scale", 0.5}, {"causal", true}, {"causal_offset", int64_t(32)}});
+       }, 1e-4},
       // Columns of rhs are not one contiguous range: copied through aligned windows.
       {"matmul_rhs_columns_copied", [] { return graph_of(K::MatMul, {f32({16, 40}), f32({40, 50})}); }, 1e-4},
       // One index of dim 0 is 4116 bytes: pieces along dim 1 start at offsets no device may bind;
@@ -409,7 +421,7 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   cases.push_back({one_op_graph(K::Attention, {f32({1, 64, 16}), f32({1, 128, 16}), f32({1, 128, 16})},
                                 {{"causal", true}, {"scale", 0.25}}),
                    {"attention 'under_test'", "tensor<1x128x16xf32> is 8192 bytes", "cannot be split",
-                    "causal attention is cut along batch and heads only"}});
+                    "attention reads k and v of one batch index whole"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
   // One row of rhs is beyond the range: no block of K fits.
