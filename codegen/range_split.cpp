@@ -150,7 +150,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const std::optional<Window>& w = t.window[size_t(d)];
           const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
           if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
-          if (w && w->transposed) aligned = false;  // pieces start at uneven rows: copies
+          if (w && w->uneven()) aligned = false;  // pieces start at uneven rows: copies
           granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
         }
       }
@@ -188,9 +188,38 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
   return why;
 }
 
-ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begin, int64_t run, int axis,
-                        const Bound& input) {
+// A resize cut along a resized dim (or a crop-and-resize, whose coordinates depend on the whole
+// extents): the piece computes the whole op's coordinates for its window of the output, reading
+// its operand at the whole input's indices less the operand's start (ir/resize_geometry.h).
+void resize_window(const ir::Op& op, const std::vector<int64_t>& index, int64_t begin, int64_t run, int axis,
+                   const Bound& input, ir::AttrMap& attrs) {
+  const Shape& in = op.operand(0)->type.shape;
+  const Shape& out = op.result()->type.shape;
+  const size_t rank = out.size();
+  std::vector<int64_t> window(4 * rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t out_start = 0, extent = out[d], in_start = 0;
+    if (int(d) < axis) out_start = in_start = index[d], extent = 1;
+    if (int(d) == axis) {
+      out_start = in_start = begin;
+      extent = run;
+      if (const std::optional<Window>& w = input.window[d]) in_start = w->input_rows(begin, run, in[d]).first;
+    }
+    window[d] = out_start;
+    window[rank + d] = extent;
+    window[2 * rank + d] = in_start;
+    window[3 * rank + d] = in[d];
+  }
+  attrs["window"] = window;
+}
+
+ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, const std::vector<int64_t>& index, int64_t begin,
+                        int64_t run, int axis, const Bound& input) {
   ir::AttrMap attrs = op.attrs;
+  if (op.kind == ir::OpKind::Resize && (input.window[size_t(axis)] || ir::resize_geometry(op).extrapolates())) {
+    resize_window(op, index, begin, run, axis, input, attrs);
+    return attrs;
+  }
   // Cut through a window: the piece pads only where its rows reach past the input's edge.
   if (const std::optional<Window>& w = input.window[size_t(axis)]; w && w->transposed) {
     // The piece's output row 0 is the op's row `begin`: its rows [first, last) gathered, the
@@ -209,7 +238,7 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
     attrs.erase("output_shape");  // it would override the pads
     attrs["pads"] = pads;
     attrs["output_padding"] = output_padding;
-  } else if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+  } else if (const std::optional<Window>& w = input.window[size_t(axis)]; w && !w->resize) {
     begin /= w->unit;  // in output rows
     run = w->rows(run);
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
@@ -295,7 +324,7 @@ class Splitter {
         for (int k = 0; k < op_->num_operands(); ++k) operands.push_back(slice(tensors_[size_t(k)], index, begin, run));
         Shape piece_shape = out;
         for (int d = 0; d <= cut_.axis; ++d) piece_shape[size_t(d)] = d < cut_.axis ? 1 : run;
-        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape, begin, run, cut_.axis, tensors_[0]),
+        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape, index, begin, run, cut_.axis, tensors_[0]),
                                      cat(op_->name, op_->name.empty() ? "" : ".", "part", pieces_.size()), op_->loc);
         check(piece->result()->type.shape == piece_shape, "internal: piece of ", op_->describe(), " has shape ",
               shape_str(piece->result()->type.shape), ", expected ", shape_str(piece_shape));
@@ -907,7 +936,11 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     const Cut& c = std::get<Cut>(cut);
     int64_t along = ceil_div(op->result()->type.shape[size_t(c.axis)], c.run);
     std::string note = cat("split into ", c.pieces, " pieces of ", c.run, " along ", dim_name(*op, c.axis),
-                           c.pieces > along ? " (for each index of the dims before it)" : "", ": ", over);
+                           c.pieces > along ? " (for each index of the dims before it)" : "",
+                           tensors[0].window[size_t(c.axis)] && tensors[0].window[size_t(c.axis)]->resize
+                               ? " (resized: each piece reads the input rows its outputs sample)"
+                               : "",
+                           ": ", over);
     if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
     for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note;
   }

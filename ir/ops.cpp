@@ -91,7 +91,8 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
       return {req("sizes", K::Ints), opt("scales", K::Floats), def("mode", std::string("nearest")),
               def("coordinate_mode", std::string("half_pixel")),
               def("nearest_mode", std::string("round_prefer_floor")), def("cubic_coeff_a", -0.75),
-              def("exclude_outside", false), opt("roi", K::Floats), def("extrapolation_value", 0.0)};
+              def("exclude_outside", false), opt("roi", K::Floats), def("extrapolation_value", 0.0),
+              opt("window", K::Ints)};  // a piece of a larger resize (ir/resize_geometry.h)
     case OpKind::Sort: return {def("axis", int64_t(-1)), def("descending", false)};
     case OpKind::TopK:
       return {req("k", K::Int), def("axis", int64_t(-1)), def("largest", true),

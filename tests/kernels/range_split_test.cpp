@@ -207,6 +207,56 @@ std::vector<SplitCase> split_cases() {
       {"resize_channels", [] {
          return graph_of(K::Resize, {f32({2, 4, 16, 16})}, {{"sizes", Ints{2, 4, 32, 32}}, {"mode", S("linear")}});
        }},
+      // Along resized dims (issue 25): each piece computes the whole op's coordinates for its
+      // output rows and reads the input rows they sample (attribute 'window'). Upsampling, where
+      // the result is what is beyond the range, in every mode and coordinate transform.
+      {"resize_up_rows_linear_half_pixel", [] {
+         return graph_of(K::Resize, {f32({1, 2, 24, 16})}, {{"sizes", Ints{1, 2, 72, 40}}, {"mode", S("linear")}});
+       }, 1e-4},
+      {"resize_up_rows_nearest_floor_asymmetric_scales", [] {
+         return graph_of(K::Resize, {f32({1, 1, 20, 24})},
+                         {{"sizes", Ints{1, 1, 50, 60}}, {"scales", std::vector<double>{1, 1, 2.5, 2.5}},
+                          {"coordinate_mode", S("asymmetric")}, {"nearest_mode", S("floor")}});
+       }},
+      {"resize_up_rows_nearest_prefer_ceil_half_pixel", [] {
+         return graph_of(K::Resize, {f32({3, 17, 8})}, {{"sizes", Ints{3, 51, 24}}, {"nearest_mode", S("round_prefer_ceil")}});
+       }},
+      {"resize_up_rows_nearest_prefer_floor_align_corners", [] {
+         return graph_of(K::Resize, {f32({2, 10, 9})}, {{"sizes", Ints{2, 73, 18}}, {"coordinate_mode", S("align_corners")}});
+       }},
+      {"resize_up_rows_nearest_ceil_tf_half_pixel", [] {
+         return graph_of(K::Resize, {typed(DType::i32, {30, 20})},
+                         {{"sizes", Ints{90, 20}}, {"coordinate_mode", S("tf_half_pixel_for_nn")}, {"nearest_mode", S("ceil")}});
+       }},
+      {"resize_up_rows_cubic_exclude_outside", [] {
+         return graph_of(K::Resize, {f32({1, 1, 16, 16})},
+                         {{"sizes", Ints{1, 1, 56, 40}}, {"mode", S("cubic")}, {"exclude_outside", true}});
+       }, 1e-4},
+      {"resize_up_rows_cubic_pytorch_half_pixel", [] {
+         return graph_of(K::Resize, {f32({1, 12, 16, 3})},
+                         {{"sizes", Ints{1, 36, 48, 3}}, {"mode", S("cubic")}, {"coordinate_mode", S("pytorch_half_pixel")},
+                          {"cubic_coeff_a", -0.5}});
+       }, 1e-4},
+      {"resize_up_rows_linear_symmetric_scales", [] {
+         return graph_of(K::Resize, {f32({1, 1, 20, 20})},
+                         {{"sizes", Ints{1, 1, 57, 30}}, {"scales", std::vector<double>{1, 1, 2.87, 1.53}},
+                          {"mode", S("linear")}, {"coordinate_mode", S("half_pixel_symmetric")}});
+       }, 1e-4},
+      {"resize_crop_and_resize_linear_extrapolated", [] {
+         return graph_of(K::Resize, {f32({1, 1, 24, 24})},
+                         {{"sizes", Ints{1, 1, 64, 40}}, {"mode", S("linear")}, {"coordinate_mode", S("tf_crop_and_resize")},
+                          {"roi", std::vector<double>{0, 0, -0.2, 0.1, 1, 1, 1.3, 0.8}}, {"extrapolation_value", 7.5}});
+       }, 1e-4},
+      {"resize_crop_and_resize_nearest_flipped", [] {
+         return graph_of(K::Resize, {f32({40, 12})},
+                         {{"sizes", Ints{100, 12}}, {"coordinate_mode", S("tf_crop_and_resize")},
+                          {"roi", std::vector<double>{0.9, 0, 0.1, 1}}});
+       }},
+      // Downsampling an input beyond the range: operand pieces are the input rows each piece's
+      // taps reach, copied through aligned windows.
+      {"resize_down_rows_linear_large_input", [] {
+         return graph_of(K::Resize, {f32({1, 2, 64, 48})}, {{"sizes", Ints{1, 2, 20, 15}}, {"mode", S("linear")}});
+       }, 1e-4},
       {"sort_rows", [] { return graph_of(K::Sort, {f32({32, 128})}); }},
       {"topk_rows", [] {
          ir::Graph g;
