@@ -591,19 +591,21 @@ std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
 // The longest block of x along `axis` (every other dim whole) one binding holds, cut to a multiple
 // of the offset-alignment granule where longer than one: blocks that start at aligned offsets are
 // views where contiguous (else copies). At most the dim's length; 0 when not one slice fits.
-int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) {
-  const Shape& in = x->type.shape;
+int64_t binding_block(const ir::TensorType& t, int64_t axis, const Limits& l) {
+  const Shape& in = t.shape;
   const int64_t n = in[size_t(axis)];
   Shape one = in;
   one[size_t(axis)] = 1;
-  int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+  int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(t, one), 1)),
                                 l.elements / std::max<int64_t>(shape_numel(one), 1));
   b = std::min(b, n);
-  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(t.dtype);
   const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
   if (b < n && b > granule) b -= b % granule;
   return b;
 }
+
+int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) { return binding_block(x->type, axis, l); }
 
 // A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
 // a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
@@ -752,49 +754,71 @@ ir::Value* join_along(ir::Graph& g, ir::Op* op, const std::vector<ir::Value*>& p
 // A topk along a dim too long for one binding: the topk of each block of that dim (k, or the
 // block's length where shorter), the blocks' indices moved by the block's start, the candidates
 // joined, and a topk over the candidates with the op's attributes, whose positions pick the
-// original indices (gather_elements). Ties keep the lower index: candidates are in block order
-// and each block's in index order among equals. The final topk is an ordinary op, cut again in a
-// later round where its candidates are still too large. Returns the per-block topks (empty when
-// no block fits) and sets `how`.
+// original indices (gather_elements). Where the candidates are still beyond one binding, the same
+// again over blocks of the candidates (their original indices picked per block by
+// gather_elements), level after level until they fit. Ties keep the lower index: candidates are in
+// block order and each block's in index order among equals, so at every level a lower position
+// among equal values is a lower original index. The final topk is an ordinary op, cut again in a
+// later round where it is still too large. Returns the first level's per-block topks (empty when
+// no block fits or a level would not shrink the candidates) and sets `how`.
 std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                            std::string& how) {
   if (op->kind != ir::OpKind::TopK) return {};
   if (op->result(1)->type.dtype == DType::i64 && !l.int64_arithmetic) return {};  // indices not movable
   ir::Value* x = op->operand(0);
+  const DType index_type = op->result(1)->type.dtype;
   const Shape& in = x->type.shape;
   const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
-  const int64_t n = in[size_t(axis)], k = op->attr_int("k");
-  const int64_t block = binding_block(x, axis, l);
-  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || ceil_div(n, block) < 2) return {};
-  // The candidates (values and indices) must fit one binding: the topk over them reads them whole.
-  Shape candidates = in;
-  candidates[size_t(axis)] = 0;
-  for (int64_t k0 = 0; k0 < n; k0 += block) candidates[size_t(axis)] += std::min(k, std::min(n, k0 + block) - k0);
-  if (too_big(x->type, candidates, l) || too_big(op->result(1)->type, candidates, l)) return {};
-  std::vector<ir::Op*> partials;
-  std::vector<ir::Value*> values, indices;
-  for (int64_t k0 = 0; k0 < n; k0 += block) {
-    const int64_t k1 = std::min(n, k0 + block);
-    ir::AttrMap attrs = op->attrs;
-    attrs["k"] = std::min(k, k1 - k0);
-    ir::Op* p = g.insert_op(op, ir::OpKind::TopK, {slice_along(g, op, x, axis, k0, k1, l, made)}, attrs,
-                            cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1), op->loc);
-    partials.push_back(p);
-    values.push_back(p->result(0));
-    ir::Value* idx = p->result(1);
-    indices.push_back(from_block_start(g, op, idx, k0));
+  const int64_t k = op->attr_int("k");
+  // The levels, planned before any op is inserted: per level, the block length along the axis.
+  std::vector<int64_t> blocks;
+  Shape level = in;
+  for (;;) {
+    const int64_t n = level[size_t(axis)];
+    int64_t block = binding_block(ir::TensorType{x->type.dtype, level}, axis, l);
+    if (!blocks.empty()) block = std::min(block, binding_block(ir::TensorType{index_type, level}, axis, l));
+    if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || blocks.size() >= 8) return {};
+    int64_t candidates = 0;
+    for (int64_t k0 = 0; k0 < n; k0 += block) candidates += std::min(k, std::min(n, k0 + block) - k0);
+    if (candidates >= n) return {};  // k as long as a block: no level shrinks the candidates
+    blocks.push_back(block);
+    level[size_t(axis)] = candidates;
+    // The final topk and the gather read the candidates (values and indices) whole.
+    if (!too_big(x->type, level, l) && !too_big(ir::TensorType{index_type, level}, level, l)) break;
   }
   auto join = [&](const std::vector<ir::Value*>& parts, const char* what) { return join_along(g, op, parts, axis, what); };
-  ir::Value* candidate_values = join(values, "candidates");
-  ir::Value* candidate_indices = join(indices, "candidate_indices");
-  ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {candidate_values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
-  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {candidate_indices, final->result(1)}, {{"axis", axis}},
+  std::vector<ir::Op*> partials;
+  ir::Value* values = x;
+  ir::Value* origin = nullptr;  // per candidate, its index in x (none at the first level)
+  for (size_t lv = 0; lv < blocks.size(); ++lv) {
+    const int64_t n = values->type.shape[size_t(axis)], block = blocks[lv];
+    std::vector<ir::Value*> level_values, level_indices;
+    for (int64_t k0 = 0; k0 < n; k0 += block) {
+      const int64_t k1 = std::min(n, k0 + block);
+      ir::AttrMap attrs = op->attrs;
+      attrs["k"] = std::min(k, k1 - k0);
+      const std::string name = cat(op->name, op->name.empty() ? "" : ".", lv ? cat("level", lv, ".") : "", "block", k0, "-", k1 - 1);
+      ir::Op* p = g.insert_op(op, ir::OpKind::TopK, {slice_along(g, op, values, axis, k0, k1, l, made)}, attrs, name, op->loc);
+      if (lv == 0) partials.push_back(p);
+      level_values.push_back(p->result(0));
+      ir::Value* idx = p->result(1);
+      level_indices.push_back(
+          origin ? g.insert_op(op, ir::OpKind::GatherElements, {slice_along(g, op, origin, axis, k0, k1, l, made), idx},
+                               {{"axis", axis}}, name + ".indices", op->loc)->result()
+                 : from_block_start(g, op, idx, k0));
+    }
+    values = join(level_values, "candidates");
+    origin = join(level_indices, "candidate_indices");
+  }
+  ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
+  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {origin, final->result(1)}, {{"axis", axis}},
                                   cat(op->name, ".picked"), op->loc)->result();
   g.replace_all_uses(op->result(0), final->result(0));
   g.replace_all_uses(op->result(1), picked);
   g.erase_op(op);
-  how = cat("per-block topk over blocks of ", block, " of dim ", axis, ", then a topk of the ", candidate_values->type.shape[size_t(axis)],
-            " candidates");
+  how = cat("per-block topk over blocks of ", blocks[0], " of dim ", axis);
+  for (size_t lv = 1; lv < blocks.size(); ++lv) how += cat(", then over blocks of ", blocks[lv], " of the candidates");
+  how += cat(", then a topk of the ", values->type.shape[size_t(axis)], " candidates");
   return partials;
 }
 
@@ -854,7 +878,7 @@ std::string not_split_along(const ir::Op& op) {
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
-               op.kind == ir::OpKind::TopK ? " and their k candidates each fit one binding together" : "");
+               op.kind == ir::OpKind::TopK ? " and k is shorter than one block (so that each level of candidates shrinks)" : "");
   return "";
 }
 

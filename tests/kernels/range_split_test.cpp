@@ -284,6 +284,25 @@ std::vector<SplitCase> split_cases() {
          g.add_output(op->result(1), "indices");
          return g;
        }},
+      // Candidates themselves beyond the range: topks over blocks of the candidates, level after
+      // level (their original indices picked per block), until they fit.
+      {"topk_candidates_in_two_levels", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", f32({1, 6000}));
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(100)}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
+      {"topk_smallest_i32_ties_three_levels", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", typed(DType::i32, {3000, 2}));  // values in [-8, 8): many ties
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(200)}, {"axis", int64_t(0)}, {"largest", false},
+                                              {"index_type", std::string("i32")}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
       {"pad_rows", [] { return graph_of(K::Pad, {f32({16, 256})}, {{"pads", Ints{0, 32, 0, 32}}}); }},
       {"transpose_batch", [] { return graph_of(K::Transpose, {f32({16, 16, 16})}, {{"perm", Ints{0, 2, 1}}}); }},
       {"slice_columns", [] {
@@ -434,6 +453,15 @@ TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
   cases.push_back({one_op_graph(K::ArgMax, {f32({2048})}), "under_test.block0-1023",
                    "one of 2 per-block reduce_max and argmax over blocks of 1024 of dim 0, then the argmax of the "
                    "blocks' extremes picks the block: operand 0 tensor<2048xf32> is 8192 bytes"});
+  {
+    ir::Graph g;
+    ir::Op* op = g.add_op(K::TopK, {g.add_input("x", f32({1, 6000}))}, {{"k", int64_t(100)}}, "under_test");
+    g.add_output(op->result(0), "values");
+    g.add_output(op->result(1), "indices");
+    cases.push_back({std::move(g), "under_test.block0-1023",
+                     "one of 6 per-block topk over blocks of 1024 of dim 1, then over blocks of 512 of the candidates, "
+                     "then a topk of the 188 candidates: operand 0 tensor<1x6000xf32> is 24000 bytes"});
+  }
   for (Expected& e : cases) {
     ModuleImage image = codegen::compile_graph(e.graph, co);
     bool found = false;
