@@ -1,6 +1,7 @@
 #include "codegen/range_split.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -822,6 +823,117 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
   return partials;
 }
 
+// The box [start, start + extent) of `v`: through codegen/box_copy.h where `v` is too large to
+// bind whole, else an ordinary slice kernel.
+ir::Value* box_of(ir::Graph& g, ir::Op* at, ir::Value* v, const Ints& start, const Ints& extent, const Limits& l,
+                  std::set<const ir::Op*>& made) {
+  if (extent == v->type.shape) return v;
+  if (too_big(v->type, v->type.shape, l)) return copy_box(g, at, v, start, extent, {l.bytes, l.align}, made);
+  Ints starts, ends, axes;
+  for (size_t d = 0; d < start.size(); ++d)
+    if (start[d] != 0 || extent[d] != v->type.shape[d]) {
+      starts.push_back(start[d]);
+      ends.push_back(start[d] + extent[d]);
+      axes.push_back(int64_t(d));
+    }
+  ir::Op* s = g.insert_op(at, ir::OpKind::Slice, {v}, {{"starts", starts}, {"ends", ends}, {"axes", axes}},
+                          cat(at->name, ".in"), at->loc);
+  made.insert(s);
+  return s->result();
+}
+
+// Attention whose k or v of one batch index is beyond one binding: per batch index, pieces over
+// blocks of keys, each an attention with with_lse (its rows normalized over its own keys, and their
+// log-sum-exp), combined as out = sum_b exp(lse_b - L) * out_b, L the log-sum-exp of the lse_b
+// joined (reduce_log_sum_exp); the batch indices' results joined by concats. A row hidden from a
+// block's keys is 0 with lse -inf there, so it weighs nothing; hidden from every key, it is NaN, as
+// the op's. A causal piece keeps the whole op's diagonal (causal_offset + Sk - (k1 - k0) - k0);
+// the mask's key dim follows, its batch dims where they are not broadcast. The pieces and the
+// combining ops are ordinary ops a later round cuts by rows.
+std::vector<ir::Op*> split_attention_keys(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                          std::string& how) {
+  if (op->kind != ir::OpKind::Attention || op->attr_bool("with_lse")) return {};
+  ir::Value* q = op->operand(0);
+  ir::Value* k = op->operand(1);
+  ir::Value* v = op->operand(2);
+  ir::Value* mask = op->num_operands() == 4 ? op->operand(3) : nullptr;
+  const size_t r = v->type.shape.size();
+  if (r < 2) return {};
+  const size_t k_axis = op->attr_bool("k_transposed") ? r - 1 : r - 2, v_axis = r - 2;
+  const int64_t sk = v->type.shape[v_axis];
+  auto one_batch = [&](const ir::Value* x) {
+    Shape s = x->type.shape;
+    for (size_t d = 0; d + 2 < r; ++d) s[d] = 1;
+    return ir::TensorType{x->type.dtype, s};
+  };
+  const int64_t block = std::min(binding_block(one_batch(k), int64_t(k_axis), l), binding_block(one_batch(v), int64_t(v_axis), l));
+  const Shape batch(q->type.shape.begin(), q->type.shape.end() - 2);
+  if (block < 1 || block >= sk || shape_numel(batch) * ceil_div(sk, block) > kMaxPieces) return {};
+  std::vector<ir::Op*> pieces;
+  auto insert = [&](ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const std::string& what) {
+    return g.insert_op(op, kind, std::move(operands), std::move(attrs), cat(op->name, ".", what), op->loc)->result();
+  };
+  // One batch index (idx): the key-block pieces and their combination.
+  auto one = [&](const Ints& idx) {
+    // x's box for batch index idx (x's leading dims, aligned right with the scores' where x is
+    // the mask; broadcast dims whole), and keys [k0, k1) along `key_dim` (-1: all).
+    auto box = [&](ir::Value* x, int64_t key_dim, int64_t k0, int64_t k1) {
+      const Shape& xs = x->type.shape;
+      Ints start(xs.size(), 0), extent = xs;
+      for (size_t d = 0; d < xs.size(); ++d) {
+        const int64_t sd = int64_t(d) + int64_t(r) - int64_t(xs.size());  // the scores' dim
+        if (sd >= 0 && size_t(sd) + 2 < r && xs[d] != 1) start[d] = idx[size_t(sd)], extent[d] = 1;
+      }
+      if (key_dim >= 0 && xs[size_t(key_dim)] == sk) start[size_t(key_dim)] = k0, extent[size_t(key_dim)] = k1 - k0;
+      return box_of(g, op, x, start, extent, l, made);
+    };
+    std::string at;
+    for (int64_t i : idx) at += cat(i, ".");
+    std::vector<ir::Op*> parts;
+    std::vector<ir::Value*> lses;
+    for (int64_t k0 = 0; k0 < sk; k0 += block) {
+      const int64_t k1 = std::min(sk, k0 + block);
+      std::vector<ir::Value*> operands{box(q, -1, 0, 0), box(k, int64_t(k_axis), k0, k1), box(v, int64_t(v_axis), k0, k1)};
+      if (mask) operands.push_back(box(mask, int64_t(mask->type.shape.size()) - 1, k0, k1));
+      ir::AttrMap attrs = op->attrs;
+      attrs["with_lse"] = true;
+      if (op->attr_bool("causal")) attrs["causal_offset"] = op->attr_int("causal_offset") + sk - (k1 - k0) - k0;
+      parts.push_back(g.insert_op(op, ir::OpKind::Attention, operands, attrs,
+                                  cat(op->name, op->name.empty() ? "" : ".", at, "keys", k0, "-", k1 - 1), op->loc));
+      lses.push_back(parts.back()->result(1));
+    }
+    ir::Value* lse_all = insert(ir::OpKind::ReduceLogSumExp, {join_along(g, op, lses, int64_t(r) - 1, "lse")},
+                                {{"axes", Ints{int64_t(r) - 1}}, {"keepdims", true}}, at + "lse_all");
+    ir::Value* sum = nullptr;
+    for (ir::Op* p : parts) {
+      ir::Value* w = insert(ir::OpKind::Exp, {insert(ir::OpKind::Sub, {p->result(1), lse_all}, {}, at + "lse_diff")}, {},
+                            at + "weight");
+      ir::Value* part = insert(ir::OpKind::Mul, {p->result(0), w}, {}, at + "weighted");
+      sum = sum ? insert(ir::OpKind::Add, {sum, part}, {}, at + "combined") : part;
+    }
+    pieces.insert(pieces.end(), parts.begin(), parts.end());
+    return sum;
+  };
+  // The batch dims one index at a time, joined by concats level by level.
+  Ints idx;
+  std::function<ir::Value*(size_t)> build = [&](size_t level) -> ir::Value* {
+    if (level == batch.size()) return one(idx);
+    std::vector<ir::Value*> parts;
+    for (int64_t i = 0; i < batch[level]; ++i) {
+      idx.push_back(i);
+      parts.push_back(build(level + 1));
+      idx.pop_back();
+    }
+    return parts.size() == 1 ? parts[0] : join_along(g, op, parts, int64_t(level), "batches");
+  };
+  ir::Value* result = build(0);
+  g.replace_all_uses(op->result(), result);
+  g.erase_op(op);
+  how = cat("per-block attention over blocks of ", block, " keys per batch index, each with its rows' log-sum-exp, combined by the "
+            "weights exp(lse - log-sum-exp of all blocks)");
+  return pieces;
+}
+
 // An argmax or argmin along a dim too long for one binding: per block of that dim, its extreme
 // value (reduce_max or reduce_min) and its index moved by the block's start; the argmax (argmin)
 // of the blocks' extremes, with the op's select_last_index, picks the block, whose index is the
@@ -874,7 +986,7 @@ std::string not_split_along(const ir::Op& op) {
                " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
                "): a merge of sorted pieces is not implemented");
   if (op.kind == ir::OpKind::Attention)
-    return "; attention reads k and v of one batch index whole (no key-block pieces with a softmax combine)";
+    return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
@@ -939,6 +1051,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
               o->kind != ir::OpKind::Concat && o->schema().category != ir::OpCategory::Reshape)
             notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over);
       };
+      if (partials.empty()) partials = split_attention_keys(graph, op, l, made, what);
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);

@@ -124,9 +124,11 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::Select: return {};
     // softmax(scale * q k^T + mask, causal) v: scale is required (the pass that forms it knows it).
     // causal_offset moves the causal diagonal: a piece of query rows or keys of a larger causal
-    // attention (codegen/range_split.cpp) keeps the whole op's mask.
+    // attention (codegen/range_split.cpp) keeps the whole op's mask. with_lse: a second result,
+    // each row's log-sum-exp of its scores, by which pieces over blocks of keys are combined.
     case OpKind::Attention:
-      return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0))};
+      return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0)),
+              def("with_lse", false)};
     // Issue 23, elementwise and logic group.
     case OpKind::IsInf: return {def("detect_positive", true), def("detect_negative", true)};
     case OpKind::Elu: return {def("alpha", 1.0)};

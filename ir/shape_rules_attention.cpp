@@ -55,7 +55,10 @@ std::vector<TensorType> infer_attention(const Op& op) {
     fail(op, "attribute 'causal_offset' is ", causal_offset, ", expected within +-2^30");
   Shape out = qs;
   out[r - 1] = vs[r - 1];
-  return {TensorType{q.dtype, out}};
+  if (!op.attr_bool("with_lse")) return {TensorType{q.dtype, out}};
+  Shape lse = qs;
+  lse[r - 1] = 1;
+  return {TensorType{q.dtype, out}, TensorType{q.dtype, lse}};
 }
 
 }  // namespace vkc::ir::rules

@@ -168,6 +168,12 @@ ${MASK}
     float sum = 0.0;
     [[unroll]] for (uint x = 0u; x < TX; ++x) sum += red[(ty * RM + r) * TX + x];
     // A row whose every key is hidden sums to 0: 0/0 is NaN, as softmax gives (reference).
+#if ${WITH_LSE}
+    // The row's log-sum-exp beside it (-inf where every key is hidden, whose row is then 0), by
+    // which pieces over blocks of keys combine (codegen/range_split.cpp).
+    if (tx == 0u) store_lse(b * SQ + qi, m[r] + log(sum));
+    if (sum == 0.0) sum = 1.0;
+#endif
     [[unroll]] for (uint c = 0u; c < C4; ++c)
       [[unroll]] for (uint i = 0u; i < 4u; ++i) {
         const uint e = (c * TX + tx) * 4u + i;

@@ -49,6 +49,17 @@ TEST(InterpreterAttention, HandComputed) {
   EXPECT_TRUE(std::isnan(z.get_f64(0)) && std::isnan(z.get_f64(1)));
   EXPECT_EQ(z.get_f64(2), 10);
   EXPECT_EQ(z.get_f64(3), 20);
+  // with_lse: each row's log-sum-exp [.., Sq, 1] (scores 0: log of the keys it sees), and a row
+  // that sees no key is 0 with lse -inf.
+  std::vector<HostTensor> w = vkc::test::run_op_all(
+      OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"causal", true}, {"causal_offset", int64_t(-1)}, {"with_lse", true}});
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[1].shape(), (Shape{1, 2, 1}));
+  vkc::test::expect_values(w[0], {0, 0, 10, 20});
+  EXPECT_TRUE(std::isinf(w[1].get_f64(0)) && w[1].get_f64(0) < 0);
+  EXPECT_EQ(w[1].get_f64(1), 0);
+  w = vkc::test::run_op_all(OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"with_lse", true}});
+  EXPECT_NEAR(w[1].get_f64(1), std::log(2.0), 1e-7);
 }
 
 }  // namespace

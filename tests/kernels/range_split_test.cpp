@@ -196,6 +196,20 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::Attention, {f32({2, 160, 8}), f32({2, 128, 8}), f32({2, 128, 8})},
                          {{"scale", 0.5}, {"causal", true}, {"causal_offset", int64_t(32)}});
        }, 1e-4},
+      // k and v of one batch index beyond the range: pieces over blocks of keys, each with its
+      // rows' log-sum-exp, combined by their weights (causal pieces keep the whole diagonal).
+      {"attention_causal_key_blocks", [] {
+         return graph_of(K::Attention, {f32({2, 33, 32}), f32({2, 33, 32}), f32({2, 33, 24})},
+                         {{"scale", 0.2}, {"causal", true}});
+       }, 1e-4},
+      {"attention_causal_key_blocks_fewer_rows", [] {
+         return graph_of(K::Attention, {f32({1, 5, 32}), f32({1, 47, 32}), f32({1, 47, 24})},
+                         {{"scale", 0.2}, {"causal", true}});
+       }, 1e-4},
+      {"attention_key_blocks_transposed_keys_with_mask", [] {
+         return graph_of(K::Attention, {f32({1, 16, 16}), f32({1, 16, 80}), f32({1, 80, 8}), f32({16, 80})},
+                         {{"scale", 0.25}, {"k_transposed", true}});
+       }, 1e-4},
       // Columns of rhs are not one contiguous range: copied through aligned windows.
       {"matmul_rhs_columns_copied", [] { return graph_of(K::MatMul, {f32({16, 40}), f32({40, 50})}); }, 1e-4},
       // One index of dim 0 is 4116 bytes: pieces along dim 1 start at offsets no device may bind;
@@ -496,10 +510,11 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   cases.push_back({one_op_graph(K::Sort, {f32({2048})}),
                    {"sort 'under_test'", "8192 bytes, above target 'tiny-range' maxStorageBufferRange 4096",
                     "cannot be split", "sort is not cut along its axis (dim 0 of length 2048)"}});
-  cases.push_back({one_op_graph(K::Attention, {f32({1, 64, 16}), f32({1, 128, 16}), f32({1, 128, 16})},
+  // One key's row of k is beyond the range: no block of keys fits.
+  cases.push_back({one_op_graph(K::Attention, {f32({1, 4, 1100}), f32({1, 4, 1100}), f32({1, 4, 16})},
                                 {{"causal", true}, {"scale", 0.25}}),
-                   {"attention 'under_test'", "tensor<1x128x16xf32> is 8192 bytes", "cannot be split",
-                    "attention reads k and v of one batch index whole"}});
+                   {"attention 'under_test'", "tensor<1x4x1100xf32> is 17600 bytes", "cannot be split",
+                    "attention is cut along its keys only in blocks whose k and v of one batch index fit one binding"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
   // One row of rhs is beyond the range: no block of K fits.
