@@ -39,9 +39,13 @@
 // pieces must then be contiguous runs only, at any offset, and are assembled into aligned chunks
 // of the result. Only the split path pays these copies.
 //
+// Attention whose k or v of one batch index is beyond a binding runs, per batch index, as pieces
+// over blocks of keys that also return their rows' log-sum-exp (attribute 'with_lse'), combined
+// by their softmax weights exp(lse_b - logsumexp of all).
+//
 // Not split (refused with the reason): dims that every output element reads along (a sort axis;
-// argmax and topk axes where i64 indices cannot be added to, without shaderInt64; attention's
-// keys) beyond the limit, results whose pieces are not contiguous runs
+// argmax and topk axes where i64 indices cannot be added to, without shaderInt64) beyond the
+// limit, one key's row of attention's k or v beyond it, results whose pieces are not contiguous runs
 // (columns of a row-major result that is itself beyond the limit), and operands every piece reads
 // whole (a conv filter) that are themselves beyond the limit.
 #pragma once
