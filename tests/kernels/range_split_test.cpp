@@ -496,6 +496,30 @@ TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
   }
 }
 
+// A big image upsampled (issue 25's user case): a 3x2048x2048 image to 8192x8192 (768 MiB of
+// result) on the 2^27-byte profiles, cut along the output rows, each piece reading the input rows
+// its outputs sample (compiled only: the pieces themselves are what the tiny-range cases run).
+TEST(RangeSplit, BigImageUpsamplingIsCutAlongItsRows) {
+  for (const char* mode : {"nearest", "linear"}) {
+    SCOPED_TRACE(mode);
+    ir::Graph g = one_op_graph(K::Resize, {f32({1, 3, 2048, 2048})},
+                               {{"sizes", Ints{1, 3, 8192, 8192}}, {"mode", std::string(mode)}});
+    codegen::CompileOptions co;
+    co.target = find_target("lavapipe").limits;
+    ModuleImage image = codegen::compile_graph(g, co);
+    int pieces = 0;
+    for (const DispatchDesc& d : image.manifest.dispatches) {
+      if (d.kernel != "resize") continue;
+      ++pieces;
+      EXPECT_NE(d.notes.find("along dim 2 (for each index of the dims before it) (resized: each piece reads the input "
+                             "rows its outputs sample)"),
+                std::string::npos)
+          << d.notes;
+    }
+    EXPECT_EQ(pieces, 3 * 8192 * 8192 * 4 / (1 << 27)) << "pieces of 4096 rows of each channel";
+  }
+}
+
 // What cannot be split is refused in one line naming the op, the operand, the size and the limit.
 TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   codegen::CompileOptions co;
