@@ -70,6 +70,8 @@ int prologue_operands(FusionAnchor f) {
 // The epilogue takes the anchor's f32 accumulator (store_result(i, float acc)): integer results
 // (an i32 sum, an i8 max pool) and argmax indices would lose bits through it.
 bool takes_epilogue(const ir::Op* anchor) {
+  // Attention with its rows' log-sum-exp (a piece over a block of keys): combined after it.
+  if (anchor->kind == ir::OpKind::Attention && anchor->results.size() != 1) return false;
   switch (family_of(anchor)) {
     case FusionAnchor::Conv:
     case FusionAnchor::Contraction:

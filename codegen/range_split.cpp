@@ -1,6 +1,7 @@
 #include "codegen/range_split.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -150,7 +151,7 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
           const std::optional<Window>& w = t.window[size_t(d)];
           const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
           if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
-          if (w && w->transposed) aligned = false;  // pieces start at uneven rows: copies
+          if (w && w->uneven()) aligned = false;  // pieces start at uneven rows: copies
           granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
         }
       }
@@ -188,9 +189,38 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
   return why;
 }
 
-ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begin, int64_t run, int axis,
-                        const Bound& input) {
+// A resize cut along a resized dim (or a crop-and-resize, whose coordinates depend on the whole
+// extents): the piece computes the whole op's coordinates for its window of the output, reading
+// its operand at the whole input's indices less the operand's start (ir/resize_geometry.h).
+void resize_window(const ir::Op& op, const std::vector<int64_t>& index, int64_t begin, int64_t run, int axis,
+                   const Bound& input, ir::AttrMap& attrs) {
+  const Shape& in = op.operand(0)->type.shape;
+  const Shape& out = op.result()->type.shape;
+  const size_t rank = out.size();
+  std::vector<int64_t> window(4 * rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t out_start = 0, extent = out[d], in_start = 0;
+    if (int(d) < axis) out_start = in_start = index[d], extent = 1;
+    if (int(d) == axis) {
+      out_start = in_start = begin;
+      extent = run;
+      if (const std::optional<Window>& w = input.window[d]) in_start = w->input_rows(begin, run, in[d]).first;
+    }
+    window[d] = out_start;
+    window[rank + d] = extent;
+    window[2 * rank + d] = in_start;
+    window[3 * rank + d] = in[d];
+  }
+  attrs["window"] = window;
+}
+
+ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, const std::vector<int64_t>& index, int64_t begin,
+                        int64_t run, int axis, const Bound& input) {
   ir::AttrMap attrs = op.attrs;
+  if (op.kind == ir::OpKind::Resize && (input.window[size_t(axis)] || ir::resize_geometry(op).extrapolates())) {
+    resize_window(op, index, begin, run, axis, input, attrs);
+    return attrs;
+  }
   // Cut through a window: the piece pads only where its rows reach past the input's edge.
   if (const std::optional<Window>& w = input.window[size_t(axis)]; w && w->transposed) {
     // The piece's output row 0 is the op's row `begin`: its rows [first, last) gathered, the
@@ -209,7 +239,7 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
     attrs.erase("output_shape");  // it would override the pads
     attrs["pads"] = pads;
     attrs["output_padding"] = output_padding;
-  } else if (const std::optional<Window>& w = input.window[size_t(axis)]) {
+  } else if (const std::optional<Window>& w = input.window[size_t(axis)]; w && !w->resize) {
     begin /= w->unit;  // in output rows
     run = w->rows(run);
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
@@ -222,6 +252,10 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, int64_t begi
         g.pad_end[size_t(w->spatial)], std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim));
     attrs["pads"] = pads;
   }
+  // Causal attention cut along its query rows: the piece's rows [begin, begin + run) of Sq keep
+  // the whole op's diagonal (key j hidden from row i when j > i + Sk - Sq + causal_offset).
+  if (op.kind == ir::OpKind::Attention && op.attr_bool("causal") && size_t(axis) + 2 == piece_shape.size())
+    attrs["causal_offset"] = op.attr_int("causal_offset") + begin + run - op.result()->type.shape[size_t(axis)];
   // Attributes that spell out the whole result shape follow the piece.
   if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
   if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
@@ -291,7 +325,7 @@ class Splitter {
         for (int k = 0; k < op_->num_operands(); ++k) operands.push_back(slice(tensors_[size_t(k)], index, begin, run));
         Shape piece_shape = out;
         for (int d = 0; d <= cut_.axis; ++d) piece_shape[size_t(d)] = d < cut_.axis ? 1 : run;
-        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape, begin, run, cut_.axis, tensors_[0]),
+        ir::Op* piece = g_.insert_op(op_, op_->kind, operands, piece_attrs(*op_, piece_shape, index, begin, run, cut_.axis, tensors_[0]),
                                      cat(op_->name, op_->name.empty() ? "" : ".", "part", pieces_.size()), op_->loc);
         check(piece->result()->type.shape == piece_shape, "internal: piece of ", op_->describe(), " has shape ",
               shape_str(piece->result()->type.shape), ", expected ", shape_str(piece_shape));
@@ -558,19 +592,21 @@ std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
 // The longest block of x along `axis` (every other dim whole) one binding holds, cut to a multiple
 // of the offset-alignment granule where longer than one: blocks that start at aligned offsets are
 // views where contiguous (else copies). At most the dim's length; 0 when not one slice fits.
-int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) {
-  const Shape& in = x->type.shape;
+int64_t binding_block(const ir::TensorType& t, int64_t axis, const Limits& l) {
+  const Shape& in = t.shape;
   const int64_t n = in[size_t(axis)];
   Shape one = in;
   one[size_t(axis)] = 1;
-  int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(x->type, one), 1)),
+  int64_t b = std::min<int64_t>(int64_t(l.bytes / std::max<uint64_t>(bytes_of(t, one), 1)),
                                 l.elements / std::max<int64_t>(shape_numel(one), 1));
   b = std::min(b, n);
-  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(x->type.dtype);
+  const uint64_t stride = uint64_t(shape_numel(Shape(in.begin() + axis + 1, in.end()))) * dtype_size(t.dtype);
   const int64_t granule = int64_t(l.align / std::gcd(std::max<uint64_t>(stride, 1), l.align));
   if (b < n && b > granule) b -= b % granule;
   return b;
 }
+
+int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) { return binding_block(x->type, axis, l); }
 
 // A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
 // a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
@@ -719,50 +755,183 @@ ir::Value* join_along(ir::Graph& g, ir::Op* op, const std::vector<ir::Value*>& p
 // A topk along a dim too long for one binding: the topk of each block of that dim (k, or the
 // block's length where shorter), the blocks' indices moved by the block's start, the candidates
 // joined, and a topk over the candidates with the op's attributes, whose positions pick the
-// original indices (gather_elements). Ties keep the lower index: candidates are in block order
-// and each block's in index order among equals. The final topk is an ordinary op, cut again in a
-// later round where its candidates are still too large. Returns the per-block topks (empty when
-// no block fits) and sets `how`.
+// original indices (gather_elements). Where the candidates are still beyond one binding, the same
+// again over blocks of the candidates (their original indices picked per block by
+// gather_elements), level after level until they fit. Ties keep the lower index: candidates are in
+// block order and each block's in index order among equals, so at every level a lower position
+// among equal values is a lower original index. The final topk is an ordinary op, cut again in a
+// later round where it is still too large. Returns the first level's per-block topks (empty when
+// no block fits or a level would not shrink the candidates) and sets `how`.
 std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                            std::string& how) {
   if (op->kind != ir::OpKind::TopK) return {};
   if (op->result(1)->type.dtype == DType::i64 && !l.int64_arithmetic) return {};  // indices not movable
   ir::Value* x = op->operand(0);
+  const DType index_type = op->result(1)->type.dtype;
   const Shape& in = x->type.shape;
   const int64_t axis = normalized_axis(op->attr_int("axis"), in.size());
-  const int64_t n = in[size_t(axis)], k = op->attr_int("k");
-  const int64_t block = binding_block(x, axis, l);
-  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || ceil_div(n, block) < 2) return {};
-  // The candidates (values and indices) must fit one binding: the topk over them reads them whole.
-  Shape candidates = in;
-  candidates[size_t(axis)] = 0;
-  for (int64_t k0 = 0; k0 < n; k0 += block) candidates[size_t(axis)] += std::min(k, std::min(n, k0 + block) - k0);
-  if (too_big(x->type, candidates, l) || too_big(op->result(1)->type, candidates, l)) return {};
-  std::vector<ir::Op*> partials;
-  std::vector<ir::Value*> values, indices;
-  for (int64_t k0 = 0; k0 < n; k0 += block) {
-    const int64_t k1 = std::min(n, k0 + block);
-    ir::AttrMap attrs = op->attrs;
-    attrs["k"] = std::min(k, k1 - k0);
-    ir::Op* p = g.insert_op(op, ir::OpKind::TopK, {slice_along(g, op, x, axis, k0, k1, l, made)}, attrs,
-                            cat(op->name, op->name.empty() ? "" : ".", "block", k0, "-", k1 - 1), op->loc);
-    partials.push_back(p);
-    values.push_back(p->result(0));
-    ir::Value* idx = p->result(1);
-    indices.push_back(from_block_start(g, op, idx, k0));
+  const int64_t k = op->attr_int("k");
+  // The levels, planned before any op is inserted: per level, the block length along the axis.
+  std::vector<int64_t> blocks;
+  Shape level = in;
+  for (;;) {
+    const int64_t n = level[size_t(axis)];
+    int64_t block = binding_block(ir::TensorType{x->type.dtype, level}, axis, l);
+    if (!blocks.empty()) block = std::min(block, binding_block(ir::TensorType{index_type, level}, axis, l));
+    if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces || blocks.size() >= 8) return {};
+    int64_t candidates = 0;
+    for (int64_t k0 = 0; k0 < n; k0 += block) candidates += std::min(k, std::min(n, k0 + block) - k0);
+    if (candidates >= n) return {};  // k as long as a block: no level shrinks the candidates
+    blocks.push_back(block);
+    level[size_t(axis)] = candidates;
+    // The final topk and the gather read the candidates (values and indices) whole.
+    if (!too_big(x->type, level, l) && !too_big(ir::TensorType{index_type, level}, level, l)) break;
   }
   auto join = [&](const std::vector<ir::Value*>& parts, const char* what) { return join_along(g, op, parts, axis, what); };
-  ir::Value* candidate_values = join(values, "candidates");
-  ir::Value* candidate_indices = join(indices, "candidate_indices");
-  ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {candidate_values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
-  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {candidate_indices, final->result(1)}, {{"axis", axis}},
+  std::vector<ir::Op*> partials;
+  ir::Value* values = x;
+  ir::Value* origin = nullptr;  // per candidate, its index in x (none at the first level)
+  for (size_t lv = 0; lv < blocks.size(); ++lv) {
+    const int64_t n = values->type.shape[size_t(axis)], block = blocks[lv];
+    std::vector<ir::Value*> level_values, level_indices;
+    for (int64_t k0 = 0; k0 < n; k0 += block) {
+      const int64_t k1 = std::min(n, k0 + block);
+      ir::AttrMap attrs = op->attrs;
+      attrs["k"] = std::min(k, k1 - k0);
+      const std::string name = cat(op->name, op->name.empty() ? "" : ".", lv ? cat("level", lv, ".") : "", "block", k0, "-", k1 - 1);
+      ir::Op* p = g.insert_op(op, ir::OpKind::TopK, {slice_along(g, op, values, axis, k0, k1, l, made)}, attrs, name, op->loc);
+      if (lv == 0) partials.push_back(p);
+      level_values.push_back(p->result(0));
+      ir::Value* idx = p->result(1);
+      level_indices.push_back(
+          origin ? g.insert_op(op, ir::OpKind::GatherElements, {slice_along(g, op, origin, axis, k0, k1, l, made), idx},
+                               {{"axis", axis}}, name + ".indices", op->loc)->result()
+                 : from_block_start(g, op, idx, k0));
+    }
+    values = join(level_values, "candidates");
+    origin = join(level_indices, "candidate_indices");
+  }
+  ir::Op* final = g.insert_op(op, ir::OpKind::TopK, {values}, op->attrs, cat(op->name, ".of_candidates"), op->loc);
+  ir::Value* picked = g.insert_op(op, ir::OpKind::GatherElements, {origin, final->result(1)}, {{"axis", axis}},
                                   cat(op->name, ".picked"), op->loc)->result();
   g.replace_all_uses(op->result(0), final->result(0));
   g.replace_all_uses(op->result(1), picked);
   g.erase_op(op);
-  how = cat("per-block topk over blocks of ", block, " of dim ", axis, ", then a topk of the ", candidate_values->type.shape[size_t(axis)],
-            " candidates");
+  how = cat("per-block topk over blocks of ", blocks[0], " of dim ", axis);
+  for (size_t lv = 1; lv < blocks.size(); ++lv) how += cat(", then over blocks of ", blocks[lv], " of the candidates");
+  how += cat(", then a topk of the ", values->type.shape[size_t(axis)], " candidates");
   return partials;
+}
+
+// The box [start, start + extent) of `v`: through codegen/box_copy.h where `v` is too large to
+// bind whole, else an ordinary slice kernel.
+ir::Value* box_of(ir::Graph& g, ir::Op* at, ir::Value* v, const Ints& start, const Ints& extent, const Limits& l,
+                  std::set<const ir::Op*>& made) {
+  if (extent == v->type.shape) return v;
+  if (too_big(v->type, v->type.shape, l)) return copy_box(g, at, v, start, extent, {l.bytes, l.align}, made);
+  Ints starts, ends, axes;
+  for (size_t d = 0; d < start.size(); ++d)
+    if (start[d] != 0 || extent[d] != v->type.shape[d]) {
+      starts.push_back(start[d]);
+      ends.push_back(start[d] + extent[d]);
+      axes.push_back(int64_t(d));
+    }
+  ir::Op* s = g.insert_op(at, ir::OpKind::Slice, {v}, {{"starts", starts}, {"ends", ends}, {"axes", axes}},
+                          cat(at->name, ".in"), at->loc);
+  made.insert(s);
+  return s->result();
+}
+
+// Attention whose k or v of one batch index is beyond one binding: per batch index, pieces over
+// blocks of keys, each an attention with with_lse (its rows normalized over its own keys, and their
+// log-sum-exp), combined as out = sum_b exp(lse_b - L) * out_b, L the log-sum-exp of the lse_b
+// joined (reduce_log_sum_exp); the batch indices' results joined by concats. A row hidden from a
+// block's keys is 0 with lse -inf there, so it weighs nothing; hidden from every key, it is NaN, as
+// the op's. A causal piece keeps the whole op's diagonal (causal_offset + Sk - (k1 - k0) - k0);
+// the mask's key dim follows, its batch dims where they are not broadcast. The pieces and the
+// combining ops are ordinary ops a later round cuts by rows.
+std::vector<ir::Op*> split_attention_keys(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                          std::string& how) {
+  if (op->kind != ir::OpKind::Attention || op->attr_bool("with_lse")) return {};
+  ir::Value* q = op->operand(0);
+  ir::Value* k = op->operand(1);
+  ir::Value* v = op->operand(2);
+  ir::Value* mask = op->num_operands() == 4 ? op->operand(3) : nullptr;
+  const size_t r = v->type.shape.size();
+  if (r < 2) return {};
+  const size_t k_axis = op->attr_bool("k_transposed") ? r - 1 : r - 2, v_axis = r - 2;
+  const int64_t sk = v->type.shape[v_axis];
+  auto one_batch = [&](const ir::Value* x) {
+    Shape s = x->type.shape;
+    for (size_t d = 0; d + 2 < r; ++d) s[d] = 1;
+    return ir::TensorType{x->type.dtype, s};
+  };
+  const int64_t block = std::min(binding_block(one_batch(k), int64_t(k_axis), l), binding_block(one_batch(v), int64_t(v_axis), l));
+  const Shape batch(q->type.shape.begin(), q->type.shape.end() - 2);
+  if (block < 1 || block >= sk || shape_numel(batch) * ceil_div(sk, block) > kMaxPieces) return {};
+  std::vector<ir::Op*> pieces;
+  auto insert = [&](ir::OpKind kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const std::string& what) {
+    return g.insert_op(op, kind, std::move(operands), std::move(attrs), cat(op->name, ".", what), op->loc)->result();
+  };
+  // One batch index (idx): the key-block pieces and their combination.
+  auto one = [&](const Ints& idx) {
+    // x's box for batch index idx (x's leading dims, aligned right with the scores' where x is
+    // the mask; broadcast dims whole), and keys [k0, k1) along `key_dim` (-1: all).
+    auto box = [&](ir::Value* x, int64_t key_dim, int64_t k0, int64_t k1) {
+      const Shape& xs = x->type.shape;
+      Ints start(xs.size(), 0), extent = xs;
+      for (size_t d = 0; d < xs.size(); ++d) {
+        const int64_t sd = int64_t(d) + int64_t(r) - int64_t(xs.size());  // the scores' dim
+        if (sd >= 0 && size_t(sd) + 2 < r && xs[d] != 1) start[d] = idx[size_t(sd)], extent[d] = 1;
+      }
+      if (key_dim >= 0 && xs[size_t(key_dim)] == sk) start[size_t(key_dim)] = k0, extent[size_t(key_dim)] = k1 - k0;
+      return box_of(g, op, x, start, extent, l, made);
+    };
+    std::string at;
+    for (int64_t i : idx) at += cat(i, ".");
+    std::vector<ir::Op*> parts;
+    std::vector<ir::Value*> lses;
+    for (int64_t k0 = 0; k0 < sk; k0 += block) {
+      const int64_t k1 = std::min(sk, k0 + block);
+      std::vector<ir::Value*> operands{box(q, -1, 0, 0), box(k, int64_t(k_axis), k0, k1), box(v, int64_t(v_axis), k0, k1)};
+      if (mask) operands.push_back(box(mask, int64_t(mask->type.shape.size()) - 1, k0, k1));
+      ir::AttrMap attrs = op->attrs;
+      attrs["with_lse"] = true;
+      if (op->attr_bool("causal")) attrs["causal_offset"] = op->attr_int("causal_offset") + sk - (k1 - k0) - k0;
+      parts.push_back(g.insert_op(op, ir::OpKind::Attention, operands, attrs,
+                                  cat(op->name, op->name.empty() ? "" : ".", at, "keys", k0, "-", k1 - 1), op->loc));
+      lses.push_back(parts.back()->result(1));
+    }
+    ir::Value* lse_all = insert(ir::OpKind::ReduceLogSumExp, {join_along(g, op, lses, int64_t(r) - 1, "lse")},
+                                {{"axes", Ints{int64_t(r) - 1}}, {"keepdims", true}}, at + "lse_all");
+    ir::Value* sum = nullptr;
+    for (ir::Op* p : parts) {
+      ir::Value* w = insert(ir::OpKind::Exp, {insert(ir::OpKind::Sub, {p->result(1), lse_all}, {}, at + "lse_diff")}, {},
+                            at + "weight");
+      ir::Value* part = insert(ir::OpKind::Mul, {p->result(0), w}, {}, at + "weighted");
+      sum = sum ? insert(ir::OpKind::Add, {sum, part}, {}, at + "combined") : part;
+    }
+    pieces.insert(pieces.end(), parts.begin(), parts.end());
+    return sum;
+  };
+  // The batch dims one index at a time, joined by concats level by level.
+  Ints idx;
+  std::function<ir::Value*(size_t)> build = [&](size_t level) -> ir::Value* {
+    if (level == batch.size()) return one(idx);
+    std::vector<ir::Value*> parts;
+    for (int64_t i = 0; i < batch[level]; ++i) {
+      idx.push_back(i);
+      parts.push_back(build(level + 1));
+      idx.pop_back();
+    }
+    return parts.size() == 1 ? parts[0] : join_along(g, op, parts, int64_t(level), "batches");
+  };
+  ir::Value* result = build(0);
+  g.replace_all_uses(op->result(), result);
+  g.erase_op(op);
+  how = cat("per-block attention over blocks of ", block, " keys per batch index, each with its rows' log-sum-exp, combined by the "
+            "weights exp(lse - log-sum-exp of all blocks)");
+  return pieces;
 }
 
 // An argmax or argmin along a dim too long for one binding: per block of that dim, its extreme
@@ -816,12 +985,12 @@ std::string not_split_along(const ir::Op& op) {
     return cat("; sort is not cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank),
                " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
                "): a merge of sorted pieces is not implemented");
-  if (op.kind == ir::OpKind::Attention && op.attr_bool("causal"))
-    return "; causal attention is cut along batch and heads only (not query rows, not key blocks)";
+  if (op.kind == ir::OpKind::Attention)
+    return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
-               op.kind == ir::OpKind::TopK ? " and their k candidates each fit one binding together" : "");
+               op.kind == ir::OpKind::TopK ? " and k is shorter than one block (so that each level of candidates shrinks)" : "");
   return "";
 }
 
@@ -882,6 +1051,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
               o->kind != ir::OpKind::Concat && o->schema().category != ir::OpCategory::Reshape)
             notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over);
       };
+      if (partials.empty()) partials = split_attention_keys(graph, op, l, made, what);
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
@@ -903,7 +1073,11 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     const Cut& c = std::get<Cut>(cut);
     int64_t along = ceil_div(op->result()->type.shape[size_t(c.axis)], c.run);
     std::string note = cat("split into ", c.pieces, " pieces of ", c.run, " along ", dim_name(*op, c.axis),
-                           c.pieces > along ? " (for each index of the dims before it)" : "", ": ", over);
+                           c.pieces > along ? " (for each index of the dims before it)" : "",
+                           tensors[0].window[size_t(c.axis)] && tensors[0].window[size_t(c.axis)]->resize
+                               ? " (resized: each piece reads the input rows its outputs sample)"
+                               : "",
+                           ": ", over);
     if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
     for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note;
   }

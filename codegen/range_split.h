@@ -12,7 +12,10 @@
 // copy. The tensors themselves stay whole.
 //
 // Conv and pooling are also cut along one spatial dim of their result: each piece reads its input
-// rows plus the halo its window overlaps into, with pads of its own at the input's edges.
+// rows plus the halo its window overlaps into, with pads of its own at the input's edges. Resize
+// is cut along one resized dim alike: each piece, a resize with the attribute 'window', computes
+// the whole op's coordinates and reads the input rows its taps sample. Causal attention cut
+// along query rows keeps the whole op's diagonal through the attribute 'causal_offset'.
 //
 // A conv whose single image is beyond a binding in a channels-outside-rows layout (NCHW) runs as
 // partial convs over blocks of input channels (each block one contiguous run), summed by adds;
@@ -25,7 +28,8 @@
 // Along a dim every output element reads (the fallbacks when no cut of the dims above fits): a
 // reduction runs as partial reductions over blocks of a reduced dim, joined and reduced again by
 // the combining op (mean: sums, divided once at the end); a cumsum as per-block scans plus a
-// carry pass (the sums of the blocks before); a topk as per-block topks, then a topk over the
+// carry pass (the sums of the blocks before); a topk as per-block topks (again over blocks of the
+// candidates, level after level, while they are beyond a binding), then a topk over the
 // candidates whose positions pick the original indices; an argmax (argmin) as per-block extremes
 // and indices, the argmax of the extremes picking the block.
 //
@@ -35,9 +39,13 @@
 // pieces must then be contiguous runs only, at any offset, and are assembled into aligned chunks
 // of the result. Only the split path pays these copies.
 //
+// Attention whose k or v of one batch index is beyond a binding runs, per batch index, as pieces
+// over blocks of keys that also return their rows' log-sum-exp (attribute 'with_lse'), combined
+// by their softmax weights exp(lse_b - logsumexp of all).
+//
 // Not split (refused with the reason): dims that every output element reads along (a sort axis;
-// argmax and topk axes where i64 indices cannot be added to, without shaderInt64; causal
-// attention's keys and query rows) beyond the limit, results whose pieces are not contiguous runs
+// argmax and topk axes where i64 indices cannot be added to, without shaderInt64) beyond the
+// limit, one key's row of attention's k or v beyond it, results whose pieces are not contiguous runs
 // (columns of a row-major result that is itself beyond the limit), and operands every piece reads
 // whole (a conv filter) that are themselves beyond the limit.
 #pragma once

@@ -1,6 +1,7 @@
 #include "codegen/split_axes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "ir/conv_geometry.h"
@@ -79,9 +80,22 @@ size_t per_channel_requantize(const ir::Op& op) {
   return n > 1 ? n : 0;
 }
 
+// A bound on the input rows any run of `run` output rows of a resized dim reads: the rounded
+// coordinates of the run spread over at most ceil((run - 1) * |slope|) + 1 rows, plus the taps.
+int64_t resize_rows_bound(const ir::ResizeGeometry& g, size_t d, int64_t run) {
+  const ir::ResizeAxis& a = g.axes[d];
+  if (a.identity) return run;
+  const double spread = std::ceil(double(run - 1) * std::abs(a.slope));
+  return spread >= double(a.in) ? a.in : std::min<int64_t>(a.in, int64_t(spread) + g.taps_per_dim() + 1);
+}
+
 }  // namespace
 
 std::pair<int64_t, int64_t> Window::input_rows(int64_t begin, int64_t run, int64_t dim) const {
+  if (resize) {
+    const auto [first, last] = ir::resize_input_range(*resize, resize_dim, begin, begin + run);
+    return {std::max<int64_t>(0, first), std::min(dim, last)};
+  }
   if (transposed)
     return {std::max<int64_t>(0, floor_div(begin + pad_begin - (span - 1), stride)),
             std::min(dim, floor_div(begin + run - 1 + pad_begin, stride) + 1)};
@@ -90,10 +104,22 @@ std::pair<int64_t, int64_t> Window::input_rows(int64_t begin, int64_t run, int64
 }
 
 int64_t Window::max_input_rows(int64_t run) const {
+  if (resize) return resize_rows_bound(*resize, resize_dim, run);
   return transposed ? (run + span - 2) / stride + 2 : (rows(run) - 1) * stride + span;
 }
 
 int64_t Window::max_run(int64_t rows) const {
+  if (resize) {  // the longest run whose bound fits: the bound grows with the run
+    const ir::ResizeAxis& a = resize->axes[resize_dim];
+    if (resize_rows_bound(*resize, resize_dim, 1) > rows) return 0;
+    int64_t lo = 1, hi = a.out;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (resize_rows_bound(*resize, resize_dim, mid) <= rows) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
   if (transposed) return rows < 2 ? 0 : std::max<int64_t>(0, (rows - 1) * stride - span + 1);
   return rows < span ? 0 : ((rows - span) / stride + 1) * unit;
 }
@@ -194,23 +220,20 @@ AxisMap axis_map(const ir::Op& op) {
       return m;
     }
     case ir::OpCategory::Attention: {
-      // Batch (and head) dims; query rows unless causal (its mask compares absolute row and key
-      // indices, which a piece of rows would restart). Keys and values are read whole.
+      // Batch (and head) dims and query rows (a causal piece of rows keeps the whole op's mask
+      // through causal_offset: range_split.cpp, piece_attrs). Keys and values are read whole.
       if (rank < 2) return m;
-      for (size_t d = 0; d + 2 < rank; ++d) m.parallel[d] = true;
+      for (size_t d = 0; d + 1 < rank; ++d) m.parallel[d] = true;
       for (int k = 0; k < op.num_operands(); ++k) {
         map_right_aligned(op, k, m);
         m.operand_axis[size_t(k)][rank - 2] = m.operand_axis[size_t(k)][rank - 1] = -1;
       }
-      if (!op.attr_bool("causal")) {
-        m.parallel[rank - 2] = true;
-        const Shape& q = op.operand(0)->type.shape;
-        if (q.size() >= 2 && q[q.size() - 2] == op.result()->type.shape[rank - 2]) m.operand_axis[0][rank - 2] = int(q.size() - 2);
-        if (op.num_operands() == 4) {
-          const Shape& mask = op.operand(3)->type.shape;
-          if (mask.size() >= 2 && mask[mask.size() - 2] == op.result()->type.shape[rank - 2])
-            m.operand_axis[3][rank - 2] = int(mask.size() - 2);
-        }
+      const Shape& q = op.operand(0)->type.shape;
+      if (q.size() >= 2 && q[q.size() - 2] == op.result()->type.shape[rank - 2]) m.operand_axis[0][rank - 2] = int(q.size() - 2);
+      if (op.num_operands() == 4) {
+        const Shape& mask = op.operand(3)->type.shape;
+        if (mask.size() >= 2 && mask[mask.size() - 2] == op.result()->type.shape[rank - 2])
+          m.operand_axis[3][rank - 2] = int(mask.size() - 2);
       }
       return m;
     }
@@ -255,11 +278,19 @@ AxisMap axis_map(const ir::Op& op) {
     case ir::OpCategory::DataMovement:
       switch (op.kind) {
         case K::Resize: {
-          ir::ResizeGeometry g = ir::resize_geometry(op);
-          std::set<int> moving;
-          for (size_t d = 0; d < rank; ++d)
-            if (!g.axes[d].identity || g.extrapolates()) moving.insert(int(d));
-          map_same_axes(op, moving, m);
+          // Every dim: identity dims as any elementwise op's; resized dims through a window of
+          // the input rows their outputs sample, each piece a resize with the attribute 'window'
+          // that computes the whole op's coordinates (range_split.cpp, piece_attrs).
+          if (op.has_attr("window")) return m;  // already a piece, cut to fit
+          auto g = std::make_shared<const ir::ResizeGeometry>(ir::resize_geometry(op));
+          map_same_axes(op, {}, m);
+          for (size_t d = 0; d < rank; ++d) {
+            if (g->axes[d].identity) continue;
+            Window w;
+            w.resize = g;
+            w.resize_dim = d;
+            m.window[d] = w;
+          }
           return m;
         }
         case K::Transpose: {

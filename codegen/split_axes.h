@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/resize_geometry.h"
 
 namespace vkc::codegen {
 
@@ -25,6 +27,13 @@ struct Window {
   int64_t unit = 1;
   // conv_transpose: output row o gathers input rows i with i * stride + k * dilation = o + pad.
   bool transposed = false;
+  // resize along a resized dim: output rows read the input rows their taps sample
+  // (ir::resize_input_range), about |slope| per output row plus the taps; a piece is a resize with
+  // the attribute 'window' (range_split.cpp, piece_attrs). stride, span and pad are unused.
+  std::shared_ptr<const ir::ResizeGeometry> resize = nullptr;
+  size_t resize_dim = 0;
+  // Pieces start at input rows that no multiple of a stride gives: operand pieces are copies.
+  bool uneven() const { return transposed || resize != nullptr; }
   int64_t rows(int64_t indices) const { return (indices + unit - 1) / unit; }
   // Input rows [first, last) that result indices [begin, begin + run) read, within [0, dim).
   std::pair<int64_t, int64_t> input_rows(int64_t begin, int64_t run, int64_t dim) const;

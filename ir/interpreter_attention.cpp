@@ -1,5 +1,5 @@
 // Reference attention: softmax(scale * q k^T + mask) v per batch, in float64, with the causal
-// mask aligned to the last query (key j is hidden from query i when j > i + Sk - Sq).
+// mask aligned to the last query (key j is hidden from query i when j > i + Sk - Sq + causal_offset).
 #include <cmath>
 #include <limits>
 
@@ -12,6 +12,7 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
   const size_t r = qs.size();
   const bool kt = op.attr_bool("k_transposed"), causal = op.attr_bool("causal");
   const double scale = op.attr_float("scale");
+  const int64_t causal_offset = op.attr_int("causal_offset");
   const int64_t Sq = qs[r - 2], D = qs[r - 1];
   const int64_t Sk = kt ? in[1]->shape()[r - 1] : in[1]->shape()[r - 2];
   const int64_t Dv = in[2]->shape()[r - 1];
@@ -23,6 +24,10 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
   out_shape.push_back(Sq);
   out_shape.push_back(Dv);
   check_result_shape(op, out_shape, types[0]);
+  // with_lse: each row's log-sum-exp (max + log sum) as a second result [..., Sq, 1], and a row
+  // whose every key is hidden is 0 (its lse -inf), so that pieces over blocks of keys combine.
+  const bool with_lse = op.attr_bool("with_lse");
+  std::vector<double> lse(with_lse ? size_t(shape_numel(batch) * Sq) : 0);
   std::vector<double> q = to_f64(*in[0]), k = to_f64(*in[1]), v = to_f64(*in[2]);
   std::vector<double> mask = in.size() > 3 ? to_f64(*in[3]) : std::vector<double>{};
   std::vector<double> out(size_t(shape_numel(out_shape)));
@@ -42,7 +47,7 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
           std::vector<int64_t> index = unravel((b * Sq + i) * Sk + j, scores);
           x += mask[size_t(broadcast_offset(in[3]->shape(), scores, index))];
         }
-        if (causal && j > i + Sk - Sq) x = neg_inf;
+        if (causal && j > i + Sk - Sq + causal_offset) x = neg_inf;
         s[size_t(j)] = x;
         nan |= std::isnan(x);
         if (x > m) m = x;
@@ -50,12 +55,15 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
       // As softmax: a NaN score makes the row NaN; a row with every key hidden is 0/0 = NaN.
       double sum = 0;
       for (int64_t j = 0; j < Sk; ++j) sum += std::exp(s[size_t(j)] - m);
+      const bool hidden = m == neg_inf;
+      if (with_lse) lse[size_t(b * Sq + i)] = nan ? std::numeric_limits<double>::quiet_NaN() : hidden ? neg_inf : m + std::log(sum);
       for (int64_t e = 0; e < Dv; ++e) {
         double acc = 0;
         for (int64_t j = 0; j < Sk; ++j) acc += std::exp(s[size_t(j)] - m) / sum * v[size_t((b * Sk + j) * Dv + e)];
-        out[size_t((b * Sq + i) * Dv + e)] = nan ? std::numeric_limits<double>::quiet_NaN() : acc;
+        out[size_t((b * Sq + i) * Dv + e)] = nan ? std::numeric_limits<double>::quiet_NaN() : with_lse && hidden ? 0.0 : acc;
       }
     }
+  if (with_lse) return {from_f64(types[0], out), from_f64(types[1], lse)};
   return {from_f64(types[0], out)};
 }
 

@@ -12,14 +12,16 @@ struct DimTaps {
   ResizeTaps taps;
 };
 
+// Per output index of the op (a piece: of its window), the taps as indices into its operand.
 std::vector<DimTaps> dim_taps(const ResizeGeometry& g, size_t d) {
   const ResizeAxis& a = g.axes[d];
-  std::vector<DimTaps> out(size_t(a.out));
-  for (int64_t x = 0; x < a.out; ++x) {
-    DimTaps& t = out[size_t(x)];
+  std::vector<DimTaps> out(size_t(a.piece_out));
+  for (int64_t p = 0; p < a.piece_out; ++p) {
+    DimTaps& t = out[size_t(p)];
+    const int64_t x = a.out_start + p;  // the whole op's output index
     if (a.identity) {
       t.taps.count = 1;
-      t.taps.index[0] = x;
+      t.taps.index[0] = x - a.in_start;
       t.taps.weight[0] = 1;
       continue;
     }
@@ -35,6 +37,7 @@ std::vector<DimTaps> dim_taps(const ResizeGeometry& g, size_t d) {
     } else {
       t.taps = resize_interpolation_taps(g, xi, a.in);
     }
+    for (int k = 0; k < t.taps.count; ++k) t.taps.index[size_t(k)] -= a.in_start;  // within the operand (verified)
   }
   return out;
 }

@@ -91,7 +91,8 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
       return {req("sizes", K::Ints), opt("scales", K::Floats), def("mode", std::string("nearest")),
               def("coordinate_mode", std::string("half_pixel")),
               def("nearest_mode", std::string("round_prefer_floor")), def("cubic_coeff_a", -0.75),
-              def("exclude_outside", false), opt("roi", K::Floats), def("extrapolation_value", 0.0)};
+              def("exclude_outside", false), opt("roi", K::Floats), def("extrapolation_value", 0.0),
+              opt("window", K::Ints)};  // a piece of a larger resize (ir/resize_geometry.h)
     case OpKind::Sort: return {def("axis", int64_t(-1)), def("descending", false)};
     case OpKind::TopK:
       return {req("k", K::Int), def("axis", int64_t(-1)), def("largest", true),
@@ -122,7 +123,12 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::Pow:
     case OpKind::Select: return {};
     // softmax(scale * q k^T + mask, causal) v: scale is required (the pass that forms it knows it).
-    case OpKind::Attention: return {req("scale", K::Float), def("causal", false), def("k_transposed", false)};
+    // causal_offset moves the causal diagonal: a piece of query rows or keys of a larger causal
+    // attention (codegen/range_split.cpp) keeps the whole op's mask. with_lse: a second result,
+    // each row's log-sum-exp of its scores, by which pieces over blocks of keys are combined.
+    case OpKind::Attention:
+      return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0)),
+              def("with_lse", false)};
     // Issue 23, elementwise and logic group.
     case OpKind::IsInf: return {def("detect_positive", true), def("detect_negative", true)};
     case OpKind::Elu: return {def("alpha", 1.0)};

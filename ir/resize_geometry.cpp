@@ -68,7 +68,7 @@ void affine_form(ResizeCoordinates c, ResizeAxis& a) {
 
 Shape ResizeGeometry::output_shape() const {
   Shape s;
-  for (const ResizeAxis& a : axes) s.push_back(a.out);
+  for (const ResizeAxis& a : axes) s.push_back(a.piece_out);
   return s;
 }
 
@@ -118,10 +118,28 @@ ResizeGeometry resize_geometry(const Op& op) {
       fail(op, "attribute 'roi' is only used by coordinate_mode 'tf_crop_and_resize'");
     roi = per_dim_floats(op, "roi", 2 * rank, "starts then ends, one per input dim");
   }
+  // A piece of a larger resize: [output starts, output extents, input starts, whole input dims].
+  std::vector<int64_t> window;
+  if (op.has_attr("window")) {
+    window = op.attr_ints("window");
+    if (window.size() != 4 * rank)
+      fail(op, "attribute 'window' has ", window.size(), " entries, expected ", 4 * rank,
+           " (output starts, output extents, input starts, whole input dims: one per dim of input ", in.str(), ")");
+  }
   for (size_t d = 0; d < rank; ++d) {
     ResizeAxis a;
-    a.in = in.shape[d];
+    a.in = window.empty() ? in.shape[d] : window[3 * rank + d];
     a.out = sizes[d];
+    a.piece_out = window.empty() ? a.out : window[rank + d];
+    a.out_start = window.empty() ? 0 : window[d];
+    a.piece_in = in.shape[d];
+    a.in_start = window.empty() ? 0 : window[2 * rank + d];
+    if (!window.empty() && (a.in < 1 || a.in_start < 0 || a.in_start + a.piece_in > a.in))
+      fail(op, "attribute 'window': input dim ", d, " holds indices [", a.in_start, ", ", a.in_start + a.piece_in,
+           ") of a whole input of ", a.in, ", which they must lie within");
+    if (!window.empty() && (a.out_start < 0 || a.piece_out < 1 || a.out_start + a.piece_out > a.out))
+      fail(op, "attribute 'window': output dim ", d, " is indices [", a.out_start, ", ", a.out_start + a.piece_out,
+           ") of 'sizes' entry ", a.out, ", expected a non-empty range within it");
     if (a.in < 1) fail(op, "input dim ", d, " is ", a.in, ", resize needs at least one element to sample");
     if (a.out < 1) fail(op, "attribute 'sizes' entry ", d, " is ", a.out, ", expected >= 1");
     if (!scales.empty()) {
@@ -146,7 +164,39 @@ ResizeGeometry resize_geometry(const Op& op) {
     for (int64_t x = 0; identity && x < a.out; ++x) identity = resize_source_coordinate(g, d, x) == double(x);
     a.identity = identity;
   }
+  // A piece reads only its operand: every tap of its outputs must lie in the operand's indices.
+  for (size_t d = 0; d < rank && !window.empty(); ++d) {
+    const ResizeAxis& a = g.axes[d];
+    const auto [first, last] = resize_input_range(g, d, a.out_start, a.out_start + a.piece_out);
+    if (first < a.in_start || last > a.in_start + a.piece_in)
+      fail(op, "attribute 'window': output indices [", a.out_start, ", ", a.out_start + a.piece_out, ") of dim ", d,
+           " read input indices [", first, ", ", last, "), outside the operand's [", a.in_start, ", ",
+           a.in_start + a.piece_in, ")");
+  }
   return g;
+}
+
+std::pair<int64_t, int64_t> resize_input_range(const ResizeGeometry& g, size_t d, int64_t begin, int64_t end) {
+  const ResizeAxis& a = g.axes[d];
+  if (a.identity) return {begin, end};
+  int64_t first = a.in, last = 0;
+  for (int64_t x = begin; x < end; ++x) {
+    const double xi = resize_source_coordinate(g, d, x);
+    if (g.extrapolates() && !resize_coordinate_inside(xi, a.in)) continue;
+    if (g.interpolation == ResizeInterpolation::Nearest) {
+      const int64_t i = resize_nearest_index(g, xi, a.in);
+      first = std::min(first, i);
+      last = std::max(last, i + 1);
+      continue;
+    }
+    const ResizeTaps t = resize_interpolation_taps(g, xi, a.in);
+    for (int k = 0; k < t.count; ++k) {
+      first = std::min(first, t.index[size_t(k)]);
+      last = std::max(last, t.index[size_t(k)] + 1);
+    }
+  }
+  if (first >= last) return {0, 1};
+  return {first, last};
 }
 
 double resize_source_coordinate(const ResizeGeometry& g, size_t d, int64_t xi) {

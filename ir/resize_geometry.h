@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -35,6 +36,12 @@ struct ResizeAxis {
   // The transform written as x_in = x_out * slope + offset (equal in real arithmetic to the
   // reference formula); kernels evaluate this form in f32.
   double slope = 0, offset = 0;
+  // A piece of a larger resize (attribute 'window', made by the range split): the op computes
+  // output indices [out_start, out_start + piece_out) of the whole resize above (in, out are the
+  // whole op's) from its operand, which holds input indices [in_start, in_start + piece_in). Every
+  // coordinate and tap is the whole op's; indices are then moved by in_start. No window: the
+  // piece is the whole op.
+  int64_t out_start = 0, piece_out = 1, in_start = 0, piece_in = 1;
 };
 
 struct ResizeGeometry {
@@ -56,6 +63,11 @@ struct ResizeGeometry {
 // Checks every attribute against the input and throws vkc::Error naming the op, the attribute
 // and the dim.
 ResizeGeometry resize_geometry(const Op& op);
+
+// The input indices [first, last) of the whole op that output indices [begin, end) of dim `d`
+// read (every tap, clamped as the op clamps them; with tf_crop_and_resize only coordinates inside
+// the crop window). At least one index, also where no output reads any.
+std::pair<int64_t, int64_t> resize_input_range(const ResizeGeometry& g, size_t d, int64_t begin, int64_t end);
 
 // Source coordinate of output index x along dim `d`: float64, in the reference's operation order.
 double resize_source_coordinate(const ResizeGeometry& g, size_t d, int64_t x);

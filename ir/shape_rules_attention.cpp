@@ -47,9 +47,18 @@ std::vector<TensorType> infer_attention(const Op& op) {
              " (", target, ")");
     }
   }
+  const int64_t causal_offset = op.attr_int("causal_offset");
+  if (causal_offset != 0 && !op.attr_bool("causal"))
+    fail(op, "attribute 'causal_offset' is ", causal_offset, ", but 'causal' is false (it moves the causal mask only)");
+  // Kernels compare key and row indices in 32-bit signed arithmetic.
+  if (causal_offset < -(int64_t(1) << 30) || causal_offset > (int64_t(1) << 30))
+    fail(op, "attribute 'causal_offset' is ", causal_offset, ", expected within +-2^30");
   Shape out = qs;
   out[r - 1] = vs[r - 1];
-  return {TensorType{q.dtype, out}};
+  if (!op.attr_bool("with_lse")) return {TensorType{q.dtype, out}};
+  Shape lse = qs;
+  lse[r - 1] = 1;
+  return {TensorType{q.dtype, out}, TensorType{q.dtype, lse}};
 }
 
 }  // namespace vkc::ir::rules

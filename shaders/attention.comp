@@ -26,6 +26,9 @@ const uint RM = ${RM}u, KC = ${KC}u, C4 = ${C4}u;  // rows (1-4), keys (1, 2, 4)
 const uint BQ = TY * RM, BK = TX * KC;
 const uint HD = ${HD}u, DV = ${DV}u, DV4 = C4 * TX;  // DV4 * 4 >= DV: V's padded row, in vec4s
 const uint SQ = ${SQ}u, SK = ${SK}u;
+// Causal: key j is hidden from query i when j > i + SK - SQ + CAUSAL_OFFSET (the offset: where a
+// piece of a larger attention's rows or keys lies in it, codegen/range_split.cpp).
+const int CAUSAL_OFFSET = ${CAUSAL_OFFSET};
 const uint QS = TY + 1u, KS = TX + 1u;
 #define RVEC ${RVEC}
 #define KVEC ${KVEC}
@@ -93,7 +96,7 @@ void main() {
   uint tiles = ${KEY_TILES};
 #if ${CAUSAL_TILES}
   // Causal: key tiles wholly after this tile's last row's last visible key are all hidden.
-  const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ);
+  const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ) + CAUSAL_OFFSET;
   tiles = last_key < 0 ? 0u : min(tiles, uint(last_key) / BK + 1u);
 #endif
   fetch_tile(b, 0u);
@@ -165,6 +168,12 @@ ${MASK}
     float sum = 0.0;
     [[unroll]] for (uint x = 0u; x < TX; ++x) sum += red[(ty * RM + r) * TX + x];
     // A row whose every key is hidden sums to 0: 0/0 is NaN, as softmax gives (reference).
+#if ${WITH_LSE}
+    // The row's log-sum-exp beside it (-inf where every key is hidden, whose row is then 0), by
+    // which pieces over blocks of keys combine (codegen/range_split.cpp).
+    if (tx == 0u) store_lse(b * SQ + qi, m[r] + log(sum));
+    if (sum == 0.0) sum = 1.0;
+#endif
     [[unroll]] for (uint c = 0u; c < C4; ++c)
       [[unroll]] for (uint i = 0u; i < 4u; ++i) {
         const uint e = (c * TX + tx) * 4u + i;

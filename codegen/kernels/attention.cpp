@@ -110,7 +110,7 @@ std::optional<AttentionPlan> plan_attention(const ir::Op& op, const TargetLimits
   uint64_t binding = target.max_storage_buffer_range;
   if (target.max_memory_allocation_size) binding = std::min(binding, target.max_memory_allocation_size);
   std::vector<const ir::Value*> tensors(op.operands.begin(), op.operands.end());
-  tensors.push_back(op.result());
+  tensors.insert(tensors.end(), op.results.begin(), op.results.end());
   for (const ir::Value* v : tensors)
     if (uint64_t(v->type.size_bytes()) > binding || v->type.numel() > kMaxPieceElements) return std::nullopt;
   Extents e = extents_of(op);
@@ -137,6 +137,17 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
   for (int i = 0; i < op.num_operands(); ++i)
     io.add(operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx));
   io.add(result_store(group, uint32_t(io.bindings.size()), ctx));
+  const bool with_lse = op.attr_bool("with_lse");
+  if (with_lse) {  // the second result: one value per row, stored as it is (no epilogue)
+    const ir::Value* lse = op.result(1);
+    FusedCode store;
+    store.buffers = glsl_buffer(uint32_t(io.bindings.size()), lse->type.dtype, true, "lse_out");
+    store.functions = cat("void store_lse(uint i, float x) { lse_out.data[i] = ", glsl_storage_type(lse->type.dtype), "(x); }\n");
+    store.bindings = {{ctx.tensor(lse), true}};
+    store.types = {lse->type.dtype};
+    store.bytes = double(lse->type.size_bytes());
+    io.add(store);
+  }
   k.bindings = io.bindings;
   k.bytes = io.bytes;
   std::string& functions = io.functions;
@@ -186,12 +197,14 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                     {"SK", cat(e.sk)},
                     {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
                     {"CAUSAL_TILES", op.attr_bool("causal") ? "1" : "0"},
+                    {"CAUSAL_OFFSET", cat(op.attr_int("causal_offset"))},
+                    {"WITH_LSE", with_lse ? "1" : "0"},
                     {"K_ORDER", k_order},
                     {"K_INDEX", k_index},
                     {"KTOTAL", cat(k_total)},
                     {"SCALE", glsl_literal(DType::f32, op.attr_float("scale"))},
                     {"MASK", mask_code},
-                    {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ)" : ""}});
+                    {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ) + CAUSAL_OFFSET" : ""}});
   k.workgroup_size = {kAttentionThreads, 1, 1};
   k.workgroup_count = {p.workgroups_x, p.workgroups_y, 1};
   k.workgroup_memory_bytes = p.workgroup_memory_bytes;

@@ -10,6 +10,12 @@
 // rounded f32 operations, which the kernel keeps with `precise`) for every output index; where
 // any index differs from the reference, that dim reads a constant table of reference indices
 // instead.
+//
+// A piece of a larger resize (attribute 'window', made by the range split: ir/resize_geometry.h)
+// computes the whole op's coordinates for its output indices moved by out_start, and reads its
+// operand at the whole op's indices less in_start, clamped into the operand: the reference's
+// taps lie inside it (the verifier checks that), and an f32 coordinate that falls a hair outside
+// reads an edge tap of near-zero weight instead of memory the piece does not bind.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -60,6 +66,22 @@ int64_t kernel_nearest_index(const ResizeGeometry& g, const ResizeAxis& a, int64
   return int64_t(std::clamp(r, 0.0f, float(a.in - 1)));
 }
 
+// A dim of a piece whose indices are not the whole op's (attribute 'window').
+bool windowed(const ResizeAxis& a) {
+  return a.out_start != 0 || a.in_start != 0 || a.piece_out != a.out || a.piece_in != a.in;
+}
+
+// The whole op's output index along dim d, as GLSL.
+std::string whole_index(const ResizeAxis& a, size_t d) {
+  return a.out_start == 0 ? cat("o", d) : cat("(o", d, " + ", a.out_start, "u)");
+}
+
+// A whole-input index (GLSL int expression, already within [0, in)) as an index into the operand.
+std::string operand_index(const ResizeAxis& a, const std::string& index) {
+  if (!windowed(a)) return index;
+  return cat("clamp(", index, " - ", a.in_start, ", 0, ", a.piece_in - 1, ")");
+}
+
 std::string rounding_code(ir::ResizeRounding r, const std::string& x, const std::string& h,
                           std::string& pre) {
   switch (r) {
@@ -80,50 +102,61 @@ std::string rounding_code(ir::ResizeRounding r, const std::string& x, const std:
 // index, so the set is one range.
 std::string crop_condition(const ResizeGeometry& g, size_t d, const std::string& what) {
   const ResizeAxis& a = g.axes[d];
+  auto inside = [&](int64_t p) {  // p: the op's own output index (of its window)
+    return ir::resize_coordinate_inside(ir::resize_source_coordinate(g, d, a.out_start + p), a.in);
+  };
   int64_t lo = -1, hi = -2;
-  for (int64_t x = 0; x < a.out; ++x)
-    if (ir::resize_coordinate_inside(ir::resize_source_coordinate(g, d, x), a.in)) {
+  for (int64_t x = 0; x < a.piece_out; ++x)
+    if (inside(x)) {
       if (lo < 0) lo = x;
       hi = x;
     }
   for (int64_t x = std::max<int64_t>(lo, 0); x <= hi; ++x)
-    check(ir::resize_coordinate_inside(ir::resize_source_coordinate(g, d, x), a.in),
-          "internal: ", what, ": the crop window of dim ", d, " is not one range of output indices");
+    check(inside(x), "internal: ", what, ": the crop window of dim ", d, " is not one range of output indices");
   if (lo < 0) return "false";
-  if (lo == 0 && hi == a.out - 1) return "";
+  if (lo == 0 && hi == a.piece_out - 1) return "";
   return cat("o", d, " >= ", lo, "u && o", d, " <= ", hi, "u");
 }
 
 // Nearest: declares int i<d>, the input index along dim d.
 std::string nearest_dim(const ResizeGeometry& g, size_t d, std::string& tables, std::string& notes) {
   const ResizeAxis& a = g.axes[d];
-  if (a.identity) return cat("  int i", d, " = int(o", d, ");\n");
-  std::vector<int64_t> reference(size_t(a.out));
+  if (a.identity)
+    return a.out_start == a.in_start ? cat("  int i", d, " = int(o", d, ");\n")
+                                     : cat("  int i", d, " = int(o", d, ") + ", a.out_start - a.in_start, ";\n");
+  std::vector<int64_t> reference(size_t(a.piece_out));  // operand indices
   bool formula_exact = true;
-  for (int64_t x = 0; x < a.out; ++x) {
-    reference[size_t(x)] = ir::resize_nearest_index(g, ir::resize_source_coordinate(g, d, x), a.in);
-    formula_exact = formula_exact && kernel_nearest_index(g, a, x) == reference[size_t(x)];
+  for (int64_t p = 0; p < a.piece_out; ++p) {
+    const int64_t x = a.out_start + p;
+    const int64_t i = ir::resize_nearest_index(g, ir::resize_source_coordinate(g, d, x), a.in);
+    reference[size_t(p)] = std::clamp<int64_t>(i - a.in_start, 0, a.piece_in - 1);
+    formula_exact = formula_exact && kernel_nearest_index(g, a, x) == i;
   }
   if (!formula_exact) {
-    tables += cat("const int nearest", d, "[", a.out, "] = int[](");
+    tables += cat("const int nearest", d, "[", a.piece_out, "] = int[](");
     for (size_t x = 0; x < reference.size(); ++x) tables += cat(x ? ", " : "", reference[x]);
     tables += ");\n";
-    notes += cat(notes.empty() ? "" : "; ", "dim ", d, " reads a table of ", a.out,
+    notes += cat(notes.empty() ? "" : "; ", "dim ", d, " reads a table of ", a.piece_out,
                  " indices (f32 coordinates would round differently from the reference)");
     return cat("  int i", d, " = nearest", d, "[o", d, "];\n");
   }
   std::string x = cat("x", d), pre;
-  std::string s = cat("  precise float ", x, " = float(o", d, ") * ", exact_flt(a.slope), " + ", exact_flt(a.offset), ";\n");
+  std::string s = cat("  precise float ", x, " = float(", whole_index(a, d), ") * ", exact_flt(a.slope), " + ",
+                      exact_flt(a.offset), ";\n");
   std::string rounded = rounding_code(g.rounding, x, cat("h", d), pre);
-  return s + pre + cat("  int i", d, " = int(clamp(", rounded, ", 0.0, ", flt(double(a.in - 1)), "));\n");
+  return s + pre +
+         cat("  int i", d, " = ", operand_index(a, cat("int(clamp(", rounded, ", 0.0, ", flt(double(a.in - 1)), "))")), ";\n");
 }
 
 // Linear / cubic: declares int i<d>[T] and float w<d>[T], the taps along dim d.
 std::string interpolation_dim(const ResizeGeometry& g, size_t d, int taps) {
   const ResizeAxis& a = g.axes[d];
-  if (a.identity) return cat("  int i", d, "[1] = int[](int(o", d, "));\n");
+  if (a.identity)
+    return a.out_start == a.in_start ? cat("  int i", d, "[1] = int[](int(o", d, "));\n")
+                                     : cat("  int i", d, "[1] = int[](int(o", d, ") + ", a.out_start - a.in_start, ");\n");
   std::string r = cat("r", d), b = cat("b", d), w = cat("w", d), i = cat("i", d);
-  std::string s = cat("  precise float x", d, " = float(o", d, ") * ", exact_flt(a.slope), " + ", exact_flt(a.offset), ";\n");
+  std::string s = cat("  precise float x", d, " = float(", whole_index(a, d), ") * ", exact_flt(a.slope), " + ",
+                      exact_flt(a.offset), ";\n");
   s += cat("  float f", d, " = floor(x", d, ");\n");
   s += cat("  float ", r, " = x", d, " - f", d, ";\n");
   // Clamped before the conversion (out-of-range float to int is undefined); beyond this range
@@ -148,7 +181,7 @@ std::string interpolation_dim(const ResizeGeometry& g, size_t d, int taps) {
   const int first = -(taps / 2 - 1);
   s += cat("  for (int t = 0; t < ", taps, "; ++t) {\n    int j = ", b, " + t + (", first, ");\n");
   if (g.exclude_outside) s += cat("    if (j < 0 || j >= ", a.in, ") ", w, "[t] = 0.0;\n");
-  s += cat("    ", i, "[t] = clamp(j, 0, ", a.in - 1, ");\n  }\n");
+  s += cat("    ", i, "[t] = ", operand_index(a, cat("clamp(j, 0, ", a.in - 1, ")")), ";\n  }\n");
   if (g.exclude_outside) {
     s += cat("  float sum", d, " = 0.0;\n  for (int t = 0; t < ", taps, "; ++t) sum", d, " += ", w, "[t];\n");
     s += cat("  for (int t = 0; t < ", taps, "; ++t) ", w, "[t] /= sum", d, ";\n");

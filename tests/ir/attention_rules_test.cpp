@@ -25,6 +25,9 @@ TEST(VerifierAttention, ShapesAndErrors) {
             "attention 'n': mask dim 1 is 4, which does not broadcast to scores dim 2 (5)");
   EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), typed(DType::f16, {2, 5, 6})}, s),
             "attention 'n': v has element type f16, q has f32; they must match");
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6})},
+                     {{"scale", 0.5}, {"causal_offset", int64_t(2)}}),
+            "attention 'n': attribute 'causal_offset' is 2, but 'causal' is false (it moves the causal mask only)");
   EXPECT_NE(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6})}).find("scale"),
             std::string::npos);
 }
@@ -40,6 +43,23 @@ TEST(InterpreterAttention, HandComputed) {
   HostTensor q2 = make_f32({1, 2, 2}, {1, 0, 0, 1});
   HostTensor y = vkc::test::run_op(OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"causal", true}});
   vkc::test::expect_values(y, {10, 20, 20, 30});  // query 0 sees key 0 only; query 1 both, equally
+  // causal_offset -1 moves the diagonal down: query 0 sees no key (0/0 = NaN), query 1 key 0 only.
+  HostTensor z = vkc::test::run_op(OpKind::Attention, {q2, k, v},
+                                   {{"scale", 0.0}, {"causal", true}, {"causal_offset", int64_t(-1)}});
+  EXPECT_TRUE(std::isnan(z.get_f64(0)) && std::isnan(z.get_f64(1)));
+  EXPECT_EQ(z.get_f64(2), 10);
+  EXPECT_EQ(z.get_f64(3), 20);
+  // with_lse: each row's log-sum-exp [.., Sq, 1] (scores 0: log of the keys it sees), and a row
+  // that sees no key is 0 with lse -inf.
+  std::vector<HostTensor> w = vkc::test::run_op_all(
+      OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"causal", true}, {"causal_offset", int64_t(-1)}, {"with_lse", true}});
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[1].shape(), (Shape{1, 2, 1}));
+  vkc::test::expect_values(w[0], {0, 0, 10, 20});
+  EXPECT_TRUE(std::isinf(w[1].get_f64(0)) && w[1].get_f64(0) < 0);
+  EXPECT_EQ(w[1].get_f64(1), 0);
+  w = vkc::test::run_op_all(OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"with_lse", true}});
+  EXPECT_NEAR(w[1].get_f64(1), std::log(2.0), 1e-7);
 }
 
 }  // namespace

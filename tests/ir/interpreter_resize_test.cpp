@@ -145,6 +145,27 @@ TEST(InterpreterResize, IdentityDimsAreCopied) {
   expect_values(y, {1, 2, 3, NAN, INFINITY, NAN});
 }
 
+// A piece of a resize (attribute 'window', as the range split makes them): output columns [4, 7)
+// of a 1x8 -> 1x19 upsample (half_pixel: source coordinates 1.39, 1.82, 2.24) from only the input
+// columns their taps read (nearest 1..2, linear 1..3, cubic 0..4) equal those of the whole op.
+TEST(InterpreterResize, WindowPieceEqualsTheWholeOpsColumns) {
+  const std::vector<float> row{3, -1, 4, 1, -5, 9, 2, -6};
+  struct Case {
+    const char* mode;
+    int64_t first, count;
+  };
+  for (const Case& c : {Case{"nearest", 1, 2}, Case{"linear", 1, 3}, Case{"cubic", 0, 5}}) {
+    SCOPED_TRACE(c.mode);
+    ir::AttrMap a = resize_attrs({1, 19}, c.mode, "half_pixel");
+    std::vector<double> whole = values_of(run_op(OpKind::Resize, {make_f32({1, 8}, row)}, a));
+    a["window"] = Ints{0, 4, 1, 3, 0, c.first, 1, 8};
+    HostTensor in = make_f32({1, c.count}, std::vector<float>(row.begin() + c.first, row.begin() + c.first + c.count));
+    std::vector<double> piece = values_of(run_op(OpKind::Resize, {in}, a));
+    ASSERT_EQ(piece.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(piece[i], whole[4 + i]) << i;
+  }
+}
+
 TEST(InterpreterMaxPoolWithIndices, WinnersTiesAndStorageOrder) {
   // 3x3 input, kernel 2, stride 1 -> 2x2 windows. x =
   //   1 5 5

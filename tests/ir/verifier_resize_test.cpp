@@ -54,6 +54,26 @@ TEST(VerifierResize, BadAttributesNameTheAttributeAndDim) {
             "resize 'n': result 0 shape 1x2x4611686018427387904 has too many elements");
 }
 
+// A piece of a larger resize (attribute 'window': output starts, extents, input starts, whole
+// input dims): its result is its window of the output, and it must hold every tap it reads.
+TEST(VerifierResize, WindowPieces) {
+  EXPECT_EQ(infer(OpKind::Resize, {f32({2, 3})}, {{"sizes", Ints{4, 12}}, {"window", Ints{1, 4, 1, 5, 0, 2, 4, 6}}}),
+            f32({1, 5}));
+  EXPECT_EQ(error_of(OpKind::Resize, {f32({2, 3})}, {{"sizes", Ints{4, 12}}, {"window", Ints{1, 4, 1, 5}}}),
+            "resize 'n': attribute 'window' has 4 entries, expected 8 (output starts, output extents, input starts, "
+            "whole input dims: one per dim of input tensor<2x3xf32>)");
+  EXPECT_EQ(error_of(OpKind::Resize, {f32({2, 3})}, {{"sizes", Ints{4, 12}}, {"window", Ints{1, 4, 1, 9, 0, 2, 4, 6}}}),
+            "resize 'n': attribute 'window': output dim 1 is indices [4, 13) of 'sizes' entry 12, expected a non-empty "
+            "range within it");
+  EXPECT_EQ(error_of(OpKind::Resize, {f32({2, 3})}, {{"sizes", Ints{4, 12}}, {"window", Ints{1, 4, 1, 5, 0, 4, 4, 6}}}),
+            "resize 'n': attribute 'window': input dim 1 holds indices [4, 7) of a whole input of 6, which they must "
+            "lie within");
+  // Nearest, half_pixel, 6 -> 12: output columns [4, 9) read input columns [2, 5), not [3, 6).
+  EXPECT_EQ(error_of(OpKind::Resize, {f32({2, 3})}, {{"sizes", Ints{4, 12}}, {"window", Ints{1, 4, 1, 5, 0, 3, 4, 6}}}),
+            "resize 'n': attribute 'window': output indices [4, 9) of dim 1 read input indices [2, 5), outside the "
+            "operand's [3, 6)");
+}
+
 TEST(VerifierMaxPoolWithIndices, ValuesAndI64Indices) {
   std::vector<TensorType> r = infer_all(OpKind::MaxPoolWithIndices, {f32({1, 2, 5, 5})},
                                         {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}});

@@ -184,6 +184,32 @@ std::vector<SplitCase> split_cases() {
       {"attention_query_rows", [] {
          return graph_of(K::Attention, {f32({2, 96, 16}), f32({2, 24, 16}), f32({2, 24, 8})}, {{"scale", 0.25}});
        }, 1e-4},
+      // Causal attention cut along its query rows (issue 25): each piece keeps the whole op's
+      // diagonal through causal_offset; the mask's rows follow.
+      {"attention_causal_query_rows_with_mask", [] {
+         return graph_of(K::Attention, {f32({1, 48, 16}), f32({1, 48, 16}), f32({1, 48, 16}), f32({48, 48})},
+                         {{"scale", 0.25}, {"causal", true}});
+       }, 1e-4},
+      // More rows than keys, the diagonal moved to the top left by the op's own causal_offset (no
+      // row is all hidden), over batch then rows.
+      {"attention_causal_query_rows_offset", [] {
+         return graph_of(K::Attention, {f32({2, 160, 8}), f32({2, 128, 8}), f32({2, 128, 8})},
+                         {{"scale", 0.5}, {"causal", true}, {"causal_offset", int64_t(32)}});
+       }, 1e-4},
+      // k and v of one batch index beyond the range: pieces over blocks of keys, each with its
+      // rows' log-sum-exp, combined by their weights (causal pieces keep the whole diagonal).
+      {"attention_causal_key_blocks", [] {
+         return graph_of(K::Attention, {f32({2, 33, 32}), f32({2, 33, 32}), f32({2, 33, 24})},
+                         {{"scale", 0.2}, {"causal", true}});
+       }, 1e-4},
+      {"attention_causal_key_blocks_fewer_rows", [] {
+         return graph_of(K::Attention, {f32({1, 5, 32}), f32({1, 47, 32}), f32({1, 47, 24})},
+                         {{"scale", 0.2}, {"causal", true}});
+       }, 1e-4},
+      {"attention_key_blocks_transposed_keys_with_mask", [] {
+         return graph_of(K::Attention, {f32({1, 16, 16}), f32({1, 16, 80}), f32({1, 80, 8}), f32({16, 80})},
+                         {{"scale", 0.25}, {"k_transposed", true}});
+       }, 1e-4},
       // Columns of rhs are not one contiguous range: copied through aligned windows.
       {"matmul_rhs_columns_copied", [] { return graph_of(K::MatMul, {f32({16, 40}), f32({40, 50})}); }, 1e-4},
       // One index of dim 0 is 4116 bytes: pieces along dim 1 start at offsets no device may bind;
@@ -195,6 +221,56 @@ std::vector<SplitCase> split_cases() {
       {"resize_channels", [] {
          return graph_of(K::Resize, {f32({2, 4, 16, 16})}, {{"sizes", Ints{2, 4, 32, 32}}, {"mode", S("linear")}});
        }},
+      // Along resized dims (issue 25): each piece computes the whole op's coordinates for its
+      // output rows and reads the input rows they sample (attribute 'window'). Upsampling, where
+      // the result is what is beyond the range, in every mode and coordinate transform.
+      {"resize_up_rows_linear_half_pixel", [] {
+         return graph_of(K::Resize, {f32({1, 2, 24, 16})}, {{"sizes", Ints{1, 2, 72, 40}}, {"mode", S("linear")}});
+       }, 1e-4},
+      {"resize_up_rows_nearest_floor_asymmetric_scales", [] {
+         return graph_of(K::Resize, {f32({1, 1, 20, 24})},
+                         {{"sizes", Ints{1, 1, 50, 60}}, {"scales", std::vector<double>{1, 1, 2.5, 2.5}},
+                          {"coordinate_mode", S("asymmetric")}, {"nearest_mode", S("floor")}});
+       }},
+      {"resize_up_rows_nearest_prefer_ceil_half_pixel", [] {
+         return graph_of(K::Resize, {f32({3, 17, 8})}, {{"sizes", Ints{3, 51, 24}}, {"nearest_mode", S("round_prefer_ceil")}});
+       }},
+      {"resize_up_rows_nearest_prefer_floor_align_corners", [] {
+         return graph_of(K::Resize, {f32({2, 10, 9})}, {{"sizes", Ints{2, 73, 18}}, {"coordinate_mode", S("align_corners")}});
+       }},
+      {"resize_up_rows_nearest_ceil_tf_half_pixel", [] {
+         return graph_of(K::Resize, {typed(DType::i32, {30, 20})},
+                         {{"sizes", Ints{90, 20}}, {"coordinate_mode", S("tf_half_pixel_for_nn")}, {"nearest_mode", S("ceil")}});
+       }},
+      {"resize_up_rows_cubic_exclude_outside", [] {
+         return graph_of(K::Resize, {f32({1, 1, 16, 16})},
+                         {{"sizes", Ints{1, 1, 56, 40}}, {"mode", S("cubic")}, {"exclude_outside", true}});
+       }, 1e-4},
+      {"resize_up_rows_cubic_pytorch_half_pixel", [] {
+         return graph_of(K::Resize, {f32({1, 12, 16, 3})},
+                         {{"sizes", Ints{1, 36, 48, 3}}, {"mode", S("cubic")}, {"coordinate_mode", S("pytorch_half_pixel")},
+                          {"cubic_coeff_a", -0.5}});
+       }, 1e-4},
+      {"resize_up_rows_linear_symmetric_scales", [] {
+         return graph_of(K::Resize, {f32({1, 1, 20, 20})},
+                         {{"sizes", Ints{1, 1, 57, 30}}, {"scales", std::vector<double>{1, 1, 2.87, 1.53}},
+                          {"mode", S("linear")}, {"coordinate_mode", S("half_pixel_symmetric")}});
+       }, 1e-4},
+      {"resize_crop_and_resize_linear_extrapolated", [] {
+         return graph_of(K::Resize, {f32({1, 1, 24, 24})},
+                         {{"sizes", Ints{1, 1, 64, 40}}, {"mode", S("linear")}, {"coordinate_mode", S("tf_crop_and_resize")},
+                          {"roi", std::vector<double>{0, 0, -0.2, 0.1, 1, 1, 1.3, 0.8}}, {"extrapolation_value", 7.5}});
+       }, 1e-4},
+      {"resize_crop_and_resize_nearest_flipped", [] {
+         return graph_of(K::Resize, {f32({40, 12})},
+                         {{"sizes", Ints{100, 12}}, {"coordinate_mode", S("tf_crop_and_resize")},
+                          {"roi", std::vector<double>{0.9, 0, 0.1, 1}}});
+       }},
+      // Downsampling an input beyond the range: operand pieces are the input rows each piece's
+      // taps reach, copied through aligned windows.
+      {"resize_down_rows_linear_large_input", [] {
+         return graph_of(K::Resize, {f32({1, 2, 64, 48})}, {{"sizes", Ints{1, 2, 20, 15}}, {"mode", S("linear")}});
+       }, 1e-4},
       {"sort_rows", [] { return graph_of(K::Sort, {f32({32, 128})}); }},
       {"topk_rows", [] {
          ir::Graph g;
@@ -217,6 +293,25 @@ std::vector<SplitCase> split_cases() {
          ir::Graph g;
          ir::Value* x = g.add_input("x", typed(DType::i32, {1500, 2}));  // values in [-8, 8): many ties
          ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(7)}, {"axis", int64_t(0)}, {"largest", false},
+                                              {"index_type", std::string("i32")}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
+      // Candidates themselves beyond the range: topks over blocks of the candidates, level after
+      // level (their original indices picked per block), until they fit.
+      {"topk_candidates_in_two_levels", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", f32({1, 6000}));
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(100)}}, "under_test");
+         g.add_output(op->result(0), "values");
+         g.add_output(op->result(1), "indices");
+         return g;
+       }},
+      {"topk_smallest_i32_ties_three_levels", [] {
+         ir::Graph g;
+         ir::Value* x = g.add_input("x", typed(DType::i32, {3000, 2}));  // values in [-8, 8): many ties
+         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(200)}, {"axis", int64_t(0)}, {"largest", false},
                                               {"index_type", std::string("i32")}}, "under_test");
          g.add_output(op->result(0), "values");
          g.add_output(op->result(1), "indices");
@@ -372,6 +467,15 @@ TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
   cases.push_back({one_op_graph(K::ArgMax, {f32({2048})}), "under_test.block0-1023",
                    "one of 2 per-block reduce_max and argmax over blocks of 1024 of dim 0, then the argmax of the "
                    "blocks' extremes picks the block: operand 0 tensor<2048xf32> is 8192 bytes"});
+  {
+    ir::Graph g;
+    ir::Op* op = g.add_op(K::TopK, {g.add_input("x", f32({1, 6000}))}, {{"k", int64_t(100)}}, "under_test");
+    g.add_output(op->result(0), "values");
+    g.add_output(op->result(1), "indices");
+    cases.push_back({std::move(g), "under_test.block0-1023",
+                     "one of 6 per-block topk over blocks of 1024 of dim 1, then over blocks of 512 of the candidates, "
+                     "then a topk of the 188 candidates: operand 0 tensor<1x6000xf32> is 24000 bytes"});
+  }
   for (Expected& e : cases) {
     ModuleImage image = codegen::compile_graph(e.graph, co);
     bool found = false;
@@ -392,6 +496,30 @@ TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
   }
 }
 
+// A big image upsampled (issue 25's user case): a 3x2048x2048 image to 8192x8192 (768 MiB of
+// result) on the 2^27-byte profiles, cut along the output rows, each piece reading the input rows
+// its outputs sample (compiled only: the pieces themselves are what the tiny-range cases run).
+TEST(RangeSplit, BigImageUpsamplingIsCutAlongItsRows) {
+  for (const char* mode : {"nearest", "linear"}) {
+    SCOPED_TRACE(mode);
+    ir::Graph g = one_op_graph(K::Resize, {f32({1, 3, 2048, 2048})},
+                               {{"sizes", Ints{1, 3, 8192, 8192}}, {"mode", std::string(mode)}});
+    codegen::CompileOptions co;
+    co.target = find_target("lavapipe").limits;
+    ModuleImage image = codegen::compile_graph(g, co);
+    int pieces = 0;
+    for (const DispatchDesc& d : image.manifest.dispatches) {
+      if (d.kernel != "resize") continue;
+      ++pieces;
+      EXPECT_NE(d.notes.find("along dim 2 (for each index of the dims before it) (resized: each piece reads the input "
+                             "rows its outputs sample)"),
+                std::string::npos)
+          << d.notes;
+    }
+    EXPECT_EQ(pieces, 3 * 8192 * 8192 * 4 / (1 << 27)) << "pieces of 4096 rows of each channel";
+  }
+}
+
 // What cannot be split is refused in one line naming the op, the operand, the size and the limit.
 TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   codegen::CompileOptions co;
@@ -406,10 +534,11 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
   cases.push_back({one_op_graph(K::Sort, {f32({2048})}),
                    {"sort 'under_test'", "8192 bytes, above target 'tiny-range' maxStorageBufferRange 4096",
                     "cannot be split", "sort is not cut along its axis (dim 0 of length 2048)"}});
-  cases.push_back({one_op_graph(K::Attention, {f32({1, 64, 16}), f32({1, 128, 16}), f32({1, 128, 16})},
+  // One key's row of k is beyond the range: no block of keys fits.
+  cases.push_back({one_op_graph(K::Attention, {f32({1, 4, 1100}), f32({1, 4, 1100}), f32({1, 4, 16})},
                                 {{"causal", true}, {"scale", 0.25}}),
-                   {"attention 'under_test'", "tensor<1x128x16xf32> is 8192 bytes", "cannot be split",
-                    "causal attention is cut along batch and heads only"}});
+                   {"attention 'under_test'", "tensor<1x4x1100xf32> is 17600 bytes", "cannot be split",
+                    "attention is cut along its keys only in blocks whose k and v of one batch index fit one binding"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
   // One row of rhs is beyond the range: no block of K fits.
