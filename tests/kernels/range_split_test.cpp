@@ -33,6 +33,15 @@ ir::Graph graph_of(K kind, const std::vector<ir::TensorType>& inputs, ir::AttrMa
 
 ir::TensorType typed(DType t, Shape s) { return {t, std::move(s)}; }
 
+// A topk with its values and indices both graph outputs.
+ir::Graph topk_of(const ir::TensorType& x, ir::AttrMap attrs) {
+  ir::Graph g;
+  ir::Op* op = g.add_op(K::TopK, {g.add_input("x", x)}, std::move(attrs), "under_test");
+  g.add_output(op->result(0), "values");
+  g.add_output(op->result(1), "indices");
+  return g;
+}
+
 std::vector<SplitCase> split_cases() {
   using S = std::string;
   return {
@@ -272,50 +281,21 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::Resize, {f32({1, 2, 64, 48})}, {{"sizes", Ints{1, 2, 20, 15}}, {"mode", S("linear")}});
        }, 1e-4},
       {"sort_rows", [] { return graph_of(K::Sort, {f32({32, 128})}); }},
-      {"topk_rows", [] {
-         ir::Graph g;
-         ir::Value* x = g.add_input("x", f32({64, 128}));
-         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(4)}}, "under_test");
-         g.add_output(op->result(0), "values");
-         g.add_output(op->result(1), "indices");
-         return g;
-       }},
+      {"topk_rows", [] { return topk_of(f32({64, 128}), {{"k", int64_t(4)}}); }},
       // Along an axis beyond the range: per-block topk, then a topk over the candidates.
-      {"topk_long_rows", [] {
-         ir::Graph g;
-         ir::Value* x = g.add_input("x", f32({4, 2048}));
-         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(5)}}, "under_test");
-         g.add_output(op->result(0), "values");
-         g.add_output(op->result(1), "indices");
-         return g;
-       }},
+      {"topk_long_rows", [] { return topk_of(f32({4, 2048}), {{"k", int64_t(5)}}); }},
+      // i32 inputs in [-8, 8): many ties
       {"topk_smallest_i32_ties_long_axis", [] {
-         ir::Graph g;
-         ir::Value* x = g.add_input("x", typed(DType::i32, {1500, 2}));  // values in [-8, 8): many ties
-         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(7)}, {"axis", int64_t(0)}, {"largest", false},
-                                              {"index_type", std::string("i32")}}, "under_test");
-         g.add_output(op->result(0), "values");
-         g.add_output(op->result(1), "indices");
-         return g;
+         return topk_of(typed(DType::i32, {1500, 2}), {{"k", int64_t(7)}, {"axis", int64_t(0)}, {"largest", false},
+                                                         {"index_type", std::string("i32")}});
        }},
       // Candidates themselves beyond the range: topks over blocks of the candidates, level after
       // level (their original indices picked per block), until they fit.
-      {"topk_candidates_in_two_levels", [] {
-         ir::Graph g;
-         ir::Value* x = g.add_input("x", f32({1, 6000}));
-         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(100)}}, "under_test");
-         g.add_output(op->result(0), "values");
-         g.add_output(op->result(1), "indices");
-         return g;
-       }},
+      {"topk_candidates_in_two_levels", [] { return topk_of(f32({1, 6000}), {{"k", int64_t(100)}}); }},
+      // i32 inputs in [-8, 8): many ties
       {"topk_smallest_i32_ties_three_levels", [] {
-         ir::Graph g;
-         ir::Value* x = g.add_input("x", typed(DType::i32, {3000, 2}));  // values in [-8, 8): many ties
-         ir::Op* op = g.add_op(K::TopK, {x}, {{"k", int64_t(200)}, {"axis", int64_t(0)}, {"largest", false},
-                                              {"index_type", std::string("i32")}}, "under_test");
-         g.add_output(op->result(0), "values");
-         g.add_output(op->result(1), "indices");
-         return g;
+         return topk_of(typed(DType::i32, {3000, 2}), {{"k", int64_t(200)}, {"axis", int64_t(0)}, {"largest", false},
+                                                         {"index_type", std::string("i32")}});
        }},
       {"pad_rows", [] { return graph_of(K::Pad, {f32({16, 256})}, {{"pads", Ints{0, 32, 0, 32}}}); }},
       {"transpose_batch", [] { return graph_of(K::Transpose, {f32({16, 16, 16})}, {{"perm", Ints{0, 2, 1}}}); }},
