@@ -13,11 +13,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 host_labels=${VKC_SANITIZER_HOST_LABELS:-"^(support|ir|module|codegen)$"}
 device_labels=${VKC_SANITIZER_DEVICE_LABELS:-"^(runtime|e2e|kernels|fusion|api|onnx|hostile)$"}
-# The conv differential sweep runs one of its four shards here (80 random configs through every
-# strategy); the Release pass runs all four. The other three were 8 of the device pass's 51 CPU
-# minutes on 2026-11-26 (docs/reliability.md, CI sizing); they run the same planner and kernels on
-# other random configs. VKC_SANITIZER_DEVICE_EXCLUDE="" runs them all.
-device_exclude=${VKC_SANITIZER_DEVICE_EXCLUDE-"ConvDifferentialShard.*/[123]$"}
+# Sweeps that repeat one code path many times run in the Release pass only: three of the four
+# conv differential shards (shard 0 stays: 80 random configs through every strategy) and the
+# compile-for-every-target-profile tests (the same planner once per profile). They were 8 and 5.5
+# of the device pass's 51 CPU minutes on 2026-11-26 (docs/reliability.md, CI sizing).
+# VKC_SANITIZER_DEVICE_EXCLUDE="" runs them all.
+device_exclude=${VKC_SANITIZER_DEVICE_EXCLUDE-"ConvDifferentialShard.*/[123]$|EveryProfile|AllProfiles|EveryTarget|PerTarget"}
 "$here/scripts/setup.sh"
 # RelWithDebInfo: symbolized reports at a usable speed. Warnings are not errors here: GCC's
 # sanitizer instrumentation changes what its flow-based warnings see; scripts/test.sh is the
