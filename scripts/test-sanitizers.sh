@@ -14,11 +14,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 host_labels=${VKC_SANITIZER_HOST_LABELS:-"^(support|ir|module|codegen)$"}
 device_labels=${VKC_SANITIZER_DEVICE_LABELS:-"^(runtime|e2e|kernels|fusion|api|onnx|hostile)$"}
 # Sweeps that repeat one code path many times run in the Release pass only: three of the four
-# conv differential shards (shard 0 stays: 80 random configs through every strategy) and the
-# compile-for-every-target-profile tests (the same planner once per profile). They were 8 and 5.5
-# of the device pass's 51 CPU minutes on 2026-11-26 (docs/reliability.md, CI sizing).
-# VKC_SANITIZER_DEVICE_EXCLUDE="" runs them all.
-device_exclude=${VKC_SANITIZER_DEVICE_EXCLUDE-"ConvDifferentialShard.*/[123]$|EveryProfile|AllProfiles|EveryTarget|PerTarget"}
+# conv differential shards (shard 0 stays: 80 random configs through every strategy), the
+# compile-for-every-target-profile tests (the same planner once per profile) and the sort size
+# sweeps (every axis, row lengths and batches, long rows, a million keys; the sort tests of key
+# types, ties, NaNs and payloads stay). They were 8, 5.5 and 6.5 of the device pass's 51 CPU
+# minutes on 2026-11-26 (docs/reliability.md, CI sizing). VKC_SANITIZER_DEVICE_EXCLUDE="" runs
+# them all.
+device_exclude=${VKC_SANITIZER_DEVICE_EXCLUDE-"ConvDifferentialShard.*/[123]$|EveryProfile|AllProfiles|EveryTarget|PerTarget|^Sort(Radix|Kernel)\.(AnyAxis|LongRows.*|RowLengthsAndBatches|MillionKeysInOneRow)$"}
 "$here/scripts/setup.sh"
 # RelWithDebInfo: symbolized reports at a usable speed. Warnings are not errors here: GCC's
 # sanitizer instrumentation changes what its flow-based warnings see; scripts/test.sh is the
