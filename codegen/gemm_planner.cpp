@@ -26,7 +26,8 @@ constexpr int64_t kSplitMinK = 512;
 // Each slice of a planner-chosen split keeps at least this many TK steps of products.
 constexpr uint64_t kMinSliceSteps = 4;
 // Matmul (plain matrices) splits K until the grid holds this many 128-invocation workgroups per
-// compute unit, in at most kMaxMatrixSplit slices, and only on tiles of at most kMaxSplitTileArea.
+// compute unit, in at most kMaxMatrixSplit slices; tiles of at most kMaxSplitTileArea with slices
+// of kMinSliceSteps, larger ones with slices of kLargeTileMinSliceSteps (below).
 // Measured on the H200 on transformer shapes (bench/RESULTS.md, session 15): 64x64 tiles (8x4
 // blocks) in 8 slices ran 197x768x3072 in 0.056 ms against 0.205 unsplit on 16x16 tiles, and
 // 128x2304x768 in 0.031 ms where 128x64 tiles in 8 slices took 0.098 (128x64 split was 1.8-3.9x
@@ -170,7 +171,8 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
       const uint64_t area = uint64_t(tile_m(tile)) * tile_n(tile);
       const uint64_t min_steps = area <= kMaxSplitTileArea ? kMinSliceSteps : kLargeTileMinSliceSteps;
       if (tiles < deep && !largest)
-        split = std::max<uint64_t>(1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, min_steps)}));
+        split = std::max<uint64_t>(
+            1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, min_steps)}));
     } else if (may_split && tiles > 0 && tiles < t.compute_units) {
       // Conv: split K only where the output's tiles do not fill even one wave of the device: a
       // grid that does gains less from more workgroups than the partial sums cost.
