@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "codegen/box_copy.h"
+#include "codegen/range_split_internal.h"
 #include "codegen/split_axes.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
@@ -16,6 +17,9 @@
 #include "support/int_math.h"
 
 namespace vkc::codegen {
+
+using namespace split_detail;
+
 namespace {
 
 using Ints = std::vector<int64_t>;
@@ -59,22 +63,6 @@ std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
   return e;
 }
 
-uint64_t bytes_of(const ir::TensorType& t, const std::vector<int64_t>& extent) {
-  return uint64_t(shape_numel(extent)) * dtype_size(t.dtype);
-}
-
-struct Limits {
-  uint64_t bytes;
-  int64_t elements;
-  uint64_t align;          // where views may start (codegen/storage_plan.h)
-  std::string range_name;  // "target 'lavapipe' maxStorageBufferRange 134217728"
-  bool int64_arithmetic = true;  // shaderInt64: i64 indices may be added to (moved by a block's start)
-};
-
-bool too_big(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l) {
-  return bytes_of(t, extent) > l.bytes || shape_numel(extent) > l.elements;
-}
-
 bool too_big(const Bound& t, const std::vector<int64_t>& extent, const Limits& l) {
   return !t.in_registers && too_big(t.value->type, extent, l);
 }
@@ -89,8 +77,6 @@ struct Cut {
   int64_t run = 0;   // indices of `axis` per piece
   int64_t pieces = 0;
 };
-
-constexpr int64_t kMaxPieces = 4096;
 
 // Tensors too big to bind whole: their pieces must be views, contiguous runs at view_alignment
 // offsets. A piece of a smaller operand (a bias, a broadcast row, a transposed filter) may be a
@@ -514,6 +500,10 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
   return replace_by_sum(g, op, partials);
 }
 
+}  // namespace
+
+namespace split_detail {
+
 // A slice [k0, k1) of `v` along `axis`: through codegen/box_copy.h where `v` is too large to bind
 // whole (a view where the slice is one aligned run), else an ordinary slice kernel.
 ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int64_t k0, int64_t k1, const Limits& l,
@@ -529,6 +519,10 @@ ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int
   made.insert(s);
   return s->result();
 }
+
+}  // namespace split_detail
+
+namespace {
 
 // A matmul, batch_matmul or gemm whose operands are too big even for one row or column of the
 // result (a long K): partial products over blocks of K, each block of both operands fitting,
@@ -589,6 +583,10 @@ std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
   }
 }
 
+}  // namespace
+
+namespace split_detail {
+
 // The longest block of x along `axis` (every other dim whole) one binding holds, cut to a multiple
 // of the offset-alignment granule where longer than one: blocks that start at aligned offsets are
 // views where contiguous (else copies). At most the dim's length; 0 when not one slice fits.
@@ -607,6 +605,10 @@ int64_t binding_block(const ir::TensorType& t, int64_t axis, const Limits& l) {
 }
 
 int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) { return binding_block(x->type, axis, l); }
+
+}  // namespace split_detail
+
+namespace {
 
 // A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
 // a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
@@ -982,15 +984,16 @@ std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l,
 std::string not_split_along(const ir::Op& op) {
   const size_t rank = op.operand(0)->type.shape.size();
   if (op.kind == ir::OpKind::Sort)
-    return cat("; sort is not cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank),
-               " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
-               "): a merge of sorted pieces is not implemented");
+    return cat("; sort is cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank), " of length ",
+               op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
+               ") only in at most 64 blocks, two of which (every dim after the axis whole, 8 bytes a key) fit one "
+               "binding");
   if (op.kind == ir::OpKind::Attention)
     return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
-               op.kind == ir::OpKind::TopK ? " and k is shorter than one block (so that each level of candidates shrinks)" : "");
+               op.kind == ir::OpKind::TopK ? " (a k as long as a block: sorted in at most 64 blocks, two of which fit one binding)" : "");
   return "";
 }
 
@@ -1054,6 +1057,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       if (partials.empty()) partials = split_attention_keys(graph, op, l, made, what);
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
+      if (partials.empty()) partials = split_sort_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
       if (partials.empty()) {
         std::string note;

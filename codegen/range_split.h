@@ -43,8 +43,12 @@
 // over blocks of keys that also return their rows' log-sum-exp (attribute 'with_lse'), combined
 // by their softmax weights exp(lse_b - logsumexp of all).
 //
-// Not split (refused with the reason): dims that every output element reads along (a sort axis;
-// argmax and topk axes where i64 indices cannot be added to, without shaderInt64) beyond the
+// A sort along an axis beyond a binding, and a topk whose k is as long as a block of it, run as an
+// odd-even transposition sort over blocks of the axis, each step an ordinary sort of two
+// neighbouring blocks (codegen/range_split_sort.cpp).
+//
+// Not split (refused with the reason): a sort axis of more blocks than that network takes (64),
+// argmax and topk axes where i64 indices cannot be added to (without shaderInt64) beyond the
 // limit, one key's row of attention's k or v beyond it, results whose pieces are not contiguous runs
 // (columns of a row-major result that is itself beyond the limit), and operands every piece reads
 // whole (a conv filter) that are themselves beyond the limit.
