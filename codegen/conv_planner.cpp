@@ -282,6 +282,8 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     p.tiles["subgroups_m"] = coop->wm;
     p.tiles["subgroups_n"] = coop->wn;
     p.tiles["staging_load_halves"] = coop->vec;
+    if (!coop->default_fragment())  // Intel's: the report shows them (others keep their plans' text)
+      p.tiles["fragment_m"] = coop->fm, p.tiles["fragment_n"] = coop->fn, p.tiles["fragment_k"] = coop->fk;
   } else {
     p.tiles["thread_m"] = p.simt().rm;
     p.tiles["thread_n"] = p.simt().rn;

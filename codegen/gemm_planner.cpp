@@ -97,14 +97,21 @@ std::vector<GemmTileEntry> make_table() {
   struct Shape {
     uint32_t tm, tn, wm, wn;
   };
-  auto coop = [&](std::initializer_list<Shape> shapes, std::initializer_list<uint32_t> slices, uint32_t vec) {
+  auto coop = [&](std::initializer_list<Shape> shapes, std::initializer_list<uint32_t> slices, uint32_t vec,
+                  Vendor vendor = Vendor::unknown) {
     for (const Shape& s : shapes)
-      for (uint32_t tk : slices) t.push_back({CoopTile{s.tm, s.tn, tk, s.wm, s.wn, 0, false, false, vec}});
+      for (uint32_t tk : slices) t.push_back({CoopTile{s.tm, s.tn, tk, s.wm, s.wn, 0, false, false, vec}, vendor});
   };
   coop({{128, 128, 2, 4}, {64, 64, 2, 2}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
        {64, 32}, 8);
+  // Intel's subgroups of 8 (Alchemist) hold a 64 x 64 tile within the accumulator bound (see
+  // instantiate) only as 4 x 4 of them; not measured, so offered on Intel only.
+  coop({{64, 64, 4, 4}}, {64, 32}, 8, Vendor::intel);
   coop({{64, 64, 2, 2}, {128, 128, 2, 4}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
        {32}, 1);
+  // Row-fast one-element staging needs a multiple of TM invocations: with subgroups of 8 only
+  // 4 x 4 of them reach it.
+  coop({{64, 64, 4, 4}}, {32}, 1, Vendor::intel);
   return t;
 }
 
@@ -132,6 +139,12 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = *c;
     tile.subgroup = kernels::coopmat_subgroup_size(t);
+    const std::array<uint32_t, 3> fragment = kernels::coopmat_fragment(t);
+    tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
+    // Float accumulators each invocation holds: at most the 64 of the largest tile measured (NVIDIA,
+    // subgroups of 32). Narrower subgroups spread a tile over fewer lanes (Intel Xe2: 16,
+    // Alchemist: 8), where the same tile would hold 128-256 per lane, beyond their register files.
+    if (tile.subgroup == 0 || (tile.tm / tile.wm) * (tile.tn / tile.wn) / tile.subgroup > 64) return std::nullopt;
     tile.a_kfast = p.a_kfast;
     tile.b_kfast = p.b_kfast;
     return tile;

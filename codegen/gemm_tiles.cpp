@@ -11,12 +11,13 @@ std::string SimtTile::str() const {
 uint32_t CoopTile::workgroup_memory_bytes() const {
   uint32_t a = a_kfast ? tm * (tk + 8) : tk * (tm + 8);
   uint32_t b = b_kfast ? tn * (tk + 8) : tk * (tn + 8);
-  return 2 * (a + b) + 4 * 256 * wm * wn;
+  return 2 * (a + b) + 4 * fm * fn * wm * wn;
 }
 
 std::string CoopTile::str() const {
   return cat(tm, "x", tn, "x", tk, " fp16 tensor cores, ", wm, "x", wn, " subgroups, ",
-             vec == 8 ? "16-byte" : "2-byte", " staging loads");
+             vec == 8 ? "16-byte" : "2-byte", " staging loads",
+             default_fragment() ? "" : cat(", ", fm, "x", fn, "x", fk, " fragments"));
 }
 
 uint32_t tile_m(const GemmTile& t) {

@@ -31,8 +31,12 @@ struct CoopTile {
   bool a_kfast = false, b_kfast = false;
   // float16 values per staged load: 1 (a_load / b_load) or 8 (a_load8 / b_load8, a uvec4).
   uint32_t vec = 1;
+  // The cooperative-matrix product the loop runs: fm x fk times fk x fn (TargetLimits::
+  // coopmat_loop_shape: 16x16x16 on NVIDIA and AMD, 8x16x16 on Intel Xe2, 8x8x16 on Alchemist).
+  uint32_t fm = 16, fn = 16, fk = 16;
+  bool default_fragment() const { return fm == 16 && fn == 16 && fk == 16; }
   uint32_t invocations() const { return wm * wn * subgroup; }
-  // Both float16 operand tiles (rows padded by 8 halves) and one float 16 x 16 scratch per
+  // Both float16 operand tiles (rows padded by 8 halves) and one float fm x fn scratch per
   // subgroup: exactly the shader's shared arrays.
   uint32_t workgroup_memory_bytes() const;
   std::string str() const;

@@ -20,6 +20,15 @@ bool TargetLimits::offers_cooperative_matrix_shape(const std::string& shape) con
          cooperative_matrix_shapes.end();
 }
 
+std::string TargetLimits::coopmat_loop_shape() const {
+  if (cooperative_matrix_khr) {
+    if (cooperative_matrix_shapes.empty()) return kCoopMatLoopShape;
+    for (const char* shape : kCoopMatLoopShapes)
+      if (offers_cooperative_matrix_shape(shape)) return shape;
+  }
+  return cooperative_matrix_nv ? kCoopMatLoopShape : "";
+}
+
 std::vector<std::string> TargetLimits::unmet_by(const TargetLimits& d) const {
   std::vector<std::string> out;
   auto need = [&](const char* what, uint64_t have, uint64_t want) {
@@ -179,9 +188,11 @@ void from_json(const nlohmann::json& j, TargetLimits& t) {
     check(is_coopmat_shape_name(shape), "target '", t.name, "': cooperative_matrix_shapes: '", shape,
           "' is not of the form \"16x16x16 f16*f16+f32\"");
   check(!t.cooperative_matrix_khr || t.cooperative_matrix_shapes.empty() ||
-            t.offers_cooperative_matrix_shape(kCoopMatLoopShape),
-        "target '", t.name, "': cooperative_matrix_khr is true but cooperative_matrix_shapes does not list ",
-        kCoopMatLoopShape);
+            std::any_of(std::begin(kCoopMatLoopShapes), std::end(kCoopMatLoopShapes),
+                        [&](const char* s) { return t.offers_cooperative_matrix_shape(s); }),
+        "target '", t.name, "': cooperative_matrix_khr is true but cooperative_matrix_shapes lists none of the "
+        "float16 shapes vkc's loop runs (", kCoopMatLoopShapes[0], ", ", kCoopMatLoopShapes[1], ", ",
+        kCoopMatLoopShapes[2], ", ", kCoopMatLoopShapes[3], ")");
   check(t.vulkan_version == "1.1" || t.vulkan_version == "1.2" || t.vulkan_version == "1.3",
         "target '", t.name, "': vulkan_version must be 1.1, 1.2 or 1.3, found ", t.vulkan_version);
 }

@@ -22,8 +22,14 @@ const char* vendor_name(Vendor v);
 // The vendor a name stands for; vkc::Error naming the known ones for any other name.
 Vendor parse_vendor(const std::string& name);
 
-// The one cooperative-matrix product vkc's tensor-core loop uses (shaders/gemm_coopmat.glsl).
-inline constexpr const char* kCoopMatLoopShape = "16x16x16 f16*f16+f32";
+// The cooperative-matrix products vkc's tensor-core loop runs (shaders/gemm_coopmat.glsl), in the
+// order it prefers them: 16x16x16 (NVIDIA, AMD), NVIDIA's 16x8x16, Intel Xe2's 8x16x16 and
+// Alchemist's 8x8x16. Its fragments take the first one a target offers (coopmat_loop_shape).
+inline constexpr const char* kCoopMatLoopShapes[] = {"16x16x16 f16*f16+f32", "16x8x16 f16*f16+f32",
+                                                     "8x16x16 f16*f16+f32", "8x8x16 f16*f16+f32"};
+// The one VK_NV_cooperative_matrix is used with (vkc does not read NV's shape query), and the
+// one assumed where a target has KHR cooperative matrices but lists no shapes.
+inline constexpr const char* kCoopMatLoopShape = kCoopMatLoopShapes[0];
 
 // Whether `shape` is a well-formed cooperative-matrix shape name ("16x8x32 i8*i8+i32",
 // "16x16x16 f16*f16+f16->f32"); TargetLimits::cooperative_matrix_shapes holds only such names.
@@ -75,20 +81,25 @@ struct TargetLimits {
   // VK_NV_cooperative_matrix with a 16x16x16 float16 x float16 + float32 subgroup product (and the
   // Vulkan memory model its shaders declare): the fp16 GEMM kernels' tensor-core path.
   bool cooperative_matrix_nv = false;
-  // VK_KHR_cooperative_matrix with a 16x16x16 float16 x float16 + float32 subgroup product, for
-  // vkc's kernels to use. The live device derives it from cooperative_matrix_shapes (one query);
-  // a profile that sets it must list kCoopMatLoopShape (from_json refuses one that does not). It
-  // may be false with the shape listed: KHR turned off (vkc_bench --tensor-cores nv, tests).
+  // VK_KHR_cooperative_matrix with a float16 x float16 + float32 subgroup product of
+  // kCoopMatLoopShapes, for vkc's kernels to use. The live device derives it from
+  // cooperative_matrix_shapes (one query); a profile that sets it must list one of those shapes
+  // (from_json refuses one that does not). It may be false with the shapes listed: KHR turned off
+  // (vkc_bench --tensor-cores nv, tests).
   bool cooperative_matrix_khr = false;
   // Every subgroup-scope product VK_KHR_cooperative_matrix offers, as
   // vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR reports it, named "MxNxK A*B+C" (component
   // types f16, f32, bf16, fp8e4m3, fp8e5m2, i8, u8, i32, u32, ...; "->R" where the result type is
-  // not C's): "16x16x16 f16*f16+f32". Recorded for every vendor; vkc's loop uses only
-  // kCoopMatLoopShape, the others (Intel's M = 8, int8, bf16, fp8) are not used yet. Empty: not
+  // not C's): "16x16x16 f16*f16+f32". Recorded for every vendor; vkc's fp16 loop uses one of
+  // kCoopMatLoopShapes, the others (bf16, fp8, ...) are not used yet. Empty: not
   // known (a profile without the key, a device without the extension). Like compute_units a fact
   // for planning, never a requirement: unmet_by ignores it.
   std::vector<std::string> cooperative_matrix_shapes;
   bool offers_cooperative_matrix_shape(const std::string& shape) const;
+  // The shape vkc's tensor-core loop runs on this target: kCoopMatLoopShape with NV only, or with
+  // KHR and no shapes listed; else the first of kCoopMatLoopShapes the target offers. "" where
+  // the loop cannot run (no cooperative matrices, or none of those shapes).
+  std::string coopmat_loop_shape() const;
 
   // Names of limits in which `device` falls short of this profile, e.g.
   // "maxComputeSharedMemorySize 32768 < 49152": a comparison of profiles (every profile must meet

@@ -18,7 +18,7 @@ namespace {
 
 // The order users see in messages and `--list-targets`: the machine we test on first, then the
 // vendors, then the spec floor. Files not listed here still load and follow in name order.
-const char* const kPreferredOrder[] = {"lavapipe", "nvidia", "amd-rdna3", "amd-rdna4", "amd-cdna3", "intel-xe",
+const char* const kPreferredOrder[] = {"lavapipe", "nvidia", "amd-rdna3", "amd-rdna4", "amd-cdna3", "intel-xe", "intel-alchemist",
                                        "intel-xe2", "vulkan-min"};
 
 std::string lower(std::string s) {

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "module/target_limits.h"
+
 namespace vkc::rt::coopmat_khr {
 
 namespace {
@@ -40,11 +42,10 @@ std::vector<Properties> offered_shapes(VkInstance instance, VkPhysicalDevice dev
   return shapes;
 }
 
-bool offers_f16_16x16x16(const std::vector<Properties>& shapes) {
+bool offers_loop_shape(const std::vector<Properties>& shapes) {
   for (const Properties& p : shapes)
-    if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 && p.AType == kFloat16 && p.BType == kFloat16 &&
-        p.CType == kFloat32 && p.ResultType == kFloat32 && p.scope == kScopeSubgroup)
-      return true;
+    for (const char* loop : kCoopMatLoopShapes)
+      if (shape_name(p) == loop) return true;  // the name says subgroup scope only where it is
   return false;
 }
 

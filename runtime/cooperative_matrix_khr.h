@@ -49,8 +49,9 @@ struct Properties {
 // the instance has no such entry point (an old loader).
 std::vector<Properties> offered_shapes(VkInstance instance, VkPhysicalDevice device);
 
-// The shape vkc's tensor-core loop needs: 16x16x16, float16 x float16 + float32, subgroup scope.
-bool offers_f16_16x16x16(const std::vector<Properties>& shapes);
+// Whether one of the shapes vkc's tensor-core loop runs is offered (kCoopMatLoopShapes: float16 x
+// float16 + float32 at subgroup scope, 16x16x16, 16x8x16, 8x16x16 or 8x8x16).
+bool offers_loop_shape(const std::vector<Properties>& shapes);
 
 // "16x16x16 f16*f16+f32" for reports and --list-devices.
 std::string shape_name(const Properties& p);

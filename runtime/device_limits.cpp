@@ -54,7 +54,7 @@ DeviceCapabilities query_capabilities(VkInstance instance, VkPhysicalDevice devi
   vkGetPhysicalDeviceFeatures2(device, &features);
   if (coop_khr.cooperativeMatrix && memory_model.vulkanMemoryModel) {
     std::vector<coopmat_khr::Properties> shapes = coopmat_khr::offered_shapes(instance, device);
-    caps.cooperative_matrix_khr = coopmat_khr::offers_f16_16x16x16(shapes);
+    caps.cooperative_matrix_khr = coopmat_khr::offers_loop_shape(shapes);
     for (const coopmat_khr::Properties& p : shapes) caps.cooperative_matrix_khr_shapes.push_back(coopmat_khr::shape_name(p));
   }
   if (coop.cooperativeMatrix && memory_model.vulkanMemoryModel && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {

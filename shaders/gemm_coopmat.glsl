@@ -1,8 +1,11 @@
 // The fp16 tensor-core GEMM main loop (VK_NV_cooperative_matrix), a drop-in for gemm_core.glsl in
 // conv_gemm.comp and matmul_tiled.comp (specialized by codegen/kernels/gemm_coopmat.cpp). A
 // workgroup of WM x WN subgroups computes a TM x TN tile of C = A[M, K] x B[K, N]; each subgroup
-// owns (TM / WM) x (TN / WN) of it as 16 x 16 float32 accumulator fragments, and multiplies
-// float16 16 x 16 fragments of A and B loaded from workgroup memory.
+// owns (TM / WM) x (TN / WN) of it as FRAG_M x FRAG_N float32 accumulator fragments, and
+// multiplies float16 FRAG_M x FRAG_K fragments of A by FRAG_K x FRAG_N fragments of B loaded from
+// workgroup memory. The fragment shape is the target's (16x16x16 on NVIDIA and AMD, 8x16x16 on
+// Intel Xe2, 8x8x16 on Alchemist: TargetLimits::coopmat_loop_shape); every one has rows of a
+// multiple of 8 halves, so fragment starts and strides stay 16-byte aligned.
 //
 // Staging, in one of two forms (VEC):
 // - VEC 1: the same contract with the kernel as gemm_core.glsl (a_begin / a_load, b_begin /
@@ -16,7 +19,7 @@
 // Register double buffering either way: slice t is fetched into registers while slice t - 1 is
 // multiplied. Workgroup-memory rows are padded by 8 halves (16 bytes), which keeps every
 // fragment's start and stride 16-byte aligned and spreads a fragment's rows over the banks.
-// The accumulators leave through a per-subgroup 16 x 16 float scratch so that store_c (bias, the
+// The accumulators leave through a per-subgroup FRAG_M x FRAG_N float scratch so that store_c (bias, the
 // fused epilogue, any output layout) sees one element at a time, walking M or N fastest
 // (STORE_M_FAST) to follow the output's contiguous dim.
 #extension GL_NV_cooperative_matrix : require
@@ -34,7 +37,8 @@
 ${B_SCOPE_DECLARATION}
 const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, WM = ${WM}u, WN = ${WN}u, SG = ${SG}u;
 const uint THREADS = WM * WN * SG;
-const uint FM = TM / WM / 16u, FN = TN / WN / 16u;  // fragments per subgroup along M and N
+const uint FRAG_M = ${FRAG_M}u, FRAG_N = ${FRAG_N}u, FRAG_K = ${FRAG_K}u, FRAG = FRAG_M * FRAG_N;
+const uint FM = TM / WM / FRAG_M, FN = TN / WN / FRAG_N;  // fragments per subgroup along M and N
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u, STORE_M_FAST = ${STORE_M_FAST}u;
 // A K-fast operand is staged [row][k] (stride TK + 8 halves), else [k][row] (TM + 8 or TN + 8).
 const uint AS = A_KFAST == 1u ? TK + 8u : TM + 8u, BS = B_KFAST == 1u ? TK + 8u : TN + 8u;
@@ -44,15 +48,15 @@ const uint A_RUN = (A_KFAST == 1u ? TK : TM) / VEC, B_RUN = (B_KFAST == 1u ? TK 
 
 shared STAGE_T a_tile[(A_KFAST == 1u ? TM * AS : TK * AS) / VEC];
 shared STAGE_T b_tile[(B_KFAST == 1u ? TN * BS : TK * BS) / VEC];
-shared float c_tile[WM * WN * 256u];
+shared float c_tile[WM * WN * FRAG];
 
-// Hands one 16 x 16 fragment, stored at c_tile[scratch..], to store_c; its tile row m and column n.
+// Hands one FRAG_M x FRAG_N fragment, stored at c_tile[scratch..], to store_c; its tile row m and column n.
 void store_fragment(uint m, uint n, uint scratch, uint lane) {
   subgroupMemoryBarrierShared();
   subgroupBarrier();
-  for (uint e = lane; e < 256u; e += SG) {
-    uint r = STORE_M_FAST == 1u ? e % 16u : e / 16u, c = STORE_M_FAST == 1u ? e / 16u : e % 16u;
-    store_c(m + r, n + c, c_tile[scratch + r * 16u + c]);
+  for (uint e = lane; e < FRAG; e += SG) {
+    uint r = STORE_M_FAST == 1u ? e % FRAG_M : e / FRAG_N, c = STORE_M_FAST == 1u ? e / FRAG_M : e % FRAG_N;
+    store_c(m + r, n + c, c_tile[scratch + r * FRAG_N + c]);
   }
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -67,10 +71,10 @@ uvec2 staged_at(uint e, uint run, uint kfast) {
 void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   uint lid = gl_LocalInvocationIndex;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  uint row0 = (sg / WN) * FM * 16u, col0 = (sg % WN) * FN * 16u;  // the subgroup's corner in the tile
-  fcoopmatNV<32, 3, 16, 16> acc[FM][FN];
+  uint row0 = (sg / WN) * FM * FRAG_M, col0 = (sg % WN) * FN * FRAG_N;  // the subgroup's corner in the tile
+  fcoopmatNV<32, 3, FRAG_M, FRAG_N> acc[FM][FN];
   [[unroll]] for (uint i = 0u; i < FM; ++i)
-    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, 16, 16>(0.0);
+    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, FRAG_M, FRAG_N>(0.0);
   STAGE_T a_next[A_ROUNDS];
   STAGE_T b_next[B_ROUNDS];
 #if ${VEC} == 1
@@ -101,17 +105,17 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       }
     }
     if (k0 > k_begin) {
-      [[unroll]] for (uint kk = 0u; kk < TK; kk += 16u) {
-        fcoopmatNV<16, 3, 16, 16> fa[FM];
-        fcoopmatNV<16, ${B_SCOPE}, 16, 16> fb[FN];  // its own type for the KHR rewrite
+      [[unroll]] for (uint kk = 0u; kk < TK; kk += FRAG_K) {
+        fcoopmatNV<16, 3, FRAG_M, FRAG_K> fa[FM];
+        fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
         // Offsets and strides count STAGE_T elements (VEC halves each).
         [[unroll]] for (uint i = 0u; i < FM; ++i) {
-          uint m = row0 + i * 16u;
+          uint m = row0 + i * FRAG_M;
           if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, (m * AS + kk) / VEC, AS / VEC, false);
           else coopMatLoadNV(fa[i], a_tile, (kk * AS + m) / VEC, AS / VEC, true);
         }
         [[unroll]] for (uint j = 0u; j < FN; ++j) {
-          uint n = col0 + j * 16u;
+          uint n = col0 + j * FRAG_N;
           if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, (n * BS + kk) / VEC, BS / VEC, true);
           else coopMatLoadNV(fb[j], b_tile, (kk * BS + n) / VEC, BS / VEC, false);
         }
@@ -132,7 +136,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       barrier();
     }
   }
-  uint scratch = sg * 256u;
+  uint scratch = sg * FRAG;
   // One statement per fragment, written out by the code generator: a loop over the fragments
   // around store_fragment's own (rolled) loop was left rolled by spirv-opt, and the run-time
   // index sent the accumulators to local memory (H200: slower than the float32 kernel).

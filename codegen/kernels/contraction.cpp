@@ -300,6 +300,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
                {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"workgroups", groups}};
+    if (!c.default_fragment()) k.tiles["fragment_m"] = c.fm, k.tiles["fragment_n"] = c.fn, k.tiles["fragment_k"] = c.fk;
     return {k};
   }
   if (strategy == S::naive) {

@@ -1,5 +1,7 @@
 #include "codegen/kernels/gemm_coopmat.h"
 
+#include <cstdio>
+
 #include "codegen/shader_library.h"
 #include "support/error.h"
 #include "support/int_math.h"
@@ -7,13 +9,15 @@
 namespace vkc::codegen::kernels {
 
 std::string coopmat_misfit(const TargetLimits& t) {
-  if (!t.cooperative_matrix_khr && !t.cooperative_matrix_nv) {
-    if (t.cooperative_matrix_shapes.empty() || t.offers_cooperative_matrix_shape(kCoopMatLoopShape))
+  if (t.coopmat_loop_shape().empty()) {
+    bool offers_loop_shape = false;
+    for (const char* s : kCoopMatLoopShapes) offers_loop_shape |= t.offers_cooperative_matrix_shape(s);
+    if (t.cooperative_matrix_shapes.empty() || offers_loop_shape)
       return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_khr, cooperative_matrix_nv)");
-    // Intel's (M = 8): the loop's fragments, staging and stores are 16 x 16 (gemm_coopmat.glsl).
-    std::string offered;
+    std::string offered, loop;
     for (const std::string& s : t.cooperative_matrix_shapes) offered += (offered.empty() ? "" : ", ") + s;
-    return cat("target '", t.name, "' has no ", kCoopMatLoopShape, " cooperative-matrix shape, the one vkc's loop uses (it offers ",
+    for (const char* s : kCoopMatLoopShapes) loop += (loop.empty() ? "" : ", ") + std::string(s);
+    return cat("target '", t.name, "' has none of the cooperative-matrix shapes vkc's loop runs (", loop, "; it offers ",
                offered, ")");
   }
   if (!t.shader_float16) return cat("target '", t.name, "' has no float16 arithmetic (shaderFloat16)");
@@ -30,13 +34,21 @@ uint32_t coopmat_subgroup_size(const TargetLimits& t) {
 
 bool coopmat_uses_khr(const TargetLimits& t) { return t.cooperative_matrix_khr; }
 
+std::array<uint32_t, 3> coopmat_fragment(const TargetLimits& t) {
+  const std::string shape = t.coopmat_loop_shape();
+  unsigned m = 16, n = 16, k = 16;
+  if (!shape.empty()) check(std::sscanf(shape.c_str(), "%ux%ux%u", &m, &n, &k) == 3, "internal: shape '", shape, "'");
+  return {m, n, k};
+}
+
 // The loop's own requirements on a tile (see shaders/gemm_coopmat.glsl).
 bool coop_loop_supports(const CoopTile& c) {
   uint32_t threads = c.invocations();
-  if (threads == 0 || c.tm % (c.wm * 16) != 0 || c.tn % (c.wn * 16) != 0 || c.tk % 16 != 0) return false;
+  if (threads == 0 || c.fm % 8 != 0 || c.fn % 8 != 0 || c.fk % 8 != 0) return false;  // 16-byte fragment rows
+  if (c.tm % (c.wm * c.fm) != 0 || c.tn % (c.wn * c.fn) != 0 || c.tk % c.fk != 0) return false;
   if (c.vec != 1 && c.vec != 8) return false;
   if ((c.tm * c.tk) % (threads * c.vec) != 0 || (c.tn * c.tk) % (threads * c.vec) != 0) return false;
-  if (c.vec == 8) return true;  // tm, tn and tk are multiples of 16, so each run of 8 lies in a row
+  if (c.vec == 8) return true;  // tm, tn and tk are multiples of 8, so each run of 8 lies in a row
   if (!c.a_kfast && threads % c.tm != 0) return false;  // row-fast staging keeps a row per invocation
   if (!c.b_kfast && threads % c.tn != 0) return false;
   return true;
@@ -46,10 +58,10 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
   // Constant accumulator indices only (shaders/gemm_coopmat.glsl says why).
   std::string fragments;
-  for (uint32_t i = 0; i < c.tm / c.wm / 16; ++i)
-    for (uint32_t j = 0; j < c.tn / c.wn / 16; ++j)
-      fragments += cat("  coopMatStoreNV(acc[", i, "][", j, "], c_tile, scratch, 16u, false);\n",
-                       "  store_fragment(m0 + row0 + ", i * 16, "u, n0 + col0 + ", j * 16, "u, scratch, lane);\n");
+  for (uint32_t i = 0; i < c.tm / c.wm / c.fm; ++i)
+    for (uint32_t j = 0; j < c.tn / c.wn / c.fn; ++j)
+      fragments += cat("  coopMatStoreNV(acc[", i, "][", j, "], c_tile, scratch, ", c.fn, "u, false);\n",
+                       "  store_fragment(m0 + row0 + ", i * c.fm, "u, n0 + col0 + ", j * c.fn, "u, scratch, lane);\n");
   // For the KHR rewrite B needs a type of its own: its scope through a specialization constant
   // (codegen/spirv_coopmat_khr.h). The NV kernels keep the plain literal.
   std::string b_scope_declaration = for_khr ? "layout(constant_id = 0) const uint B_SCOPE = 3u;" : "";
@@ -63,6 +75,9 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
                                                   {"WN", std::to_string(c.wn)},
                                                   {"SG", std::to_string(c.subgroup)},
                                                   {"VEC", std::to_string(c.vec)},
+                                                  {"FRAG_M", std::to_string(c.fm)},
+                                                  {"FRAG_N", std::to_string(c.fn)},
+                                                  {"FRAG_K", std::to_string(c.fk)},
                                                   {"A_KFAST", c.a_kfast ? "1" : "0"},
                                                   {"B_KFAST", c.b_kfast ? "1" : "0"},
                                                   {"STORE_M_FAST", store_m_fast ? "1" : "0"}});

@@ -10,6 +10,7 @@
 // arithmetic, not the MMAs, bounded it); the 16-byte form is what makes tensor cores pay.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -30,8 +31,12 @@ std::string coopmat_misfit(const TargetLimits& t);
 uint32_t coopmat_subgroup_size(const TargetLimits& t);
 
 // Whether the loop can run `tile` (every invocation stages the same number of elements, subgroup
-// tiles of 16 x 16); the planner (codegen/gemm_planner.h) keeps only such tiles.
+// tiles of whole fragments); the planner (codegen/gemm_planner.h) keeps only such tiles.
 bool coop_loop_supports(const CoopTile& tile);
+
+// The fragment shape (M, N, K) the loop runs on `t` (TargetLimits::coopmat_loop_shape; 16x16x16
+// where the target has none, for plans that are refused anyway).
+std::array<uint32_t, 3> coopmat_fragment(const TargetLimits& t);
 
 // Whether kernels for `t` use VK_KHR_cooperative_matrix: wherever the target offers it (AMD and
 // Intel have only KHR); VK_NV_cooperative_matrix only where KHR is missing.

@@ -94,7 +94,9 @@ TEST(Targets, CooperativeMatrixShapes) {
     const TargetLimits& t = find_target(name).limits;
     for (const std::string& s : t.cooperative_matrix_shapes) EXPECT_TRUE(is_coopmat_shape_name(s)) << name << ": " << s;
     if (!t.cooperative_matrix_shapes.empty()) {  // the profiles turn nothing off
-      EXPECT_EQ(t.cooperative_matrix_khr, t.offers_cooperative_matrix_shape(kCoopMatLoopShape)) << name;
+      bool loop_shape = false;
+      for (const char* s : kCoopMatLoopShapes) loop_shape |= t.offers_cooperative_matrix_shape(s);
+      EXPECT_EQ(t.cooperative_matrix_khr, loop_shape) << name;
     }
   }
   const TargetLimits& nv = find_target("nvidia").limits;
@@ -109,9 +111,15 @@ TEST(Targets, CooperativeMatrixShapes) {
   EXPECT_TRUE(rdna4.offers_cooperative_matrix_shape("16x16x16 bf16*bf16+f32"));
   EXPECT_TRUE(rdna4.offers_cooperative_matrix_shape("16x16x16 fp8e4m3*fp8e4m3+f32"));
   const TargetLimits& xe2 = find_target("battlemage").limits;
-  EXPECT_FALSE(xe2.cooperative_matrix_khr);  // M = 8 only
+  EXPECT_TRUE(xe2.cooperative_matrix_khr);  // the loop runs 8x16x16 fragments
   EXPECT_EQ(xe2.cooperative_matrix_shapes, (std::vector<std::string>{"8x16x16 f16*f16+f32"}));
+  EXPECT_EQ(xe2.coopmat_loop_shape(), "8x16x16 f16*f16+f32");
   EXPECT_EQ(xe2.min_subgroup_size, 16u);
+  const TargetLimits& alchemist = find_target("alchemist").limits;
+  EXPECT_EQ(alchemist.coopmat_loop_shape(), "8x8x16 f16*f16+f32");
+  EXPECT_EQ(alchemist.min_subgroup_size, 8u);
+  EXPECT_EQ(nv.coopmat_loop_shape(), "16x16x16 f16*f16+f32");
+  EXPECT_EQ(find_target("intel-xe").limits.coopmat_loop_shape(), "");
   EXPECT_TRUE(find_target("vulkan-min").limits.cooperative_matrix_shapes.empty());
   // Malformed names, and a bool that contradicts the list, are refused in one line.
   EXPECT_NE(error_of([] { parse_target_profile(R"({"name": "x", "cooperative_matrix_shapes": ["16x16 f16"]})", "x.json"); })
@@ -119,8 +127,8 @@ TEST(Targets, CooperativeMatrixShapes) {
             std::string::npos);
   EXPECT_NE(error_of([] {
               parse_target_profile(R"({"name": "x", "cooperative_matrix_khr": true,
-                                       "cooperative_matrix_shapes": ["8x16x16 f16*f16+f32"]})", "x.json");
-            }).find("cooperative_matrix_khr is true but cooperative_matrix_shapes does not list 16x16x16 f16*f16+f32"),
+                                       "cooperative_matrix_shapes": ["8x32x16 f16*f16+f32", "16x16x16 i8*i8+i32"]})", "x.json");
+            }).find("cooperative_matrix_khr is true but cooperative_matrix_shapes lists none of the float16 shapes"),
             std::string::npos);
   // Round trip through a manifest's target.
   nlohmann::json j = rdna3;
