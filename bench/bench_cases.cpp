@@ -197,9 +197,11 @@ BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::strin
 // here already, so the harness's reference is the integer form the kernels run (exact i32 sums and
 // ORT's requantization) and the u8 result must match it bit for bit. Compare its time with the fp16
 // conv of the same shape (`_fp16`); PyTorch has no counterpart here.
-BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads) {
+// `strategy` forces the conv_integer kernel ("simt", "coopmat=TMxTNxTK"; docs/int8.md).
+BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads, const std::string& strategy = "") {
   BenchCase c = conv_case(std::move(name), OpKind::Conv, x, w, false, 1, pads);
   c.group = "conv_int8";
+  if (!strategy.empty()) c.forced = {{"conv_integer", strategy}};
   c.torch = {{"op", "qdq_conv_int8"}};
   c.build = [=](ir::Graph& g) {
     const int64_t f = w[0];
@@ -291,6 +293,13 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(qdq_conv_case("conv_1x64x512x512_f256_k3_int8_qdq", s({1, 64, 512, 512}, {1, 8, 32, 32}),
                                 s({256, 64, 3, 3}, {16, 8, 3, 3}), p1));
+  // The same on the SIMT kernel, and int8 tensor-core tiles forced, to choose them by measurement.
+  for (const char* strategy : {"simt", "coopmat=128x128x64", "coopmat=128x128x128", "coopmat=64x64x128",
+                               "coopmat=128x64x128", "coopmat=64x128x128"}) {
+    std::string suffix = std::string(strategy) == "simt" ? "simt" : std::string(strategy).substr(8);
+    cases.push_back(qdq_conv_case("conv_1x64x512x512_f256_k3_int8_qdq_" + suffix, s({1, 64, 512, 512}, {1, 16, 32, 32}),
+                                  s({256, 64, 3, 3}, {16, 16, 3, 3}), p1, strategy));
+  }
   cases.push_back(conv_case("conv_resnet3x3_8x256x56x56_fp16", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
                             s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(conv_case("conv_ggml_16x256x19x19_f4096_k4_fp16", conv, s({16, 256, 19, 19}, {2, 16, 7, 7}),

@@ -105,6 +105,10 @@ std::vector<GemmTileEntry> make_table() {
        {64, 32}, 8);
   coop({{64, 64, 2, 2}, {128, 128, 2, 4}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
        {32}, 1);
+  // int8 tensor cores (vec 16: shaders/integer_coopmat.glsl), K slices of int8 values: the fp16
+  // loop's tiles with slices of the same bytes or twice them.
+  coop({{128, 128, 2, 4}, {64, 64, 2, 2}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
+       {128, 64}, 16);
   return t;
 }
 
@@ -204,7 +208,7 @@ const std::vector<GemmTileEntry>& gemm_tile_table() {
 
 std::string tile_misfit(const GemmTile& tile, const TargetLimits& t) {
   if (const CoopTile* c = std::get_if<CoopTile>(&tile)) {
-    std::string why = kernels::coopmat_misfit(t);
+    std::string why = c->int8() ? kernels::coopmat_int8_misfit(t) : kernels::coopmat_misfit(t);
     if (!why.empty()) return why;
     if (!kernels::coop_loop_supports(*c)) return cat("the tensor-core loop cannot stage ", c->str(), " evenly");
   } else {
