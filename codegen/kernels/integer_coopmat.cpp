@@ -18,6 +18,7 @@
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/shader_library.h"
 #include "ir/conv_geometry.h"
+#include "ir/matmul_geometry.h"
 #include "support/error.h"
 #include "support/int_math.h"
 
@@ -40,19 +41,38 @@ bool all_zero(const ir::Value* v) {
   return true;
 }
 
+// The matmul as one GEMM: A's batches folded into its rows (B is one matrix), K and N contiguous.
+struct MatmulShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+MatmulShape matmul_shape(const ir::Op& op) {
+  ir::MatrixView a = ir::matrix_view(op.operand(0)->type.shape, true, false);
+  ir::MatrixView b = ir::matrix_view(op.operand(1)->type.shape, false, false);
+  return {op.operand(0)->type.numel() / a.cols, b.cols, a.cols};
+}
+
 // Why the op's operands do not fit the kernel's arithmetic ("" when they do).
 std::string operand_misfit(const ir::Op& op) {
-  if (op.kind != ir::OpKind::ConvInteger) return "matmul_integer runs on the SIMT kernel";
+  const bool conv = op.kind == ir::OpKind::ConvInteger;
   const ir::Value *x = op.operand(0), *w = op.operand(1), *xzp = op.operand(2), *wzp = op.operand(3);
-  if (x->type.dtype != DType::u8 && x->type.dtype != DType::i8) return "the input is not 8-bit";
-  if (w->type.dtype != DType::i8) return "the filter is not i8 (u8 weights do not fit a signed int8 product)";
-  if (!is_constant(xzp) || xzp->type.numel() != 1) return "the input zero point is not a per-tensor constant";
-  if (!is_constant(wzp) || !all_zero(wzp)) return "the filter zero points are not constant zeros";
+  const char* lhs = conv ? "the input" : "the lhs";
+  const char* rhs = conv ? "the filter" : "the rhs";
+  if (x->type.dtype != DType::u8 && x->type.dtype != DType::i8) return cat(lhs, " is not 8-bit");
+  if (w->type.dtype != DType::i8) return cat(rhs, " is not i8 (u8 weights do not fit a signed int8 product)");
+  if (!is_constant(xzp) || xzp->type.numel() != 1) return cat(lhs, " zero point is not a per-tensor constant");
+  if (!is_constant(wzp) || !all_zero(wzp)) return cat(rhs, " zero points are not constant zeros");
   if (signed_zero_point(op) != 0 && !is_constant(w))
-    return "the filter is not a constant (its sums fold the input zero point)";
-  const ir::ConvGeometry g = ir::conv_geometry(op);
-  if (g.in_channels_per_group() % 16 != 0)
-    return cat(g.in_channels_per_group(), " input channels per group are not a multiple of 16 (16-byte runs)");
+    return cat(rhs, " is not a constant (its sums fold the ", conv ? "input" : "lhs", " zero point)");
+  if (conv) {
+    const ir::ConvGeometry g = ir::conv_geometry(op);
+    if (g.in_channels_per_group() % 16 != 0)
+      return cat(g.in_channels_per_group(), " input channels per group are not a multiple of 16 (16-byte runs)");
+    return "";
+  }
+  if (op.attr_bool("transpose_a") || op.attr_bool("transpose_b")) return "a transposed operand";
+  if (x->type.shape.size() < 2 || w->type.shape.size() != 2) return "the rhs is not one matrix or the lhs not a matrix";
+  const MatmulShape s = matmul_shape(op);
+  if (s.k % 16 != 0 || s.n % 16 != 0) return cat("K = ", s.k, " or N = ", s.n, " is not a multiple of 16 (16-byte runs)");
   return "";
 }
 
@@ -130,10 +150,21 @@ EmittedKernel emit_pack_filter(const ir::Op& op, const KernelContext& ctx, const
   return emit_pack(op, ctx, w, f, packed, g.out_channels, product(g.kernel) * cg, false, "filter");
 }
 
-// "int corr(uint f)": z' * sum_k w[f, k], folded from the constant filter (0 when z' is 0).
+// "int corr(uint f)": z' * sum_k w[f, k], folded from the constant filter or rhs (0 when z' is 0).
 std::string correction_fn(const ir::Op& op, int64_t zp) {
   if (zp == 0) return "int corr(uint f) { return 0; }\n";
   const HostTensor& w = *op.operand(1)->producer->attr_tensor("value");
+  if (op.kind == ir::OpKind::MatMulInteger) {  // rhs [K, N]: column sums
+    const MatmulShape s = matmul_shape(op);
+    std::string values;
+    for (int64_t n = 0; n < s.n; ++n) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < s.k; ++k) sum += w.get_i64(k * s.n + n);
+      values += cat(n ? ", " : "", int_literal(zp * sum));
+    }
+    return cat("const int corr_values[", s.n, "] = int[](", values, ");\n",
+               "int corr(uint f) { return corr_values[f]; }\n");
+  }
   const ir::ConvGeometry g = ir::conv_geometry(op);
   std::vector<int64_t> ws = ir::logical_strides(w.shape(), g.filter_pos);
   const int64_t cg = g.in_channels_per_group(), taps = product(g.kernel);
@@ -197,12 +228,19 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
     check(!must, what, ": the int8 tensor-core kernel cannot run it: ", plan.why);
     return plan;
   }
-  const ir::ConvGeometry g = ir::conv_geometry(op);
-  const ConvGemmShape s = conv_gemm_shape(g);
-  GemmProblem p{s.m, s.n, s.k, s.groups};
+  GemmProblem p;
   p.simt = false;
   p.coop_vec = 16;
-  p.a_kfast = p.b_kfast = true;
+  p.a_kfast = true;
+  if (op.kind == ir::OpKind::ConvInteger) {
+    const ConvGemmShape s = conv_gemm_shape(ir::conv_geometry(op));
+    p.m = s.m, p.n = s.n, p.k = s.k, p.batches = s.groups;
+    p.b_kfast = true;  // the packed filter [F][taps][Cg]
+  } else {
+    const MatmulShape s = matmul_shape(op);
+    p.m = s.m, p.n = s.n, p.k = s.k;
+    p.b_kfast = false;  // the rhs [K, N] read in place
+  }
   if (forced.rfind("coopmat=", 0) == 0) {
     const std::string want = forced.substr(8);
     for (const GemmTileEntry& e : gemm_tile_table()) {
@@ -210,7 +248,8 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
       if (c == nullptr || !c->int8() || cat(c->tm, "x", c->tn, "x", c->tk) != want) continue;
       CoopTile tile = *c;
       tile.subgroup = coopmat_subgroup_size(target);
-      tile.a_kfast = tile.b_kfast = true;
+      tile.a_kfast = p.a_kfast;
+      tile.b_kfast = p.b_kfast;
       const std::string why = tile_misfit(tile, target);
       check(why.empty(), what, ": int8 tile ", want, " does not fit target '", target.name, "': ", why);
       plan.choice = GemmChoice{tile, 1};
@@ -226,12 +265,80 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
   return plan;
 }
 
-std::vector<EmittedKernel> emit_integer_coopmat(const ir::Op& op, const GemmChoice& choice, const KernelContext& ctx,
-                                                std::vector<ScratchTensor>& scratch) {
+namespace {
+
+// The GEMM dispatch (shaders/conv_gemm.comp around the int8 loop) over `bindings`, whose GLSL
+// `buffers` and `helpers` define a_load16, b_load16 and store_c; `batches` x M x N output tiles.
+EmittedKernel gemm_kernel(const ir::Op& op, const CoopTile& tile, const KernelContext& ctx, std::string buffers,
+                          std::vector<KernelBinding> bindings, const std::string& helpers, int64_t m, int64_t n, int64_t k,
+                          int64_t batches, bool store_m_fast, const std::string& name) {
   const std::string what = op.describe();
+  EmittedKernel e;
+  e.kernel = name;
+  e.bindings = std::move(bindings);
+  check(e.bindings.size() <= ctx.target.max_per_stage_descriptor_storage_buffers, what, ": needs ",
+        e.bindings.size(), " storage buffers, target '", ctx.target.name, "' allows ",
+        ctx.target.max_per_stage_descriptor_storage_buffers);
+  std::set<DType> types;
+  const DType rt = op.result()->type.dtype;
+  if (rt != DType::i32) types.insert(rt);
+  e.cooperative_matrix_khr = coopmat_uses_khr(ctx.target);
+  // The fragments' staging and store layout assume the subgroup size the tile was planned for.
+  e.subgroup_sizes = {tile.subgroup, tile.subgroup};
+  const uint64_t m_tiles = ceil_div(uint64_t(m), tile.tm), n_tiles = ceil_div(uint64_t(n), tile.tn);
+  const uint64_t tiles = uint64_t(batches) * m_tiles * n_tiles;
+  check_32bit_elements(tiles, "the tile grid", what);
+  const uint32_t threads = tile.invocations();
+  e.glsl = instantiate_shader("conv_gemm", {{"EXTENSIONS", glsl_extensions(types)},
+                                            {"THREADS", std::to_string(threads)},
+                                            {"BUFFERS", buffers},
+                                            {"HELPERS", helpers},
+                                            {"GEMM_CORE", integer_coopmat_glsl(tile, store_m_fast, e.cooperative_matrix_khr)},
+                                            {"K_STEPS", std::to_string(ceil_div(uint64_t(k), tile.tk))},
+                                            {"SPLITS", "1"},
+                                            {"M_TILES", std::to_string(m_tiles)},
+                                            {"N_TILES", std::to_string(n_tiles)},
+                                            {"TILES", std::to_string(tiles)}});
+  e.strategy = "int8 tensor cores, int32 sums" + std::string(rt == DType::i32 ? "" : ", requantized to 8 bits");
+  e.workgroup_size = {threads, 1, 1};
+  e.workgroup_count = linear_grid(tiles * threads, threads, ctx.target, what);
+  e.workgroup_memory_bytes = tile.workgroup_memory_bytes();
+  e.tiles = {{"tile_m", tile.tm}, {"tile_n", tile.tn}, {"tile_k", tile.tk}, {"subgroups_m", tile.wm},
+             {"subgroups_n", tile.wn}, {"staging_load_bytes", 16}};
+  e.notes = tile.str();
+  e.flops = 2.0 * double(batches) * double(m) * double(n) * double(k);
+  double bytes = 0;
+  for (const ir::Value* v : op.operands) bytes += double(v->type.size_bytes());
+  e.bytes = bytes + double(op.result()->type.size_bytes());
+  return e;
+}
+
+// matmul_integer: A and B read in place, 16 bytes at a time (K and N multiples of 16), A's bytes
+// flipped to s8 in the loader; one dispatch.
+std::vector<EmittedKernel> emit_matmul(const ir::Op& op, const CoopTile& tile, const KernelContext& ctx) {
+  const MatmulShape s = matmul_shape(op);
+  const int64_t zp = signed_zero_point(op);
+  const uint32_t flip = op.operand(0)->type.dtype == DType::u8 ? 0x80808080u : 0u;
+  std::string buffers = glsl_uvec4_buffer(0, "ap") + glsl_uvec4_buffer(1, "bp");
+  std::vector<KernelBinding> bindings{{ctx.tensor(op.operand(0)), false}, {ctx.tensor(op.operand(1)), false}};
+  const DType rt = op.result()->type.dtype;
+  buffers += glsl_buffer(2, rt, true, "result");
+  bindings.push_back({ctx.tensor(op.result()), true});
+  // Rows past M read zeros (never stored); B past K reads zeros, so nothing there counts.
+  std::string helpers = cat("uvec4 a_load16(uint m, uint k) {\n  if (m >= ", u32(s.m), ") return uvec4(0u);\n  return ap.data[(m * ",
+                            u32(s.k), " + k) / 16u] ^ uvec4(", flip, "u);\n}\n");
+  helpers += cat("uvec4 b_load16(uint n, uint k) {\n  if (k >= ", u32(s.k), " || n >= ", u32(s.n),
+                 ") return uvec4(0u);\n  return bp.data[(k * ", u32(s.n), " + n) / 16u];\n}\n");
+  helpers += correction_fn(op, zp) + integer::store_fn(op, rt, false);
+  helpers += cat("void store_c(uint m, uint n, int v) {\n  if (m >= ", u32(s.m), " || n >= ", u32(s.n),
+                 ") return;\n  store(m * ", u32(s.n), " + n, n, v - corr(n));\n}\n");
+  return {gemm_kernel(op, tile, ctx, buffers, bindings, helpers, s.m, s.n, s.k, 1, false, "matmul_integer_coopmat")};
+}
+
+std::vector<EmittedKernel> emit_conv(const ir::Op& op, const CoopTile& tile, const KernelContext& ctx,
+                                     std::vector<ScratchTensor>& scratch) {
   const ir::ConvGeometry g = ir::conv_geometry(op);
   const ConvGemmShape s = conv_gemm_shape(g);
-  const CoopTile& tile = std::get<CoopTile>(choice.tile);
   const int64_t zp = signed_zero_point(op);
   const int64_t cg = g.in_channels_per_group();
   const std::string out = ctx.tensor(op.result());
@@ -245,28 +352,21 @@ std::vector<EmittedKernel> emit_integer_coopmat(const ir::Op& op, const GemmChoi
   kernels.push_back(emit_pack_input(op, ctx, packed_input, zp));
   kernels.push_back(emit_pack_filter(op, ctx, packed_filter));
 
-  EmittedKernel k;
-  k.kernel = "conv_integer_coopmat";
-  std::set<DType> types;
   std::string buffers = glsl_uvec4_buffer(0, "xp") + glsl_uvec4_buffer(1, "wp");
-  k.bindings = {{packed_input, false}, {packed_filter, false}};
+  std::vector<KernelBinding> bindings{{packed_input, false}, {packed_filter, false}};
   const bool has_bias = op.num_operands() == 5;
   if (has_bias) {
     buffers += glsl_buffer(2, DType::i32, false, "bias");
-    k.bindings.push_back({ctx.tensor(op.operand(4)), false});
+    bindings.push_back({ctx.tensor(op.operand(4)), false});
   }
   const DType rt = op.result()->type.dtype;
-  if (rt != DType::i32) types.insert(rt);
-  buffers += glsl_buffer(uint32_t(k.bindings.size()), rt, true, "result");
-  k.bindings.push_back({out, true});
-  check(k.bindings.size() <= ctx.target.max_per_stage_descriptor_storage_buffers, what, ": needs ",
-        k.bindings.size(), " storage buffers, target '", ctx.target.name, "' allows ",
-        ctx.target.max_per_stage_descriptor_storage_buffers);
+  buffers += glsl_buffer(uint32_t(bindings.size()), rt, true, "result");
+  bindings.push_back({out, true});
 
   const uint32_t pad = uint32_t(zp & 0xff) * 0x01010101u;
   const ir::ConvGeometry packed = packed_geometry(g);
-  Shape out_shape = op.result()->type.shape;
-  std::string helpers = conv::decode_out_fn(g) + conv::phase_fns(g) + conv::out_offset_fn(g, out_shape) + decode_tap_fn(g);
+  std::string helpers = conv::decode_out_fn(g) + conv::phase_fns(g) +
+                        conv::out_offset_fn(g, op.result()->type.shape) + decode_tap_fn(g);
   helpers += "uvec4 xp_load16(uint off) { return xp.data[off / 16u]; }\n" +
              conv::gather_input_fn(packed, pin, "xp_load16", "uvec4");
   // A: 16 channels of one tap; the padding reads z' (the XOR undoes the pack's, see the header).
@@ -283,38 +383,20 @@ std::vector<EmittedKernel> emit_integer_coopmat(const ir::Op& op, const GemmChoi
                  " || !out_at(m % ", u32(s.positions), ", o)) return;\n  uint f = cgrp() * ", u32(s.n),
                  " + nn;\n  store(out_offset(m / ", u32(s.positions), ", f, o), f, v - corr(f)",
                  has_bias ? " + bias.data[f]" : "", ");\n}\n");
-
-  k.cooperative_matrix_khr = coopmat_uses_khr(ctx.target);
-  k.subgroup_sizes = {tile.subgroup, tile.subgroup};
   // Results leave walking M fastest unless the output's channels are its innermost dim.
   const bool store_m_fast = g.output_pos[1] != int(g.output_pos.size()) - 1;
-  const uint64_t m_tiles = ceil_div(uint64_t(s.m), tile.tm), n_tiles = ceil_div(uint64_t(s.n), tile.tn);
-  const uint64_t tiles = uint64_t(s.groups) * m_tiles * n_tiles;
-  check_32bit_elements(tiles, "the tile grid", what);
-  const uint32_t threads = tile.invocations();
-  k.glsl = instantiate_shader("conv_gemm", {{"EXTENSIONS", glsl_extensions(types)},
-                                            {"THREADS", std::to_string(threads)},
-                                            {"BUFFERS", buffers},
-                                            {"HELPERS", helpers},
-                                            {"GEMM_CORE", integer_coopmat_glsl(tile, store_m_fast, k.cooperative_matrix_khr)},
-                                            {"K_STEPS", std::to_string(ceil_div(uint64_t(s.k), tile.tk))},
-                                            {"SPLITS", "1"},
-                                            {"M_TILES", std::to_string(m_tiles)},
-                                            {"N_TILES", std::to_string(n_tiles)},
-                                            {"TILES", std::to_string(tiles)}});
-  k.strategy = "int8 tensor cores, int32 sums" + std::string(rt == DType::i32 ? "" : ", requantized to 8 bits");
-  k.workgroup_size = {threads, 1, 1};
-  k.workgroup_count = linear_grid(tiles * threads, threads, ctx.target, what);
-  k.workgroup_memory_bytes = tile.workgroup_memory_bytes();
-  k.tiles = {{"tile_m", tile.tm}, {"tile_n", tile.tn}, {"tile_k", tile.tk}, {"subgroups_m", tile.wm},
-             {"subgroups_n", tile.wn}, {"staging_load_bytes", 16}};
-  k.notes = tile.str();
-  k.flops = 2.0 * double(s.groups) * double(s.m) * double(s.n) * double(s.k);
-  double bytes = 0;
-  for (const ir::Value* v : op.operands) bytes += double(v->type.size_bytes());
-  k.bytes = bytes + double(op.result()->type.size_bytes());
-  kernels.push_back(std::move(k));
+  kernels.push_back(gemm_kernel(op, tile, ctx, buffers, bindings, helpers, s.m, s.n, s.k, s.groups, store_m_fast,
+                                "conv_integer_coopmat"));
   return kernels;
+}
+
+}  // namespace
+
+std::vector<EmittedKernel> emit_integer_coopmat(const ir::Op& op, const GemmChoice& choice, const KernelContext& ctx,
+                                                std::vector<ScratchTensor>& scratch) {
+  const CoopTile& tile = std::get<CoopTile>(choice.tile);
+  if (op.kind == ir::OpKind::MatMulInteger) return emit_matmul(op, tile, ctx);
+  return emit_conv(op, tile, ctx, scratch);
 }
 
 }  // namespace vkc::codegen::kernels

@@ -1,4 +1,4 @@
-// conv_integer on int8 tensor cores (codegen/kernels/integer_coopmat.h): plans and SPIR-V on the
+// conv_integer and matmul_integer on int8 tensor cores (codegen/kernels/integer_coopmat.h): plans and SPIR-V on the
 // profiles (no GPU needed: which ops the planner sends there, and why the others stay on the SIMT
 // kernel), and results exact against the int64 reference on a device with an int8 cooperative
 // matrix (the GPU machine; lavapipe has no cooperative matrices, so there these tests skip and
@@ -71,6 +71,39 @@ ir::Graph conv_graph(const Case& c, uint32_t seed) {
   std::vector<ir::Value*> operands{x, w, g.add_constant(xz), g.add_constant(wz)};
   if (c.bias) operands.push_back(g.add_input("b", {DType::i32, {c.w[0]}}));
   g.add_output(g.add_op(K::ConvInteger, operands, c.attrs, "under_test")->result(), "y");
+  return g;
+}
+
+struct MatmulCase {
+  Shape a, b;
+  DType at = DType::u8;
+  int64_t a_zp = 128;
+  bool constant_rhs = true;
+  const char* requantize_to = nullptr;  // else i32 sums
+};
+
+// The matmul cases: rows not a multiple of any tile, batched lhs (folded into rows), u8 / i8 lhs,
+// zero points that move and that do not, a run-time rhs (z' = 0), i32 and requantized results.
+std::vector<MatmulCase> matmul_cases() {
+  return {{{37, 64}, {64, 48}, DType::u8, 131, true, "u8"},
+          {{2, 3, 20, 32}, {32, 16}, DType::i8, -7, true, nullptr},
+          {{100, 48}, {48, 32}, DType::u8, 128, false, "i8"},
+          {{260, 160}, {160, 80}, DType::u8, 5, true, nullptr}};
+}
+
+ir::Graph matmul_graph(const MatmulCase& c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  ir::Graph g;
+  ir::Value* a = g.add_input("a", {c.at, c.a});
+  ir::Value* b = c.constant_rhs ? g.add_constant(random_tensor(DType::i8, c.b, rng, -128, 127))
+                                : g.add_input("b", {DType::i8, c.b});
+  HostTensor az(c.at, Shape{}), bz(DType::i8, Shape{c.b.back()});
+  az.set_i64(0, c.a_zp);
+  for (int64_t n = 0; n < c.b.back(); ++n) bz.set_i64(n, 0);
+  ir::AttrMap attrs;
+  if (c.requantize_to) attrs = requantized({}, c.requantize_to, c.b.back(), 11);
+  g.add_output(g.add_op(K::MatMulInteger, {a, b, g.add_constant(az), g.add_constant(bz)}, attrs, "under_test")->result(),
+               "y");
   return g;
 }
 
@@ -152,6 +185,23 @@ TEST(IntegerCoopMatrixPlan, SeedQdqConvPlansOnTensorCores) {
   EXPECT_NE(d.strategy.find("int8 tensor cores"), std::string::npos) << d.strategy;
   EXPECT_EQ(d.tiles.at("staging_load_bytes"), 16);
   EXPECT_EQ(d.subgroup_sizes[0], 32u);
+}
+
+// matmul_integer (QDQ MatMul, MatMulInteger) on the same loop, reading A and B in place: one
+// dispatch on the nvidia profile; K or N not a multiple of 16, or a transposed operand, keep the
+// SIMT kernel with the reason.
+TEST(IntegerCoopMatrixPlan, MatmulsUseTheSameLoop) {
+  uint32_t seed = 11;
+  for (const MatmulCase& c : matmul_cases()) {
+    SCOPED_TRACE("a" + shape_str(c.a) + " b" + shape_str(c.b));
+    ir::Graph g = matmul_graph(c, seed++);
+    EXPECT_EQ(kernels_of(compile_for(g, "nvidia")), "matmul_integer_coopmat ");
+    EXPECT_EQ(kernels_of(compile_for(g, "lavapipe")), "matmul_integer ");
+  }
+  ModuleImage m = compile_for(matmul_graph({{37, 40}, {40, 24}}, 3), "nvidia");
+  EXPECT_EQ(kernels_of(m), "matmul_integer ");
+  EXPECT_NE(m.manifest.dispatches.back().notes.find("K = 40 or N = 24 is not a multiple of 16"), std::string::npos)
+      << m.manifest.dispatches.back().notes;
 }
 
 // KHR where the target has it, NV where only NV is there; each module declares one form.
@@ -249,6 +299,20 @@ TEST_P(IntegerCoopMatrixGpu, ExactAgainstTheReference) {
     o.forced_strategy["conv_integer"] = "coopmat";
     GpuRun run = run_on_gpu(g, full_range(g, seed++), o);
     EXPECT_EQ(kernels_of(run.module), kCoop);
+    EXPECT_TRUE(declares_form(run.module));
+    EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+TEST_P(IntegerCoopMatrixGpu, MatmulsExactAgainstTheReference) {
+  uint32_t seed = 500;
+  for (const MatmulCase& c : matmul_cases()) {
+    SCOPED_TRACE("a" + shape_str(c.a) + " b" + shape_str(c.b));
+    ir::Graph g = matmul_graph(c, seed);
+    GpuRunOptions o = options();
+    o.forced_strategy["matmul_integer"] = "coopmat";
+    GpuRun run = run_on_gpu(g, full_range(g, seed++), o);
+    EXPECT_EQ(kernels_of(run.module), "matmul_integer_coopmat ");
     EXPECT_TRUE(declares_form(run.module));
     EXPECT_TRUE(outputs_match(run, o));
   }
