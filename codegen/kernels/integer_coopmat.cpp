@@ -28,6 +28,9 @@ namespace {
 using conv::u32;
 using integer::is_constant;
 
+// The most entries of a per-channel constant table in the shader (see plan_integer_coopmat).
+constexpr int64_t kMaxChannelTable = 1024;
+
 // The activation zero point moved into the signed domain (z' of integer_coopmat.h).
 int64_t signed_zero_point(const ir::Op& op) {
   const int64_t zp = op.operand(2)->producer->attr_tensor("value")->get_i64(0);
@@ -224,6 +227,18 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
   if (plan.why.empty()) plan.why = coopmat_int8_misfit(target);
   const DType rt = op.result()->type.dtype;
   if (plan.why.empty() && rt != DType::i32 && !gpu_storable(rt, target)) plan.why = "no 8-bit storage for the result";
+  if (plan.why.empty()) {
+    // The per-channel constants (requantization scales, folded zero-point sums) are arrays in the
+    // shader: on the H200 the driver failed to create the pipeline (VK_ERROR_UNKNOWN) for a QDQ
+    // matmul with 4096 per-column scales; 1024 ran (bench/RESULTS.md, session 18).
+    const int64_t channels = op.kind == ir::OpKind::ConvInteger ? ir::conv_geometry(op).out_channels
+                                                                : matmul_shape(op).n;
+    const bool per_channel_scale = op.has_attr("requantize_scale") && op.attr_floats("requantize_scale").size() > 1;
+    const bool table = per_channel_scale || signed_zero_point(op) != 0;
+    if (table && channels > kMaxChannelTable)
+      plan.why = cat(channels, " output channels of per-channel constants, above the ", kMaxChannelTable,
+                     " the kernel's shader tables hold");
+  }
   if (!plan.why.empty()) {
     check(!must, what, ": the int8 tensor-core kernel cannot run it: ", plan.why);
     return plan;

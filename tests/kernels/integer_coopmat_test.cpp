@@ -202,6 +202,18 @@ TEST(IntegerCoopMatrixPlan, MatmulsUseTheSameLoop) {
   EXPECT_EQ(kernels_of(m), "matmul_integer ");
   EXPECT_NE(m.manifest.dispatches.back().notes.find("K = 40 or N = 24 is not a multiple of 16"), std::string::npos)
       << m.manifest.dispatches.back().notes;
+  // Per-column constants beyond the shader table's 1024 entries (the driver refused 4096 on the
+  // H200); per-tensor ones at the same width take the tensor cores.
+  MatmulCase wide{{32, 64}, {64, 2048}, DType::u8, 128, true, "u8"};
+  m = compile_for(matmul_graph(wide, 4), "nvidia");
+  EXPECT_EQ(kernels_of(m), "matmul_integer ");
+  EXPECT_NE(m.manifest.dispatches.back().notes.find("2048 output channels of per-channel constants, above the 1024"),
+            std::string::npos)
+      << m.manifest.dispatches.back().notes;
+  ir::Graph per_tensor = matmul_graph(wide, 4);
+  ir::Op* op = per_tensor.ops().back();
+  op->attrs["requantize_scale"] = std::vector<double>{1e-3};
+  EXPECT_EQ(kernels_of(compile_for(per_tensor, "nvidia")), "matmul_integer_coopmat ");
 }
 
 // KHR where the target has it, NV where only NV is there; each module declares one form.
