@@ -197,9 +197,11 @@ BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::strin
 // here already, so the harness's reference is the integer form the kernels run (exact i32 sums and
 // ORT's requantization) and the u8 result must match it bit for bit. Compare its time with the fp16
 // conv of the same shape (`_fp16`); PyTorch has no counterpart here.
-BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads) {
+// `strategy` forces the conv_integer kernel ("simt", "coopmat=TMxTNxTK"; docs/int8.md).
+BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads, const std::string& strategy = "") {
   BenchCase c = conv_case(std::move(name), OpKind::Conv, x, w, false, 1, pads);
   c.group = "conv_int8";
+  if (!strategy.empty()) c.forced = {{"conv_integer", strategy}};
   c.torch = {{"op", "qdq_conv_int8"}};
   c.build = [=](ir::Graph& g) {
     const int64_t f = w[0];
@@ -216,6 +218,49 @@ BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads) {
     ir::Value* wd = g.add_op(OpKind::Dequantize, {g.add_constant(std::move(wq)), g.add_constant(std::move(ws)),
                                                   g.add_constant(std::move(wz))}, {{"axis", int64_t(0)}})->result();
     ir::Value* y = g.add_op(OpKind::Conv, {xd, wd}, {{"pads", pads}}, "conv")->result();
+    g.add_output(g.add_op(OpKind::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)},
+                          {{"to", std::string("u8")}})->result(), "y");
+    ir::PassManager pm;
+    pm.add(ir::qdq_to_integer_pass());
+    pm.run(g);
+  };
+  return c;
+}
+
+// The n^3 matmul in QDQ form (u8 lhs, constant per-column i8 rhs, u8 result): matmul_integer with
+// the requantization fused (docs/int8.md); compared with matmul_n^3_fp16.
+// `per_column`: per-column weight scales (else one per tensor); `strategy` forces the kernel.
+BenchCase qdq_matmul_case(int64_t m, int64_t n, int64_t k, bool per_column, const std::string& strategy = "") {
+  BenchCase c;
+  c.name = (m == n && n == k ? "matmul_" + std::to_string(n) + "^3"
+                             : "matmul_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k)) +
+           "_int8_qdq" + (per_column ? "" : "_per_tensor") + (strategy.empty() ? "" : "_" + strategy);
+  c.group = "matmul_int8";
+  c.flops = 2.0 * double(m) * double(n) * double(k);
+  c.torch = {{"op", "qdq_matmul_int8"}};
+  if (!strategy.empty()) c.forced = {{"matmul_integer", strategy}};
+  c.build = [=](ir::Graph& g) {
+    auto scalar = [&](DType t, double v) {
+      HostTensor s(t, Shape{});
+      s.set_f64(0, v);
+      return g.add_constant(std::move(s));
+    };
+    const int64_t scales = per_column ? n : 1;
+    HostTensor bq(DType::i8, {k, n}), bs(DType::f32, {scales}), bz(DType::i8, {scales});
+    for (int64_t i = 0; i < bq.numel(); ++i) bq.set_i64(i, int64_t((i * 2654435761u) % 255u) - 127);
+    for (int64_t i = 0; i < scales; ++i) bs.set_f64(i, 0.0002 + 0.000001 * double(i % 100));
+    if (!per_column) {
+      bs = HostTensor(DType::f32, Shape{});
+      bs.set_f64(0, 0.0002);
+      bz = HostTensor(DType::i8, Shape{});
+    }
+    ir::Value* ad = g.add_op(OpKind::Dequantize, {g.add_input("a", {DType::u8, {m, k}}), scalar(DType::f32, 0.02),
+                                                  scalar(DType::u8, 128)})->result();
+    ir::AttrMap axis;
+    if (per_column) axis["axis"] = int64_t(1);
+    ir::Value* bd = g.add_op(OpKind::Dequantize, {g.add_constant(std::move(bq)), g.add_constant(std::move(bs)),
+                                                  g.add_constant(std::move(bz))}, axis)->result();
+    ir::Value* y = g.add_op(OpKind::MatMul, {ad, bd}, {}, "matmul")->result();
     g.add_output(g.add_op(OpKind::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)},
                           {{"to", std::string("u8")}})->result(), "y");
     ir::PassManager pm;
@@ -291,6 +336,12 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(qdq_conv_case("conv_1x64x512x512_f256_k3_int8_qdq", s({1, 64, 512, 512}, {1, 8, 32, 32}),
                                 s({256, 64, 3, 3}, {16, 8, 3, 3}), p1));
+  // The same on the SIMT kernel, and int8 tensor-core tiles forced, to choose them by measurement.
+  for (const char* strategy : {"simt", "coopmat=64x64x128", "coopmat=128x128x128"}) {
+    std::string suffix = std::string(strategy) == "simt" ? "simt" : std::string(strategy).substr(8);
+    cases.push_back(qdq_conv_case("conv_1x64x512x512_f256_k3_int8_qdq_" + suffix, s({1, 64, 512, 512}, {1, 16, 32, 32}),
+                                  s({256, 64, 3, 3}, {16, 16, 3, 3}), p1, strategy));
+  }
   cases.push_back(conv_case("conv_resnet3x3_8x256x56x56_fp16", conv, s({8, 256, 56, 56}, {2, 16, 14, 14}),
                             s({256, 256, 3, 3}, {16, 16, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(conv_case("conv_ggml_16x256x19x19_f4096_k4_fp16", conv, s({16, 256, 19, 19}, {2, 16, 7, 7}),
@@ -298,6 +349,12 @@ std::vector<BenchCase> make_cases(bool small) {
   cases.push_back(conv_case("conv_ggml_1x32x1536x1536_f64_k3_fp16", conv, s({1, 32, 1536, 1536}, {1, 8, 40, 40}),
                             s({64, 32, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(matmul_case(n(4096, 64), h));
+  // The same products in QDQ form on int8 tensor cores: per-tensor weight scales at 4096^3, and
+  // per-column scales with 1024 columns (a larger per-column table stays on the SIMT kernel:
+  // docs/int8.md), and 4096 columns on the SIMT kernel.
+  cases.push_back(qdq_matmul_case(n(4096, 64), n(4096, 64), n(4096, 64), false));
+  cases.push_back(qdq_matmul_case(n(4096, 64), n(1024, 64), n(4096, 64), true));
+  cases.push_back(qdq_matmul_case(n(4096, 64), n(4096, 64), n(4096, 64), true, "simt"));
   cases.push_back(topk_case({n(131072, 1000)}, 4));
   cases.push_back(topk_case({n(1 << 20, 2048)}, n(64, 16)));
   cases.push_back(topk_case({n(1 << 24, 8192)}, 8));

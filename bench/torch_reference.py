@@ -96,7 +96,7 @@ def op_function(spec):
             v, i = torch.sort(t["x"], dim=-1)
             return {"sorted": v, "order": i}
         return sort
-    if op == "qdq_conv_int8":  # vkc's int8 QDQ conv: compared with vkc's own fp16 row, not PyTorch
+    if op in ("qdq_conv_int8", "qdq_matmul_int8"):  # vkc's int8 QDQ products: compared with vkc's fp16 rows
         raise ValueError("no PyTorch counterpart (compare with the _fp16 row of the same shape)")
     raise ValueError(f"unknown op {op}")
 

@@ -112,6 +112,13 @@ std::vector<GemmTileEntry> make_table() {
   // Row-fast one-element staging needs a multiple of TM invocations: with subgroups of 8 only
   // 4 x 4 of them reach it.
   coop({{64, 64, 4, 4}}, {32}, 1, Vendor::intel);
+  // int8 tensor cores (vec 16: shaders/integer_coopmat.glsl), K slices in int8 values. On the H200
+  // (bench/RESULTS.md, session 18) the seed QDQ conv's GEMM ran 0.368 ms on 64 x 64 x 64 and 0.385
+  // on 64 x 64 x 128 (115 registers, 22 KiB) against 0.475 on 128 x 128 x 128 (174 registers,
+  // 44 KiB; the fp16 loop's best shape), 0.481 on 64 x 128, 0.521 on 128 x 64, 0.510 on
+  // 128 x 128 x 64, 0.467 on 32 x 64 and 0.527 on 64 x 32 (x 128).
+  coop({{64, 64, 2, 2}}, {64, 128}, 16);
+  coop({{128, 128, 2, 4}, {64, 128, 2, 2}, {128, 64, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}}, {128, 64}, 16);
   return t;
 }
 
@@ -139,12 +146,14 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = *c;
     tile.subgroup = kernels::coopmat_subgroup_size(t);
-    const std::array<uint32_t, 3> fragment = kernels::coopmat_fragment(t);
-    tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
+    if (!tile.int8()) {  // the int8 loop's fragments are its own
+      const std::array<uint32_t, 3> fragment = kernels::coopmat_fragment(t);
+      tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
+    }
     // Float accumulators each invocation holds: at most the 64 of the largest tile measured (NVIDIA,
     // subgroups of 32). Narrower subgroups spread a tile over fewer lanes (Intel Xe2: 16,
     // Alchemist: 8), where the same tile would hold 128-256 per lane, beyond their register files.
-    if (tile.subgroup == 0 || (tile.tm / tile.wm) * (tile.tn / tile.wn) / tile.subgroup > 64) return std::nullopt;
+    if (tile.subgroup != 0 && (tile.tm / tile.wm) * (tile.tn / tile.wn) / tile.subgroup > 64) return std::nullopt;
     tile.a_kfast = p.a_kfast;
     tile.b_kfast = p.b_kfast;
     return tile;
@@ -217,7 +226,7 @@ const std::vector<GemmTileEntry>& gemm_tile_table() {
 
 std::string tile_misfit(const GemmTile& tile, const TargetLimits& t) {
   if (const CoopTile* c = std::get_if<CoopTile>(&tile)) {
-    std::string why = kernels::coopmat_misfit(t);
+    std::string why = c->int8() ? kernels::coopmat_int8_misfit(t) : kernels::coopmat_misfit(t);
     if (!why.empty()) return why;
     if (!kernels::coop_loop_supports(*c)) return cat("the tensor-core loop cannot stage ", c->str(), " evenly");
   } else {

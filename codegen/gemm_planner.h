@@ -25,7 +25,8 @@ struct GemmProblem {
   int64_t m = 0, n = 0, k = 0, batches = 1;
   // Which loops may run it. FMA tiles unless `simt` is false; tensor-core tiles when coop_vec is
   // 1 or 8 (float16 values per staged load; 8 needs both operands' fast dim contiguous and a
-  // multiple of 8), preferred over FMA tiles where one fits.
+  // multiple of 8), preferred over FMA tiles where one fits; 16: the int8 loop's tiles only
+  // (codegen/kernels/integer_coopmat.h).
   bool simt = true;
   uint32_t coop_vec = 0;
   // Tensor-core staging order: K-fast for an operand whose k is contiguous in memory.

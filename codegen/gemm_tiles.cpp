@@ -9,14 +9,16 @@ std::string SimtTile::str() const {
 }
 
 uint32_t CoopTile::workgroup_memory_bytes() const {
-  uint32_t a = a_kfast ? tm * (tk + 8) : tk * (tm + 8);
-  uint32_t b = b_kfast ? tn * (tk + 8) : tk * (tn + 8);
-  return 2 * (a + b) + 4 * fm * fn * wm * wn;
+  // Rows padded by 16 bytes: 8 float16 values or 16 int8 values.
+  const uint32_t pad = int8() ? 16 : 8, bytes = int8() ? 1 : 2;
+  uint32_t a = a_kfast ? tm * (tk + pad) : tk * (tm + pad);
+  uint32_t b = b_kfast ? tn * (tk + pad) : tk * (tn + pad);
+  return bytes * (a + b) + 4 * fm * fn * wm * wn;
 }
 
 std::string CoopTile::str() const {
-  return cat(tm, "x", tn, "x", tk, " fp16 tensor cores, ", wm, "x", wn, " subgroups, ",
-             vec == 8 ? "16-byte" : "2-byte", " staging loads",
+  return cat(tm, "x", tn, "x", tk, int8() ? " int8" : " fp16", " tensor cores, ", wm, "x", wn, " subgroups, ",
+             vec == 8 || vec == 16 ? "16-byte" : "2-byte", " staging loads",
              default_fragment() ? "" : cat(", ", fm, "x", fn, "x", fk, " fragments"));
 }
 

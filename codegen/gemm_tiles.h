@@ -23,21 +23,25 @@ struct SimtTile {
 };
 
 // Tensor-core tile: a TM x TN output tile per workgroup of WM x WN subgroups, K staged TK at a
-// time as float16, float32 sums.
+// time as float16 with float32 sums, or (vec 16) as int8 with int32 sums
+// (shaders/integer_coopmat.glsl, codegen/kernels/integer_coopmat.h).
 struct CoopTile {
   uint32_t tm = 0, tn = 0, tk = 0, wm = 0, wn = 0;
   uint32_t subgroup = 0;  // the target's (fixed) subgroup size
   // Staging order per operand: K-fast when the operand's k is contiguous in memory.
   bool a_kfast = false, b_kfast = false;
-  // float16 values per staged load: 1 (a_load / b_load) or 8 (a_load8 / b_load8, a uvec4).
+  // Values per staged load: float16 1 (a_load / b_load) or 8 (a_load8 / b_load8, a uvec4); 16:
+  // the int8 loop (a_load16 / b_load16, a uvec4 of 16 int8).
   uint32_t vec = 1;
-  // The cooperative-matrix product the loop runs: fm x fk times fk x fn (TargetLimits::
+  bool int8() const { return vec == 16; }
+  // The fp16 loop's cooperative-matrix product: fm x fk times fk x fn (TargetLimits::
   // coopmat_loop_shape: 16x16x16 on NVIDIA and AMD, 8x16x16 on Intel Xe2, 8x8x16 on Alchemist).
+  // The int8 loop keeps 16 x 16 (its K step is 32, shaders/integer_coopmat.glsl).
   uint32_t fm = 16, fn = 16, fk = 16;
   bool default_fragment() const { return fm == 16 && fn == 16 && fk == 16; }
   uint32_t invocations() const { return wm * wn * subgroup; }
-  // Both float16 operand tiles (rows padded by 8 halves) and one float fm x fn scratch per
-  // subgroup: exactly the shader's shared arrays.
+  // Both operand tiles (rows padded by 16 bytes) and one 32-bit fm x fn scratch per subgroup:
+  // exactly the shader's shared arrays.
   uint32_t workgroup_memory_bytes() const;
   std::string str() const;
   bool operator==(const CoopTile&) const = default;

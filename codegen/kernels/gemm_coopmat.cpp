@@ -41,11 +41,27 @@ std::array<uint32_t, 3> coopmat_fragment(const TargetLimits& t) {
   return {m, n, k};
 }
 
+std::string coopmat_int8_misfit(const TargetLimits& t) {
+  if (!t.cooperative_matrix_khr && !t.cooperative_matrix_nv)
+    return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_khr, cooperative_matrix_nv)");
+  if (!t.offers_cooperative_matrix_shape(kCoopMatInt8Shape))
+    return cat("target '", t.name, "' does not list the ", kCoopMatInt8Shape, " cooperative-matrix shape");
+  if (!t.shader_int8 || !t.storage_buffer_8bit)
+    return cat("target '", t.name, "' has no 8-bit arithmetic and storage (shaderInt8, storageBuffer8BitAccess)");
+  if (coopmat_subgroup_size(t) == 0)
+    return cat("target '", t.name, "' has neither one fixed subgroup size nor a way to pin one (subgroupSizeControl)");
+  return "";
+}
+
 // The loop's own requirements on a tile (see shaders/gemm_coopmat.glsl).
 bool coop_loop_supports(const CoopTile& c) {
   uint32_t threads = c.invocations();
   if (threads == 0 || c.fm % 8 != 0 || c.fn % 8 != 0 || c.fk % 8 != 0) return false;  // 16-byte fragment rows
   if (c.tm % (c.wm * c.fm) != 0 || c.tn % (c.wn * c.fn) != 0 || c.tk % c.fk != 0) return false;
+  if (c.int8()) {  // shaders/integer_coopmat.glsl: 16 x 32 x 16 fragments, 16-byte runs along K
+    return c.default_fragment() && c.tk % 32 == 0 && (c.tm * c.tk) % (threads * 16) == 0 &&
+           (c.tn * c.tk) % (threads * 16) == 0;
+  }
   if (c.vec != 1 && c.vec != 8) return false;
   if ((c.tm * c.tk) % (threads * c.vec) != 0 || (c.tn * c.tk) % (threads * c.vec) != 0) return false;
   if (c.vec == 8) return true;  // tm, tn and tk are multiples of 8, so each run of 8 lies in a row

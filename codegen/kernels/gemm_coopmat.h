@@ -30,6 +30,12 @@ std::string coopmat_misfit(const TargetLimits& t);
 // compiler then records the pin (DispatchDesc::required_subgroup_size).
 uint32_t coopmat_subgroup_size(const TargetLimits& t);
 
+// Why the target cannot run the int8 loop (shaders/integer_coopmat.glsl): cooperative matrices
+// with the 16x16x32 i8*i8+i32 shape listed (a profile's or the live device's KHR query), 8-bit
+// arithmetic and storage, one subgroup size ("" when it can).
+inline constexpr const char* kCoopMatInt8Shape = "16x16x32 i8*i8+i32";
+std::string coopmat_int8_misfit(const TargetLimits& t);
+
 // Whether the loop can run `tile` (every invocation stages the same number of elements, subgroup
 // tiles of whole fragments); the planner (codegen/gemm_planner.h) keeps only such tiles.
 bool coop_loop_supports(const CoopTile& tile);

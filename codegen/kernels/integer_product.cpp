@@ -11,6 +11,8 @@
 #include <set>
 
 #include "codegen/glsl_types.h"
+#include "codegen/kernels/integer_common.h"
+#include "codegen/kernels/integer_coopmat.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
 #include "codegen/shader_library.h"
@@ -19,17 +21,10 @@
 #include "support/error.h"
 
 namespace vkc::codegen::kernels {
+namespace integer {
 namespace {
-
-constexpr uint32_t kTile = 4;                  // TM = TN: results per invocation along each axis
-constexpr uint32_t kWgX = 8, kWgY = 8;         // invocations per workgroup
-
 bool is_8bit(DType t) { return t == DType::i8 || t == DType::u8; }
-
-// Declares operand `name` at `binding` and "int <name>_at(uint i)" reading element i.
-struct Reader {
-  std::string decl, fn;
-};
+}  // namespace
 
 Reader int_reader(uint32_t binding, DType t, const std::string& name, const TargetLimits& target,
                   std::set<DType>& types) {
@@ -51,8 +46,8 @@ Reader int_reader(uint32_t binding, DType t, const std::string& name, const Targ
 
 bool is_constant(const ir::Value* v) { return v->producer != nullptr && v->producer->kind == ir::OpKind::Constant; }
 
-// "int <name>(uint col)": the zero point of column `col` (per tensor: element 0). A constant one is
-// written into the shader (no binding: the minimum Vulkan profile allows only 4 storage buffers).
+// A constant zero point is written into the shader (no binding: the minimum Vulkan profile allows
+// only 4 storage buffers).
 std::string zero_point_fn(const std::string& name, const ir::Value* zp) {
   if (!is_constant(zp))
     return cat("int ", name, "(uint col) { return ", name, "_t_at(", zp->type.numel() == 1 ? "0u" : "col", "); }\n");
@@ -64,9 +59,8 @@ std::string zero_point_fn(const std::string& name, const ir::Value* zp) {
              "(uint col) { return ", name, "_values[col]; }\n");
 }
 
-// "void store(uint i, uint col, int acc)": the sum, or its requantization (requantize_* attributes:
-// f32(f32(acc) * M[col]) rounded half to even, plus the zero point, saturated; M written as exact
-// bit patterns).
+// Requantization: f32(f32(acc) * M[col]) rounded half to even, plus the zero point, saturated; M
+// written as exact bit patterns.
 std::string store_fn(const ir::Op& op, DType rt, bool packed) {
   if (rt == DType::i32) return "void store(uint i, uint col, int acc) { result.data[i] = acc; }\n";
   const std::vector<double>& m = op.attr_floats("requantize_scale");
@@ -93,6 +87,14 @@ std::string store_fn(const ir::Op& op, DType rt, bool packed) {
   return s + cat("void store(uint i, uint col, int acc) { result.data[i] = ", glsl_storage_type(rt),
                  "(requantize(col, acc)); }\n");
 }
+
+}  // namespace integer
+
+namespace {
+using namespace integer;
+
+constexpr uint32_t kTile = 4;                  // TM = TN: results per invocation along each axis
+constexpr uint32_t kWgX = 8, kWgY = 8;         // invocations per workgroup
 
 struct Gemm {
   int64_t rows = 0, cols = 0, depth = 0, z = 1;  // cols per z (conv: output channels per group)
@@ -234,10 +236,14 @@ Gemm plan_conv(const ir::Op& op, bool has_bias) {
 }  // namespace
 
 std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, const KernelContext& ctx,
-                                                std::vector<ScratchTensor>&) {
+                                                std::vector<ScratchTensor>& scratch) {
   const ir::Op& op = *group.anchor;
   check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
   const std::string what = op.describe();
+  // int8 tensor cores where the op and the target allow them (integer_coopmat.h); the SIMT kernel
+  // below everywhere else, with the reason in its notes.
+  IntegerCoopPlan coop = plan_integer_coopmat(op, ctx.target, ctx.forced(op));
+  if (coop.choice) return emit_integer_coopmat(op, *coop.choice, ctx, scratch);
   const bool conv = op.kind == ir::OpKind::ConvInteger;
   const bool has_bias = conv && op.num_operands() == 5;
   for (const ir::Value* v : op.operands) check_32bit(v->type.numel(), what);
@@ -272,7 +278,8 @@ std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, cons
   }
   k.bindings.push_back({ctx.tensor(op.result()), true});
   fns += store_fn(op, rt, packed_result);
-  if (packed_result) k.notes = "8-bit result merged into packed words: its binding must cover whole words";
+  k.notes = "not on int8 tensor cores: " + coop.why;
+  if (packed_result) k.notes += "; 8-bit result merged into packed words: its binding must cover whole words";
   check(k.bindings.size() <= ctx.target.max_per_stage_descriptor_storage_buffers, what, ": needs ",
         k.bindings.size(), " storage buffers (zero points that are not constants take one each), target '",
         ctx.target.name, "' allows ", ctx.target.max_per_stage_descriptor_storage_buffers);

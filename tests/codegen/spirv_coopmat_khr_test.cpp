@@ -10,6 +10,7 @@
 
 #include "codegen/glsl_compiler.h"
 #include "codegen/kernels/gemm_coopmat.h"
+#include "codegen/kernels/integer_coopmat.h"
 #include "codegen/shader_library.h"
 #include "codegen/spirv_coopmat_khr.h"
 #include "codegen/spirv_tools.h"
@@ -230,6 +231,58 @@ TEST(CoopMatrixKhrRewrite, TheGemmLoopRewrites) {
   // The NV kernels are unchanged by the option's existence: one literal scope for A and B.
   CoopTile tile{64, 64, 32, 2, 2, 32, false, false, 1};
   EXPECT_EQ(kernels::gemm_coopmat_glsl(tile, false, false).find("B_SCOPE"), std::string::npos);
+}
+
+// The int8 loop (shaders/integer_coopmat.glsl) in its KHR form: A 16 x 32 and B 32 x 16 of 8-bit
+// signed components, an int32 accumulator, every product marked signed in all four operands
+// (without them KHR multiplies the bytes as unsigned), K-fast tiles: A row-major, B column-major.
+TEST(CoopMatrixKhrRewrite, TheInt8LoopRewritesWithSignedness) {
+  CoopTile tile{64, 64, 64, 2, 2, 32, true, true, 16};
+  std::string src = std::string("#version 450\n#extension GL_KHR_memory_scope_semantics : require\n") +
+                    "layout(local_size_x = 128) in;\n"
+                    "layout(std430, binding = 0) readonly buffer A { uvec4 a[]; };\n"
+                    "layout(std430, binding = 1) readonly buffer B { uvec4 b[]; };\n"
+                    "layout(std430, binding = 2) writeonly buffer C { int c[]; };\n"
+                    "uvec4 a_load16(uint m, uint k) { return a[(m * 64u + k) / 16u]; }\n"
+                    "uvec4 b_load16(uint n, uint k) { return b[(n * 64u + k) / 16u]; }\n"
+                    "void store_c(uint m, uint n, int v) { c[m * 64u + n] = v; }\n" +
+                    kernels::integer_coopmat_glsl(tile, false, true) +
+                    "void main() { gemm_tile(gl_WorkGroupID.x * TM, 0u, 0u, 64u); }\n";
+  TargetLimits t = find_target("nvidia").limits;
+  std::vector<uint32_t> nv = optimize_spirv(compile_glsl(src, "int8_loop", t), t, "int8_loop");
+  validate_spirv(nv, t, "int8_loop");
+  std::vector<uint32_t> words = cooperative_matrix_nv_to_khr(nv, "int8_loop");
+  Facts f = facts_of(words);
+  ASSERT_EQ(f.type_use.size(), 3u);
+  // Component widths and shapes per role, from the module's OpTypeInt and the KHR types.
+  std::map<uint32_t, uint32_t> int_width;
+  for (const Inst& in : split(words)) {
+    if (in.opcode == 21) int_width[in.w[1]] = in.w[2];
+    if (in.opcode == khr::kOpTypeCooperativeMatrixKHR) {
+      const uint32_t use = f.type_use.at(in.w[1]);
+      EXPECT_EQ(int_width.at(in.w[2]), use == khr::kMatrixAccumulator ? 32u : 8u);
+      const uint32_t rows = f.constant.at(in.w[4]), cols = f.constant.at(in.w[5]);
+      EXPECT_EQ(rows, use == khr::kMatrixB ? 32u : 16u);
+      EXPECT_EQ(cols, use == khr::kMatrixA ? 32u : 16u);
+    }
+  }
+  ASSERT_FALSE(f.products.empty());
+  for (const Inst& p : f.products) {
+    ASSERT_EQ(p.w.size(), 7u);
+    EXPECT_EQ(p.w[6], khr::kASigned | khr::kBSigned | khr::kCSigned | khr::kResultSigned);
+    EXPECT_EQ(f.type_use.at(f.type_of.at(p.w[3])), khr::kMatrixA);
+    EXPECT_EQ(f.type_use.at(f.type_of.at(p.w[4])), khr::kMatrixB);
+  }
+  for (const Inst& l : f.loads) {
+    const uint32_t use = f.type_use.at(l.w[1]);
+    const bool column_major = f.constant.at(l.w[4]) == khr::kColumnMajor;
+    if (use == khr::kMatrixA) {
+      EXPECT_FALSE(column_major);
+    }
+    if (use == khr::kMatrixB) {
+      EXPECT_TRUE(column_major);
+    }
+  }
 }
 
 TEST(CoopMatrixKhrRewrite, ModuleWithoutCooperativeMatricesIsUnchanged) {

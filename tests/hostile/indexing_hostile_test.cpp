@@ -127,13 +127,25 @@ TEST(HostileIndexing, TensorAboveMaxStorageBufferRangeIsSplit) {
 }
 
 TEST(HostileIndexing, UnsplittableTensorAboveMaxStorageBufferRange) {
-  // A 1-D sort of 256 MiB: every output element depends on every input element.
-  ir::Graph g = one_op(ir::OpKind::Sort, {f32({int64_t(1) << 26})});
+  // A 1-D sort of 4 GiB: every output element depends on every input element, and its blocks of
+  // 2^23 keys (two of them and the sort's scratch in 2^27 bytes) would be 128, above the 64 the
+  // range split sorts by blocks (codegen/range_split_sort.cpp). 2^26 keys are cut (8 blocks).
+  ir::Graph g = one_op(ir::OpKind::Sort, {f32({int64_t(1) << 30})});
   std::string m = compile_error(g, find_target("lavapipe").limits);
   EXPECT_NE(m.find("sort 'big'"), std::string::npos) << m;
-  EXPECT_NE(m.find("268435456 bytes, above target 'lavapipe' maxStorageBufferRange 134217728"), std::string::npos) << m;
+  EXPECT_NE(m.find("4294967296 bytes, above target 'lavapipe' maxStorageBufferRange 134217728"), std::string::npos) << m;
   EXPECT_NE(m.find("cannot be split"), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+}
+
+TEST(HostileIndexing, SortAboveMaxStorageBufferRangeIsSortedByBlocks) {
+  ir::Graph g = one_op(ir::OpKind::Sort, {f32({int64_t(1) << 26})});
+  codegen::CompileOptions o;
+  o.target = find_target("lavapipe").limits;
+  ModuleImage image = codegen::compile_graph(g, o);
+  EXPECT_NE(image.manifest.dispatches.at(0).notes.find("odd-even transposition sort over 8 blocks"), std::string::npos)
+      << image.manifest.dispatches.at(0).notes;
+  expect_bindings_within(image, o.target.max_storage_buffer_range);
 }
 
 TEST(HostileIndexing, ZeroSizeDimsCompile) {

@@ -140,7 +140,7 @@ TEST(Targets, CooperativeMatrixShapes) {
 TEST(Targets, UnknownTargetListsKnownOnes) {
   EXPECT_EQ(error_of([] { find_target("foo"); }),
             "unknown target 'foo' (known: lavapipe, nvidia, amd-rdna3, amd-rdna4, amd-cdna3, intel-xe, "
-            "intel-xe2, vulkan-min, host)");
+            "intel-alchemist, intel-xe2, vulkan-min, host)");
   // `host` is resolved by the CLI through the runtime, never as a profile.
   EXPECT_NE(error_of([] { find_target("host"); }), "(no error)");
 }

@@ -181,8 +181,9 @@ TEST_F(CooperativeMatrixGateDevice, NoCooperativeMatrixNoVerdict) {
 }
 
 // The precompiled tensor-core kernels do not fit a device without cooperative matrices (the fit
-// check refuses them cleanly), so a device that claimed the KHR form anyway would get "not tested"
-// and the advertisement would rule; nothing is cached for that.
+// check refuses them cleanly). A device that claims the KHR form at a subgroup size no kernel was
+// built for (64 here; the profiles give kernels for 32, 16 and 8) gets "not tested", and the
+// advertisement rules; nothing is cached for that.
 TEST_F(CooperativeMatrixGateDevice, KernelsThatDoNotFitGiveNotTested) {
   if (ctx().limits().cooperative_matrix_khr) GTEST_SKIP() << "the device has cooperative matrices";
   for (const auto& [name, bytes] : gate_kernel_modules()) {
@@ -193,6 +194,7 @@ TEST_F(CooperativeMatrixGateDevice, KernelsThatDoNotFitGiveNotTested) {
   TempDir dir("claimed");
   TargetLimits claimed = ctx().limits();
   claimed.cooperative_matrix_khr = true;
+  claimed.subgroup_size = claimed.min_subgroup_size = claimed.max_subgroup_size = 64;
   std::vector<GateResult> r = gate_device(ctx().device_info().index, "00", 1, claimed, dir.path);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].verdict, GateVerdict::not_tested);
