@@ -124,6 +124,19 @@ int64_t Window::max_run(int64_t rows) const {
   return rows < span ? 0 : ((rows - span) / stride + 1) * unit;
 }
 
+AxisMap pool_axis_map(const ir::Op& op) {
+  AxisMap m = no_parallel(op);
+  ir::ConvGeometry g = ir::pool_geometry(op);
+  for (int i = 0; i < 2; ++i) {
+    m.parallel[size_t(g.output_pos[size_t(i)])] = true;
+    m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
+  }
+  // ceil_mode: a piece keeps it, and pads at its end no more than the op does, so that its last
+  // window reaches past the pads as the op's does (range_split.cpp, piece_attrs).
+  if (!op.attr_bool("global")) map_windows(g, m);
+  return m;
+}
+
 AxisMap no_parallel(const ir::Op& op) {
   size_t rank = op.result()->type.shape.size();
   return {std::vector<bool>(rank, false), std::vector<std::vector<int>>(op.operands.size(), std::vector<int>(rank, -1)),
@@ -201,18 +214,10 @@ AxisMap axis_map(const ir::Op& op) {
       }
       return m;
     }
-    case ir::OpCategory::Pool: {
-      if (op.kind == K::MaxPoolWithIndices) return m;  // its indices count over the whole tensor
-      ir::ConvGeometry g = ir::pool_geometry(op);
-      for (int i = 0; i < 2; ++i) {
-        m.parallel[size_t(g.output_pos[size_t(i)])] = true;
-        m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
-      }
-      // ceil_mode: a piece keeps it, and pads at its end no more than the op does, so that its last
-      // window reaches past the pads as the op's does (range_split.cpp, piece_attrs).
-      if (!op.attr_bool("global")) map_windows(g, m);
-      return m;
-    }
+    case ir::OpCategory::Pool:
+      // max_pool_with_indices: its indices count over the whole input, which a piece does not see
+      // (range_split_pool_indices.cpp cuts it with pool_axis_map and moves them).
+      return op.kind == K::MaxPoolWithIndices ? m : pool_axis_map(op);
     case ir::OpCategory::Contraction: {
       if (op.operand(0)->type.rank() < 2 || op.operand(1)->type.rank() < 2) return m;
       map_matrix_product(op, m, true);

@@ -42,6 +42,30 @@ ir::Graph topk_of(const ir::TensorType& x, ir::AttrMap attrs) {
   return g;
 }
 
+// A max_pool_with_indices with its values and indices both graph outputs.
+ir::Graph pool_indices_of(const ir::TensorType& x, ir::AttrMap attrs) {
+  ir::Graph g;
+  ir::Op* op = g.add_op(K::MaxPoolWithIndices, {g.add_input("x", x)}, std::move(attrs), "under_test");
+  g.add_output(op->result(0), "values");
+  g.add_output(op->result(1), "indices");
+  return g;
+}
+
+// A scatter whose indices are an integer input in [-8, 8] times `spread` (per index component):
+// they reach every block of the data, wrap from the end when negative, fall out of range past it,
+// and repeat.
+ir::Graph scatter_of(K kind, const ir::TensorType& data, const ir::TensorType& idx, const ir::TensorType& updates,
+                     const std::vector<int64_t>& spread, ir::AttrMap attrs) {
+  ir::Graph g;
+  HostTensor s(idx.dtype, {int64_t(spread.size())});
+  for (size_t i = 0; i < spread.size(); ++i) s.set_i64(int64_t(i), spread[i]);
+  ir::Value* x = g.add_input("data", data);
+  ir::Value* i = g.add_op(K::Mul, {g.add_input("i", idx), g.add_constant(s, "spread")}, {}, "spread")->result();
+  ir::Op* op = g.add_op(kind, {x, i, g.add_input("updates", updates)}, std::move(attrs), "under_test");
+  g.add_output(op->result(), "y");
+  return g;
+}
+
 std::vector<SplitCase> split_cases() {
   using S = std::string;
   return {
@@ -334,6 +358,66 @@ std::vector<SplitCase> split_cases() {
        }},
       {"cumsum_exclusive_unaligned", [] {
          return graph_of(K::CumSum, {f32({3, 1201})}, {{"axis", int64_t(-1)}, {"exclusive", true}});
+       }, 1e-4},
+      // A normalized group beyond the range (issue 25): the op as its primitive ops (mean, the
+      // variance around it, elementwise), each cut on its own. Inputs near 100: E[x^2] - E[x]^2
+      // in f32 would lose the variance; two passes keep it.
+      {"layer_norm_group_beyond_binding", [] {
+         return graph_of(K::LayerNorm, {f32({2, 1500}), f32({1500}), f32({1500})});
+       }, 1e-4},
+      {"layer_norm_two_axes_near_100_no_bias", [] {
+         return graph_of(K::LayerNorm, {f32({3, 40, 50}), f32({40, 50})}, {{"axis", int64_t(1)}, {"epsilon", 1e-3}});
+       }, 1e-4, 100.0, 101.0},
+      {"group_norm_group_beyond_binding", [] {
+         return graph_of(K::GroupNorm, {f32({2, 4, 1200}), f32({4}), f32({4})}, {{"num_groups", int64_t(2)}});
+       }, 1e-4},
+      {"instance_norm_channel_beyond_binding", [] {  // a group_norm of one channel per group
+         return graph_of(K::GroupNorm, {f32({1, 3, 40, 30}), f32({3}), f32({3})}, {{"num_groups", int64_t(3)}});
+       }, 1e-4},
+      // Two windowed dims: one depth slice of a volume (one output row of an image) beyond the
+      // range, cut one output index at a time along it and in runs of the next, with halos and pads.
+      {"conv3d_depth_slices_then_rows", [] {
+         return graph_of(K::Conv, {f32({1, 1, 6, 36, 36}), f32({2, 1, 3, 3, 3}), f32({2})},
+                         {{"pads", Ints{1, 1, 1, 1, 1, 1}}});
+       }, 1e-4},
+      {"conv_one_output_row_beyond_binding", [] {
+         return graph_of(K::Conv, {f32({1, 1, 5, 1100}), f32({1, 1, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}});
+       }, 1e-4},
+      {"max_pool_one_output_row_beyond_binding", [] {
+         return graph_of(K::MaxPool, {f32({1, 1, 7, 2200})},
+                         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"avg_pool3d_depth_slices_then_rows", [] {
+         return graph_of(K::AvgPool, {f32({1, 1, 4, 40, 40})}, {{"kernel", Ints{2, 3, 2}}, {"strides", Ints{2, 2, 2}},
+                                                                {"pads", Ints{0, 1, 0, 0, 1, 0}}});
+       }},
+      {"resize_one_output_row_beyond_binding", [] {
+         return graph_of(K::Resize, {f32({1, 1, 10, 600})}, {{"sizes", Ints{1, 1, 20, 1200}}, {"mode", S("linear")}});
+       }, 1e-4},
+      // max_pool_with_indices cut like max_pool, each piece's indices moved to the whole input's
+      // flat positions (N, C, spatial; storage_order 1: first spatial dim fastest).
+      {"max_pool_with_indices_rows", [] {
+         return pool_indices_of(f32({1, 2, 64, 32}), {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"max_pool_with_indices_channels_column_major", [] {
+         return pool_indices_of(f32({2, 3, 24, 24}), {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"storage_order", int64_t(1)}});
+       }},
+      // Data beyond the range: per-block scatters, each with the indices moved into its block
+      // (wrapped when negative; those outside the block skipped).
+      {"scatter_nd_long_data_add", [] {
+         return scatter_of(K::ScatterND, f32({3000}), typed(DType::i32, {64, 1}), f32({64}), {400},
+                           {{"reduction", S("add")}});
+       }, 1e-4},
+      {"scatter_nd_rows_i64_none", [] {
+         return scatter_of(K::ScatterND, f32({1200, 2}), typed(DType::i64, {40, 1}), f32({40, 2}), {150}, {});
+       }},
+      {"scatter_nd_pairs_max", [] {
+         return scatter_of(K::ScatterND, f32({700, 3}), typed(DType::i32, {30, 2}), f32({30}), {90, 1},
+                           {{"reduction", S("max")}});
+       }},
+      {"scatter_elements_long_axis_mul", [] {
+         return scatter_of(K::ScatterElements, f32({1, 2500}), typed(DType::i32, {1, 300}), f32({1, 300}), {330},
+                           {{"axis", int64_t(1)}, {"reduction", S("mul")}});
        }, 1e-4},
       {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
       // Reductions too large for a binding even for one index of their kept dims (issue 25): partial

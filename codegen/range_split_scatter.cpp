@@ -1,0 +1,83 @@
+// scatter_nd and scatter_elements whose data (and result) is beyond one binding: pieces over
+// blocks of the dim the indices address (scatter_nd: dim 0, the first index component;
+// scatter_elements: its axis), each a scatter of the same kind into its block of the data, with
+// every index moved into the block: resolved as the op resolves it (a negative index wraps once),
+// less the block's start, and where it falls outside the block replaced by the block's length,
+// which the piece skips as out of range (ir/interpreter_indexing.cpp: an out-of-range index
+// skips its update). Each piece applies the updates that land in its block in the op's order, so
+// duplicates and reductions come out as the op's. The blocks are whole rows of the dims before
+// the blocked one (all of size 1), so the pieces write into the result in place (a concat).
+// Indices and updates are read whole by every piece: they must fit one binding. i64 indices need
+// shaderInt64 to be moved.
+#include "codegen/range_split_parts.h"
+#include "support/error.h"
+#include "support/int_math.h"
+
+namespace vkc::codegen::split {
+
+std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                          std::string& how) {
+  using K = ir::OpKind;
+  if (op->kind != K::ScatterND && op->kind != K::ScatterElements) return {};
+  ir::Value* data = op->operand(0);
+  ir::Value* indices = op->operand(1);
+  ir::Value* updates = op->operand(2);
+  const DType it = indices->type.dtype;
+  if (it == DType::i64 && !l.int64_arithmetic) return {};
+  if (too_big(indices->type, indices->type.shape, l) || too_big(updates->type, updates->type.shape, l)) return {};
+  const Shape& shape = data->type.shape;
+  const int64_t axis = op->kind == K::ScatterND ? 0 : normalized_axis(op->attr_int("axis"), shape.size());
+  for (int64_t d = 0; d < axis; ++d)
+    if (shape[size_t(d)] != 1) return {};  // blocks would not be contiguous runs of the result
+  const int64_t n = shape[size_t(axis)];
+  const int64_t block = binding_block(data, axis, l);
+  if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces) return {};
+  const std::string name = cat(op->name, op->name.empty() ? "" : ".");
+  auto insert = [&](K kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const std::string& what) {
+    return g.insert_op(op, kind, std::move(operands), std::move(attrs), name + what, op->loc)->result();
+  };
+  auto constant = [&](int64_t v, const std::string& what) {
+    HostTensor t(it, {});
+    t.set_i64(0, v);
+    ir::Value* c = g.add_constant(std::move(t), name + what);
+    g.move_before(c->producer, op);
+    return c;
+  };
+  // The index into the blocked dim (scatter_nd: the first component of each tuple), resolved.
+  const int64_t last = int64_t(indices->type.shape.size()) - 1;
+  const int64_t k = indices->type.shape.back();
+  ir::Value* component = indices;
+  ir::Value* rest = nullptr;  // scatter_nd: the other components, unchanged
+  if (op->kind == K::ScatterND) {
+    component = insert(K::Slice, {indices}, {{"starts", Ints{0}}, {"ends", Ints{1}}, {"axes", Ints{last}}}, "first_component");
+    if (k > 1) rest = insert(K::Slice, {indices}, {{"starts", Ints{1}}, {"ends", Ints{k}}, {"axes", Ints{last}}}, "other_components");
+  }
+  ir::Value* zero = constant(0, "zero");
+  ir::Value* resolved = insert(K::Select, {insert(K::Less, {component, zero}, {}, "negative"),
+                                           insert(K::Add, {component, constant(n, cat("dim", n))}, {}, "wrapped"), component},
+                               {}, "resolved");
+  std::vector<ir::Op*> pieces;
+  std::vector<ir::Value*> parts;
+  for (int64_t k0 = 0; k0 < n; k0 += block) {
+    const int64_t k1 = std::min(n, k0 + block);
+    const std::string at = cat("block", k0, "-", k1 - 1);
+    ir::Value* length = constant(k1 - k0, cat("length", k1 - k0));
+    ir::Value* local = k0 == 0 ? resolved : insert(K::Sub, {resolved, constant(k0, cat("start", k0))}, {}, at + ".local");
+    ir::Value* inside = insert(K::And, {insert(K::GreaterOrEqual, {local, zero}, {}, at + ".from_start"),
+                                        insert(K::Less, {local, length}, {}, at + ".before_end")},
+                               {}, at + ".inside");
+    ir::Value* moved = insert(K::Select, {inside, local, length}, {}, at + ".indices");
+    if (rest) moved = insert(K::Concat, {moved, rest}, {{"axis", last}}, at + ".tuples");
+    ir::Value* piece_data = slice_along(g, op, data, axis, k0, k1, l, made);
+    ir::Op* p = g.insert_op(op, op->kind, {piece_data, moved, updates}, op->attrs, name + at, op->loc);
+    pieces.push_back(p);
+    parts.push_back(p->result());
+  }
+  g.replace_all_uses(op->result(), join_along(g, op, parts, axis, "blocks"));
+  g.erase_op(op);
+  how = cat("per-block ", op_name(pieces[0]->kind), " over blocks of ", block, " of dim ", axis,
+            ", each with the indices moved into its block (those outside it skipped)");
+  return pieces;
+}
+
+}  // namespace vkc::codegen::split
