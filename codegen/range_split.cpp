@@ -1062,6 +1062,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       if (partials.empty()) partials = split_normalization(graph, op, what);
       if (partials.empty()) partials = split_pool_with_indices(graph, op, l, made, what);
       if (partials.empty()) partials = split_scatter_blocks(graph, op, l, made, what);
+      if (partials.empty()) partials = split_im2col_rows(graph, op, l, made, what);
       if (partials.empty()) {
         std::string note;
         std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);

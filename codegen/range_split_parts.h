@@ -88,4 +88,9 @@ std::vector<ir::Op*> split_pool_with_indices(ir::Graph& g, ir::Op* op, const Lim
 std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                           std::string& how);
 
+// im2col whose one output row is beyond one binding: one piece per output row, each cut again
+// along its columns in a later round (range_split_im2col.cpp).
+std::vector<ir::Op*> split_im2col_rows(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                       std::string& how);
+
 }  // namespace vkc::codegen::split

@@ -204,13 +204,18 @@ AxisMap axis_map(const ir::Op& op) {
       if (op.kind == K::Conv) map_windows(g, m);
       if (op.kind == K::ConvTranspose) map_transposed_windows(g, m);
       // im2col [N, P, K]: P runs over the output spatial dims, row-major; whole rows of the first
-      // read a window of input rows (the columns K are read whole).
+      // spatial dim of more than one output index (one output row of an image, once the rows
+      // are cut one at a time: range_split_im2col.cpp) read a window of its input rows (the
+      // columns K are read whole).
       if (op.kind == K::Im2Col && g.groups == 1 && rank == 3) {
+        int first = 0;
+        while (first + 1 < g.spatial_rank && g.out_spatial[size_t(first)] == 1) ++first;
         int64_t unit = 1;
-        for (int j = 1; j < g.spatial_rank; ++j) unit *= g.out_spatial[size_t(j)];
+        for (int j = first + 1; j < g.spatial_rank; ++j) unit *= g.out_spatial[size_t(j)];
+        const size_t f = size_t(first);
         m.parallel[1] = true;
-        m.operand_axis[0][1] = g.input_pos[2];
-        m.window[1] = Window{g.strides[0], (g.kernel[0] - 1) * g.dilations[0] + 1, g.pad_begin[0], 0, unit};
+        m.operand_axis[0][1] = g.input_pos[2 + f];
+        m.window[1] = Window{g.strides[f], (g.kernel[f] - 1) * g.dilations[f] + 1, g.pad_begin[f], first, unit};
       }
       return m;
     }

@@ -419,6 +419,16 @@ std::vector<SplitCase> split_cases() {
          return scatter_of(K::ScatterElements, f32({1, 2500}), typed(DType::i32, {1, 300}), f32({1, 300}), {330},
                            {{"axis", int64_t(1)}, {"reduction", S("mul")}});
        }, 1e-4},
+      // One output row (all positions of one output row, times K) beyond the range: one piece per
+      // output row, each cut along its columns with their halo.
+      {"im2col_one_output_row_beyond_binding", [] {
+         return graph_of(K::Im2Col, {f32({1, 1, 6, 256})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"im2col_one_output_row_beyond_binding_strided_nhwc_batch", [] {
+         return graph_of(K::Im2Col, {f32({2, 9, 128, 2})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 1}}, {"pads", Ints{1, 0, 1, 1}},
+                          {"input_layout", std::string("NHWC")}});
+       }},
       {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
       // Reductions too large for a binding even for one index of their kept dims (issue 25): partial
       // reductions over blocks of one reduced dim, then a combining reduction of the partials.
