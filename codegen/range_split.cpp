@@ -991,6 +991,14 @@ std::string not_split_along(const ir::Op& op) {
                "): a merge of sorted pieces is not implemented");
   if (op.kind == ir::OpKind::Attention)
     return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
+  if (op.kind == ir::OpKind::MaxPoolWithIndices)
+    return "; max_pool_with_indices is cut only where the target has shaderInt64 (its i64 indices are moved by each "
+           "piece's start) and each piece's input box is single indices, then one range, then whole dims in the "
+           "index's order (N, C, spatial): not NHWC with several channels or storage_order 1 cut along rows";
+  if (op.kind == ir::OpKind::ScatterND || op.kind == ir::OpKind::ScatterElements)
+    return cat("; ", op_name(op.kind), " is cut into blocks of ", op.kind == ir::OpKind::ScatterND ? "dim 0" : "its axis",
+               " only where its indices and updates each fit one binding (every piece reads them whole), the dims "
+               "before it are 1, one index of it fits, and i64 indices may be added to (shaderInt64)");
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
@@ -1035,7 +1043,10 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       }
     }
     changed = 1;
-    notes.erase(op);  // a piece of an earlier round cut again: its pieces get their own notes
+    // A piece of an earlier round cut again: its pieces get their own notes, which end with the
+    // earlier round's (the whole op's cut and limit).
+    const std::string earlier = notes.count(op) ? cat("; the op cut is ", notes[op]) : "";
+    notes.erase(op);
     if (auto* why = std::get_if<std::string>(&cut)) {
       const std::string described = op->describe();
       std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
@@ -1053,7 +1064,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
         for (const ir::Op* o : graph.ops())
           if (!old.count(o) && !notes.count(o) && o->kind != ir::OpKind::Constant && o->kind != ir::OpKind::Slice &&
               o->kind != ir::OpKind::Concat && o->schema().category != ir::OpCategory::Reshape)
-            notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over);
+            notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over, earlier);
       };
       if (partials.empty()) partials = split_attention_keys(graph, op, l, made, what);
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
@@ -1066,14 +1077,14 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       if (partials.empty()) {
         std::string note;
         std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);
-        for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over);
+        for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over, earlier);
         if (!pieces.empty()) {
           note_combining_ops(pieces.size(), "a carry pass");
           continue;
         }
       }
       if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why, not_split_along(*op)));
-      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
+      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over, earlier);
       if (what.find("partial convs") == std::string::npos && what.find("partial products") == std::string::npos)
         note_combining_ops(partials.size(), what);
       continue;
@@ -1092,7 +1103,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
                                : "",
                            ": ", over);
     if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
-    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note;
+    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note + earlier;
   }
   }
   return notes;

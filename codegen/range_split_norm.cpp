@@ -18,12 +18,12 @@ std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& 
   const size_t rank = shape.size();
   const DType dtype = x->type.dtype;
   if (x->type.numel() == 0) return {};
-  std::vector<ir::Op*> reductions;
+  std::vector<ir::Op*> made_ops;  // the ops that compute (not the reshapes): for the report
   // Named after the op and the op kind it came from: "ln.layer_norm.mean" (the report's op column).
   const std::string prefix = cat(op->name, op->name.empty() ? "" : ".", op_name(op->kind), ".");
   auto insert = [&](K kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const std::string& what) {
     ir::Op* o = g.insert_op(op, kind, std::move(operands), std::move(attrs), prefix + what, op->loc);
-    if (o->schema().category == ir::OpCategory::Reduction) reductions.push_back(o);
+    if (o->schema().category != ir::OpCategory::Reshape) made_ops.push_back(o);
     return o->result();
   };
   auto scalar = [&](double v, const char* what) {
@@ -75,12 +75,12 @@ std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& 
   if (op->num_operands() > 2) y = insert(K::Add, {y, param(2, "bias_f32")}, {}, "biased");
   if (dtype != DType::f32) y = insert(K::Cast, {y}, {{"to", std::string(dtype_name(dtype))}}, "result");
   g.replace_all_uses(op->result(), y);
-  const std::string name(op_name(op->kind));
+  const std::string described = op->describe();
   g.erase_op(op);
-  how = cat(name, " as its primitive ops over groups of ", group,
-            " elements (reduce_mean for the mean, reduce_mean of the squared deviations for the variance, then "
-            "elementwise ops; each cut again on its own)");
-  return reductions;
+  how = cat("ops that compute ", described, " over groups of ", group,
+            " elements beyond one binding (reduce_mean for the mean, then reduce_mean of the squared deviations for "
+            "the variance: two passes; the rest elementwise), each cut again on its own");
+  return made_ops;
 }
 
 }  // namespace vkc::codegen::split

@@ -352,7 +352,10 @@ std::string dim_name(const ir::Op& op, int axis) {
   if (op.kind == ir::OpKind::Im2Col) {  // [N, (G,) P, K]: not the conv layout letters
     const size_t rank = op.result()->type.shape.size();
     if (axis == 0) return "batch";
-    if (size_t(axis) == rank - 2) return "output positions (whole rows)";
+    if (size_t(axis) == rank - 2) {  // whole rows of a spatial dim, or single positions along the last
+      const AxisMap m = axis_map(op);
+      return m.window[size_t(axis)] && m.window[size_t(axis)]->unit > 1 ? "output positions (whole rows)" : "output positions";
+    }
     return cat("dim ", axis);
   }
   if (op.schema().category == ir::OpCategory::Conv || op.schema().category == ir::OpCategory::Pool) {

@@ -550,6 +550,41 @@ TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
                      "one of 6 per-block topk over blocks of 1024 of dim 1, then over blocks of 512 of the candidates, "
                      "then a topk of the 188 candidates: operand 0 tensor<1x6000xf32> is 24000 bytes"});
   }
+  // Session 18's cuts: a re-cut piece's note ends with the note of the op it cuts.
+  const std::string tiny = "above target 'tiny-range' maxStorageBufferRange 4096";
+  cases.push_back({one_op_graph(K::LayerNorm, {f32({2, 1500}), f32({1500}), f32({1500})}),
+                   "under_test.layer_norm.normalized.part0",
+                   "split into 4 pieces of 1024 along dim 1 (for each index of the dims before it): result "
+                   "tensor<2x1500xf32> is 12000 bytes, " + tiny + "; the op cut is one of 9 ops that compute layer_norm "
+                   "'under_test' over groups of 1500 elements beyond one binding (reduce_mean for the mean, then "
+                   "reduce_mean of the squared deviations for the variance: two passes; the rest elementwise), each cut "
+                   "again on its own: result tensor<2x1500xf32> is 12000 bytes, " + tiny});
+  cases.push_back({one_op_graph(K::Conv, {f32({1, 1, 6, 36, 36}), f32({2, 1, 3, 3, 3})}, {{"pads", Ints{1, 1, 1, 1, 1, 1}}}),
+                   "under_test.part0",
+                   "split into 72 pieces of 7 along dim 3 (for each index of the dims before it) (dim 2 and any "
+                   "windowed dim before it one output index at a time, each with the input rows its window reads): "
+                   "result tensor<1x2x6x36x36xf32> is 62208 bytes, " + tiny});
+  {
+    ir::Graph g;
+    ir::Op* op = g.add_op(K::MaxPoolWithIndices, {g.add_input("x", f32({1, 2, 64, 32}))},
+                          {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}, "under_test");
+    g.add_output(op->result(0), "values");
+    g.add_output(op->result(1), "indices");
+    cases.push_back({std::move(g), "under_test.part0",
+                     "one of 6 max_pool_with_indices pieces, split into 6 pieces of 15 along dim 2, each piece's indices "
+                     "moved by its input box's flat position in the whole input: result 1 tensor<1x2x32x16xi64> is 8192 "
+                     "bytes, " + tiny});
+  }
+  cases.push_back({one_op_graph(K::ScatterND, {f32({3000}), typed(DType::i32, {64, 1}), f32({64})}),
+                   "under_test.block0-1023",
+                   "one of 3 per-block scatter_nd over blocks of 1024 of dim 0, each with the indices moved into its "
+                   "block (those outside it skipped): result tensor<3000xf32> is 12000 bytes, " + tiny});
+  cases.push_back({one_op_graph(K::Im2Col, {f32({1, 1, 6, 256})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}),
+                   "under_test.part0.part0",
+                   "split into 3 pieces of 112 along output positions: result tensor<1x256x9xf32> is 9216 bytes, " +
+                       tiny + "; the op cut is one of 6 im2col rows, one piece per output row of 256 positions (output "
+                       "positions (whole rows)) with the input rows its window reads, each cut again along its columns: "
+                       "result tensor<1x1536x9xf32> is 55296 bytes, " + tiny});
   for (Expected& e : cases) {
     ModuleImage image = codegen::compile_graph(e.graph, co);
     bool found = false;
@@ -615,6 +650,15 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
                     "attention is cut along its keys only in blocks whose k and v of one batch index fit one binding"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
+  // The i64 indices of a piece of an NHWC input cut along rows (several channels) are not one
+  // constant away from the whole input's.
+  cases.push_back({one_op_graph(K::MaxPoolWithIndices, {f32({1, 40, 20, 3})},
+                                {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"layout", std::string("NHWC")}}),
+                   {"max_pool_with_indices 'under_test'", "cannot be split",
+                    "each piece's input box is single indices, then one range, then whole dims"}});
+  // The updates, which every piece reads whole, are beyond the range.
+  cases.push_back({one_op_graph(K::ScatterND, {f32({3000}), typed(DType::i32, {1200, 1}), f32({1200})}),
+                   {"scatter_nd 'under_test'", "cannot be split", "only where its indices and updates each fit one binding"}});
   // One row of rhs is beyond the range: no block of K fits.
   cases.push_back({one_op_graph(K::MatMul, {f32({4, 2048}), f32({2048, 2048})}),
                    {"matmul 'under_test'", "cannot be split", "rhs"}});
