@@ -383,6 +383,16 @@ std::vector<SplitCase> split_cases() {
       {"conv_one_output_row_beyond_binding", [] {
          return graph_of(K::Conv, {f32({1, 1, 5, 1100}), f32({1, 1, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}});
        }, 1e-4},
+      {"conv_nhwc_one_output_row_beyond_binding_strided", [] {
+         return graph_of(K::Conv, {f32({1, 7, 300, 4}), f32({4, 4, 3, 3}), f32({4})},
+                         {{"pads", Ints{1, 0, 1, 1}}, {"strides", Ints{2, 1}}, {"input_layout", S("NHWC")},
+                          {"output_layout", S("NHWC")}});
+       }, 1e-4},
+      // Output rows gather input rows through a transposed window, in both dims.
+      {"conv_transpose_one_output_row_beyond_binding", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 1, 4, 600}), f32({1, 1, 3, 3}), f32({1})},
+                         {{"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 0, 1}}, {"output_padding", Ints{1, 1}}});
+       }, 1e-4},
       {"max_pool_one_output_row_beyond_binding", [] {
          return graph_of(K::MaxPool, {f32({1, 1, 7, 2200})},
                          {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
