@@ -991,6 +991,10 @@ std::string not_split_along(const ir::Op& op) {
                "): a merge of sorted pieces is not implemented");
   if (op.kind == ir::OpKind::Attention)
     return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
+  if (op.kind == ir::OpKind::Im2Col)
+    return "; an im2col whose one output row is beyond a binding is cut into rows only where each row's input rows "
+           "(all channels) fit one binding or are one aligned run of the input, and each row starts at an aligned "
+           "offset of the result";
   if (op.kind == ir::OpKind::MaxPoolWithIndices)
     return "; max_pool_with_indices is cut only where the target has shaderInt64 (its i64 indices are moved by each "
            "piece's start) and each piece's input box is single indices, then one range, then whole dims in the "
