@@ -999,10 +999,14 @@ std::string not_split_along(const ir::Op& op) {
     return "; max_pool_with_indices is cut only where the target has shaderInt64 (its i64 indices are moved by each "
            "piece's start) and each piece's input box is single indices, then one range, then whole dims in the "
            "index's order (N, C, spatial): not NHWC with several channels or storage_order 1 cut along rows";
-  if (op.kind == ir::OpKind::ScatterND || op.kind == ir::OpKind::ScatterElements)
-    return cat("; ", op_name(op.kind), " is cut into blocks of ", op.kind == ir::OpKind::ScatterND ? "dim 0" : "its axis",
-               " only where its indices and updates each fit one binding (every piece reads them whole), the dims "
-               "before it are 1, one index of it fits, and i64 indices may be added to (shaderInt64)");
+  if (op.kind == ir::OpKind::ScatterND)
+    return "; scatter_nd is cut over blocks of its index tuples where one tuple's index and update each fit one "
+           "binding, and over blocks of dim 0 of its data where one index of dim 0 fits and i64 indices may be added "
+           "to (shaderInt64)";
+  if (op.kind == ir::OpKind::ScatterElements)
+    return "; scatter_elements is cut over blocks of its axis only where its indices and updates each fit one binding "
+           "(every piece reads them whole), the dims before the axis are 1, one index of the axis fits, and i64 "
+           "indices may be added to (shaderInt64)";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,

@@ -52,14 +52,15 @@
 // pass, elementwise), each cut in a later round; max_pool_with_indices is cut as max_pool, each
 // piece's indices moved by its input box's flat position in the whole input; scatter_nd (dim 0)
 // and scatter_elements (its axis) run as per-block scatters into blocks of the data, the indices
-// moved into each block and those outside it skipped; an im2col whose one output row is beyond a
+// moved into each block and those outside it skipped (a scatter_nd whose indices or updates are
+// beyond a binding first as a chain of scatter_nds over blocks of its tuples, in order); an im2col whose one output row is beyond a
 // binding runs as one piece per output row, each cut along its columns in a later round.
 //
 // Not split (refused with the reason): dims that every output element reads along (a sort axis;
 // argmax and topk axes where i64 indices cannot be added to, without shaderInt64) beyond the
 // limit, one key's row of attention's k or v beyond it, results whose pieces are not contiguous runs
 // (columns of a row-major result that is itself beyond the limit), operands every piece reads
-// whole (a conv filter, a scatter's indices and updates) that are themselves beyond the limit,
+// whole (a conv filter, scatter_elements' indices and updates) that are themselves beyond the limit,
 // gathers, and max_pool_with_indices where the i64 indices cannot be moved (no shaderInt64) or
 // a piece's input box is not one range in the index's order (NHWC cut along rows).
 #pragma once

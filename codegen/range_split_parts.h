@@ -84,7 +84,8 @@ std::vector<ir::Op*> split_pool_with_indices(ir::Graph& g, ir::Op* op, const Lim
                                              std::string& how);
 
 // scatter_nd (along dim 0) and scatter_elements (along its axis) whose data is beyond one
-// binding: per-block scatters with the indices moved into the block (range_split_scatter.cpp).
+// binding: per-block scatters with the indices moved into the block; a scatter_nd whose indices
+// or updates are beyond it: a chain over blocks of its tuples (range_split_scatter.cpp).
 std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                           std::string& how);
 

@@ -9,11 +9,63 @@
 // the blocked one (all of size 1), so the pieces write into the result in place (a concat).
 // Indices and updates are read whole by every piece: they must fit one binding. i64 indices need
 // shaderInt64 to be moved.
+//
+// A scatter_nd whose indices or updates are beyond one binding runs as a chain of scatter_nds over
+// blocks of its index tuples in order, each into the result of the one before (the first into the
+// data): the updates apply in the op's order, so the last write (or the reduction's order) is the
+// op's. Each link is as large as the data and is cut again in a later round where it is beyond a
+// binding.
+#include <algorithm>
+
 #include "codegen/range_split_parts.h"
 #include "support/error.h"
 #include "support/int_math.h"
 
 namespace vkc::codegen::split {
+namespace {
+
+// The chain over blocks of index tuples (above).
+std::vector<ir::Op*> split_scatter_tuples(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                          std::string& how) {
+  ir::Value* data = op->operand(0);
+  ir::Value* indices = op->operand(1);
+  ir::Value* updates = op->operand(2);
+  const int64_t k = indices->type.shape.back();
+  const int64_t tuples = k == 0 ? 0 : indices->type.numel() / k;
+  if (tuples < 2) return {};
+  const std::string name = cat(op->name, op->name.empty() ? "" : ".");
+  auto reshape = [&](ir::Value* v, Ints shape, const char* what) {
+    return g.insert_op(op, ir::OpKind::Reshape, {v}, {{"shape", shape}}, name + what, op->loc)->result();
+  };
+  Ints slice_shape{tuples};  // the updates, one row per tuple
+  slice_shape.insert(slice_shape.end(), data->type.shape.begin() + k, data->type.shape.end());
+  // The longest block of tuples whose indices and updates each fit (sizes grow with the block).
+  ir::TensorType one_index{indices->type.dtype, {1, k}}, one_update{updates->type.dtype, slice_shape};
+  one_update.shape[0] = 1;
+  if (too_big(one_index, one_index.shape, l) || too_big(one_update, one_update.shape, l)) return {};
+  int64_t block = tuples;
+  for (const ir::TensorType& t : {one_index, one_update})
+    block = std::min<int64_t>({block, int64_t(l.bytes / (uint64_t(t.numel()) * dtype_size(t.dtype))), l.elements / t.numel()});
+  if (block < 1 || block >= tuples || ceil_div(tuples, block) > kMaxPieces) return {};
+  ir::Value* idx = reshape(indices, {tuples, k}, "tuples");
+  ir::Value* upd = reshape(updates, slice_shape, "tuple_updates");
+  std::vector<ir::Op*> links;
+  ir::Value* acc = data;
+  for (int64_t t0 = 0; t0 < tuples; t0 += block) {
+    const int64_t t1 = std::min(tuples, t0 + block);
+    links.push_back(g.insert_op(op, op->kind,
+                                {acc, slice_along(g, op, idx, 0, t0, t1, l, made), slice_along(g, op, upd, 0, t0, t1, l, made)},
+                                op->attrs, cat(name, "tuples", t0, "-", t1 - 1), op->loc));
+    acc = links.back()->result();
+  }
+  g.replace_all_uses(op->result(), acc);
+  g.erase_op(op);
+  how = cat("scatter_nd over blocks of ", block, " of its ", tuples, " index tuples in order, each into the result of the "
+            "one before (indices or updates beyond one binding)");
+  return links;
+}
+
+}  // namespace
 
 std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                           std::string& how) {
@@ -23,8 +75,9 @@ std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits
   ir::Value* indices = op->operand(1);
   ir::Value* updates = op->operand(2);
   const DType it = indices->type.dtype;
+  if (too_big(indices->type, indices->type.shape, l) || too_big(updates->type, updates->type.shape, l))
+    return op->kind == K::ScatterND ? split_scatter_tuples(g, op, l, made, how) : std::vector<ir::Op*>{};
   if (it == DType::i64 && !l.int64_arithmetic) return {};
-  if (too_big(indices->type, indices->type.shape, l) || too_big(updates->type, updates->type.shape, l)) return {};
   const Shape& shape = data->type.shape;
   const int64_t axis = op->kind == K::ScatterND ? 0 : normalized_axis(op->attr_int("axis"), shape.size());
   for (int64_t d = 0; d < axis; ++d)

@@ -425,6 +425,14 @@ std::vector<SplitCase> split_cases() {
          return scatter_of(K::ScatterND, f32({700, 3}), typed(DType::i32, {30, 2}), f32({30}), {90, 1},
                            {{"reduction", S("max")}});
        }},
+      // Indices and updates beyond the range: a chain of scatters over blocks of tuples, in order.
+      {"scatter_nd_many_tuples_add", [] {
+         return scatter_of(K::ScatterND, f32({3000}), typed(DType::i32, {1200, 1}), f32({1200}), {400},
+                           {{"reduction", S("add")}});
+       }, 1e-4},
+      {"scatter_nd_many_tuples_i64_none_duplicates", [] {
+         return scatter_of(K::ScatterND, f32({600, 2}), typed(DType::i64, {35, 20, 1}), f32({35, 20, 2}), {75}, {});
+       }},
       {"scatter_elements_long_axis_mul", [] {
          return scatter_of(K::ScatterElements, f32({1, 2500}), typed(DType::i32, {1, 300}), f32({1, 300}), {330},
                            {{"axis", int64_t(1)}, {"reduction", S("mul")}});
@@ -666,9 +674,10 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
                                 {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"layout", std::string("NHWC")}}),
                    {"max_pool_with_indices 'under_test'", "cannot be split",
                     "each piece's input box is single indices, then one range, then whole dims"}});
-  // The updates, which every piece reads whole, are beyond the range.
-  cases.push_back({one_op_graph(K::ScatterND, {f32({3000}), typed(DType::i32, {1200, 1}), f32({1200})}),
-                   {"scatter_nd 'under_test'", "cannot be split", "only where its indices and updates each fit one binding"}});
+  // One tuple's update (a row of 1100 floats) is beyond the range.
+  cases.push_back({one_op_graph(K::ScatterND, {f32({2, 1100}), typed(DType::i32, {3, 1}), f32({3, 1100})}),
+                   {"scatter_nd 'under_test'", "cannot be split",
+                    "scatter_nd is cut over blocks of its index tuples where one tuple's index and update each fit"}});
   // One row of rhs is beyond the range: no block of K fits.
   cases.push_back({one_op_graph(K::MatMul, {f32({4, 2048}), f32({2048, 2048})}),
                    {"matmul 'under_test'", "cannot be split", "rhs"}});
