@@ -239,7 +239,12 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, const std::v
   // the whole op's diagonal (key j hidden from row i when j > i + Sk - Sq + causal_offset).
   if (op.kind == ir::OpKind::Attention && op.attr_bool("causal") && size_t(axis) + 2 == piece_shape.size())
     attrs["causal_offset"] = op.attr_int("causal_offset") + begin + run - op.result()->type.shape[size_t(axis)];
-  // Attributes that spell out the whole result shape follow the piece.
+  // Attributes that spell out the whole result shape follow the piece (a depthwise conv's groups:
+  // its channels; codegen/split_axes.cpp cuts no other grouped conv along channels).
+  if (op.kind == ir::OpKind::Conv && op.attr_int("groups") > 1) {
+    const ir::ConvGeometry g = ir::conv_geometry(op);
+    attrs["groups"] = piece_shape[size_t(g.output_pos[1])];
+  }
   if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
   if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
   return attrs;

@@ -200,6 +200,14 @@ AxisMap axis_map(const ir::Op& op) {
         m.parallel[f] = true;
         m.operand_axis[1][f] = g.filter_pos[0];
         if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
+      } else if (op.kind == K::Conv && g.groups == g.in_channels && g.groups == g.out_channels) {
+        // Depthwise, one filter per channel: output channel c reads input channel c only, so a
+        // run of channels is a depthwise conv of its own (groups: the run; range_split.cpp).
+        size_t f = size_t(g.output_pos[1]);
+        m.parallel[f] = true;
+        m.operand_axis[0][f] = g.input_pos[1];
+        m.operand_axis[1][f] = g.filter_pos[0];
+        if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
       }
       if (op.kind == K::Conv) map_windows(g, m);
       if (op.kind == K::ConvTranspose) map_transposed_windows(g, m);

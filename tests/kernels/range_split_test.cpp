@@ -150,6 +150,11 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::Conv, {f32({1, 12, 16, 16}), f32({8, 12, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}});
        },
        1e-4},
+      // Depthwise (one filter per channel): a run of channels is a depthwise conv of its own.
+      {"depthwise_conv_channels_then_rows", [] {
+         return graph_of(K::Conv, {f32({2, 6, 40, 40}), f32({6, 1, 3, 3}), f32({6})},
+                         {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(6)}});
+       }, 1e-4},
       {"conv_transpose_channels", [] {
          return graph_of(K::ConvTranspose, {f32({1, 4, 16, 16}), f32({4, 8, 2, 2})}, {{"strides", Ints{2, 2}}});
        },
