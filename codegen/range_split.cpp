@@ -243,7 +243,7 @@ ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, const std::v
   // its channels; codegen/split_axes.cpp cuts no other grouped conv along channels).
   if (op.kind == ir::OpKind::Conv && op.attr_int("groups") > 1) {
     const ir::ConvGeometry g = ir::conv_geometry(op);
-    attrs["groups"] = piece_shape[size_t(g.output_pos[1])];
+    if (g.groups == g.in_channels && g.groups == g.out_channels) attrs["groups"] = piece_shape[size_t(g.output_pos[1])];
   }
   if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
   if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
