@@ -371,6 +371,10 @@ std::vector<SplitCase> split_cases() {
       {"group_norm_group_beyond_binding", [] {
          return graph_of(K::GroupNorm, {f32({2, 4, 1200}), f32({4}), f32({4})}, {{"num_groups", int64_t(2)}});
        }, 1e-4},
+      {"group_norm_f16_group_beyond_binding", [] {  // computed in f32, the result cast back
+         return graph_of(K::GroupNorm, {typed(DType::f16, {1, 4, 1200}), typed(DType::f16, {4}), typed(DType::f16, {4})},
+                         {{"num_groups", int64_t(2)}});
+       }, 2e-3},
       {"instance_norm_channel_beyond_binding", [] {  // a group_norm of one channel per group
          return graph_of(K::GroupNorm, {f32({1, 3, 40, 30}), f32({3}), f32({3})}, {{"num_groups", int64_t(3)}});
        }, 1e-4},
