@@ -1010,8 +1010,8 @@ std::string not_split_along(const ir::Op& op) {
            "to (shaderInt64)";
   if (op.kind == ir::OpKind::ScatterElements)
     return "; scatter_elements is cut over blocks of its axis only where its indices and updates each fit one binding "
-           "(every piece reads them whole), the dims before the axis are 1, one index of the axis fits, and i64 "
-           "indices may be added to (shaderInt64)";
+           "(every piece reads them whole), its indices span the dims before the axis whole and each row before it "
+           "starts at an aligned offset, one index of the axis fits, and i64 indices may be added to (shaderInt64)";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,

@@ -53,8 +53,10 @@
 // piece's indices moved by its input box's flat position in the whole input; scatter_nd (dim 0)
 // and scatter_elements (its axis) run as per-block scatters into blocks of the data, the indices
 // moved into each block and those outside it skipped (a scatter_nd whose indices or updates are
-// beyond a binding first as a chain of scatter_nds over blocks of its tuples, in order); an im2col whose one output row is beyond a
-// binding runs as one piece per output row, each cut along its columns in a later round.
+// beyond a binding first as a chain of scatter_nds over blocks of its tuples, in order; a
+// scatter_elements with longer dims before its axis first as one piece per row); an im2col whose
+// one output row is beyond a binding runs as one piece per output row, each cut along its columns
+// in a later round.
 //
 // Not split (refused with the reason): dims that every output element reads along (a sort axis;
 // argmax and topk axes where i64 indices cannot be added to, without shaderInt64) beyond the

@@ -65,6 +65,28 @@ std::vector<ir::Op*> split_scatter_tuples(ir::Graph& g, ir::Op* op, const Limits
   return links;
 }
 
+// A scatter_elements with dims longer than 1 before its axis, whose rows (one index of those dims)
+// are beyond one binding: one piece per row, each the scatter of its own row (the dims before the
+// axis are parallel where the indices span them whole: codegen/split_axes.cpp), a view of the
+// result at an aligned offset; a later round cuts each over blocks of its axis.
+std::vector<ir::Op*> split_scatter_rows(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                        std::string& how) {
+  const Shape& shape = op->result()->type.shape;
+  const int64_t axis = normalized_axis(op->attr_int("axis"), shape.size());
+  const AxisMap m = axis_map(*op);
+  int64_t rows = 1, row = 1;
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+    if (d < axis && !m.parallel[size_t(d)]) return {};
+    (d < axis ? rows : row) *= shape[size_t(d)];
+  }
+  if (rows > kMaxPieces || (uint64_t(row) * dtype_size(op->result()->type.dtype)) % l.align != 0) return {};
+  std::vector<ir::Op*> pieces =
+      cut_into_pieces(g, op, Cut{int(axis) - 1, 1, rows}, bound_tensors(*op, m, {}), l, made, false);
+  how = cat("scatter_elements rows, one piece per index of the dims before its axis (", axis, "), each cut again over "
+            "blocks of its axis");
+  return pieces;
+}
+
 }  // namespace
 
 std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
@@ -80,8 +102,9 @@ std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits
   if (it == DType::i64 && !l.int64_arithmetic) return {};
   const Shape& shape = data->type.shape;
   const int64_t axis = op->kind == K::ScatterND ? 0 : normalized_axis(op->attr_int("axis"), shape.size());
-  for (int64_t d = 0; d < axis; ++d)
-    if (shape[size_t(d)] != 1) return {};  // blocks would not be contiguous runs of the result
+  bool leading = false;  // a dim before the blocked one is longer than 1
+  for (int64_t d = 0; d < axis; ++d) leading = leading || shape[size_t(d)] != 1;
+  if (leading) return split_scatter_rows(g, op, l, made, how);
   const int64_t n = shape[size_t(axis)];
   const int64_t block = binding_block(data, axis, l);
   if (block < 1 || block >= n || ceil_div(n, block) > kMaxPieces) return {};

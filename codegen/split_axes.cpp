@@ -350,6 +350,18 @@ AxisMap axis_map(const ir::Op& op) {
           std::fill(m.parallel.begin(), m.parallel.end(), true);
           map_right_aligned(op, 0, m);
           return m;
+        case K::ScatterElements: {
+          // Away from the axis, data, indices and updates line up index for index: along a dim the
+          // indices span whole, a piece is the scatter of its own rows (updates land in their row).
+          const int axis = normalized_axis(op.attr_int("axis"), rank);
+          const Shape& idx = op.operand(1)->type.shape;
+          for (size_t d = 0; d < rank; ++d) {
+            if (int(d) == axis || idx[d] != op.result()->type.shape[d]) continue;
+            m.parallel[d] = true;
+            for (size_t k = 0; k < 3; ++k) m.operand_axis[k][d] = int(d);
+          }
+          return m;
+        }
         default: return m;
       }
     default: return m;  // constants and reshape views bind nothing; anything new: not split

@@ -460,6 +460,12 @@ std::vector<SplitCase> split_cases() {
                          {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 1}}, {"pads", Ints{1, 0, 1, 1}},
                           {"input_layout", std::string("NHWC")}});
        }},
+      // Rows (one index of the dims before the axis) beyond the range: one piece per row, each
+      // then cut over blocks of its axis.
+      {"scatter_elements_rows_then_axis_blocks_add", [] {
+         return scatter_of(K::ScatterElements, f32({3, 1500}), typed(DType::i32, {3, 100}), f32({3, 100}), {200},
+                           {{"axis", int64_t(1)}, {"reduction", S("add")}});
+       }, 1e-4},
       {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
       // Reductions too large for a binding even for one index of their kept dims (issue 25): partial
       // reductions over blocks of one reduced dim, then a combining reduction of the partials.
