@@ -5,10 +5,10 @@
 // less the block's start, and where it falls outside the block replaced by the block's length,
 // which the piece skips as out of range (ir/interpreter_indexing.cpp: an out-of-range index
 // skips its update). Each piece applies the updates that land in its block in the op's order, so
-// duplicates and reductions come out as the op's. The blocks are whole rows of the dims before
-// the blocked one (all of size 1), so the pieces write into the result in place (a concat).
-// Indices and updates are read whole by every piece: they must fit one binding. i64 indices need
-// shaderInt64 to be moved.
+// duplicates and reductions come out as the op's. The dims before the blocked one are all of size
+// 1, so the pieces write into the result in place (a concat); a scatter_elements with longer ones
+// is first cut into one piece per row of them (split_scatter_rows). Indices and updates are read
+// whole by every piece: they must fit one binding. i64 indices need shaderInt64 to be moved.
 //
 // A scatter_nd whose indices or updates are beyond one binding runs as a chain of scatter_nds over
 // blocks of its index tuples in order, each into the result of the one before (the first into the
