@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "codegen/box_copy.h"
+#include "codegen/range_split_internal.h"
 #include "codegen/range_split_parts.h"
 #include "codegen/split_axes.h"
 #include "codegen/storage_plan.h"
@@ -17,7 +18,7 @@
 #include "support/int_math.h"
 
 namespace vkc::codegen {
-namespace split {
+namespace split_detail {
 
 std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::set<const ir::Value*>& in_registers) {
   std::vector<Bound> b;
@@ -46,14 +47,6 @@ std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
     else e[size_t(td)] = d == axis ? run : 1;
   }
   return e;
-}
-
-uint64_t bytes_of(const ir::TensorType& t, const std::vector<int64_t>& extent) {
-  return uint64_t(shape_numel(extent)) * dtype_size(t.dtype);
-}
-
-bool too_big(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l) {
-  return bytes_of(t, extent) > l.bytes || shape_numel(extent) > l.elements;
 }
 
 bool too_big(const Bound& t, const std::vector<int64_t>& extent, const Limits& l) {
@@ -457,9 +450,9 @@ Limits limits_of(const TargetLimits& target) {
           cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range), target.shader_int64};
 }
 
-}  // namespace split
+}  // namespace split_detail
 
-using namespace split;
+using namespace split_detail;
 
 bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) {
   const Limits l = limits_of(target);
@@ -472,7 +465,7 @@ bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) 
   return false;
 }
 
-namespace split {
+namespace split_detail {
 
 // Partial results of `op` joined by adds in order; the sum replaces `op`, which is erased.
 // Returns the partials (the pieces a later round may cut further).
@@ -991,9 +984,10 @@ std::vector<ir::Op*> split_arg_blocks(ir::Graph& g, ir::Op* op, const Limits& l,
 std::string not_split_along(const ir::Op& op) {
   const size_t rank = op.operand(0)->type.shape.size();
   if (op.kind == ir::OpKind::Sort)
-    return cat("; sort is not cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank),
-               " of length ", op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
-               "): a merge of sorted pieces is not implemented");
+    return cat("; sort is cut along its axis (dim ", normalized_axis(op.attr_int("axis"), rank), " of length ",
+               op.operand(0)->type.shape[size_t(normalized_axis(op.attr_int("axis"), rank))],
+               ") only in at most 64 blocks, two of which (every dim after the axis whole, 8 bytes a key) fit one "
+               "binding");
   if (op.kind == ir::OpKind::Attention)
     return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
   if (op.kind == ir::OpKind::Im2Col)
@@ -1015,11 +1009,11 @@ std::string not_split_along(const ir::Op& op) {
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
-               op.kind == ir::OpKind::TopK ? " and k is shorter than one block (so that each level of candidates shrinks)" : "");
+               op.kind == ir::OpKind::TopK ? " (a k as long as a block: sorted in at most 64 blocks, two of which fit one binding)" : "");
   return "";
 }
 
-}  // namespace split
+}  // namespace split_detail
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
                                                              const std::set<const ir::Value*>& in_registers) {
@@ -1082,6 +1076,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       if (partials.empty()) partials = split_attention_keys(graph, op, l, made, what);
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
+      if (partials.empty()) partials = split_sort_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_normalization(graph, op, what);
       if (partials.empty()) partials = split_pool_with_indices(graph, op, l, made, what);

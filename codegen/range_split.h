@@ -46,20 +46,24 @@
 // over blocks of keys that also return their rows' log-sum-exp (attribute 'with_lse'), combined
 // by their softmax weights exp(lse_b - logsumexp of all).
 //
-// Cuts in files of their own (range_split_<what>.cpp, sharing codegen/range_split_parts.h), tried
-// after the ones above: layer_norm and group_norm (instance norm) whose normalized group is beyond
-// a binding run as their primitive ops (reduce_mean, the variance around the mean in a second
-// pass, elementwise), each cut in a later round; max_pool_with_indices is cut as max_pool, each
-// piece's indices moved by its input box's flat position in the whole input; scatter_nd (dim 0)
-// and scatter_elements (its axis) run as per-block scatters into blocks of the data, the indices
-// moved into each block and those outside it skipped (a scatter_nd whose indices or updates are
-// beyond a binding first as a chain of scatter_nds over blocks of its tuples, in order; a
-// scatter_elements with longer dims before its axis first as one piece per row); an im2col whose
-// one output row is beyond a binding runs as one piece per output row, each cut along its columns
-// in a later round.
+// A sort along an axis beyond a binding, and a topk whose k is as long as a block of it, run as an
+// odd-even transposition sort over blocks of the axis, each step an ordinary sort of two
+// neighbouring blocks (codegen/range_split_sort.cpp).
 //
-// Not split (refused with the reason): dims that every output element reads along (a sort axis;
-// argmax and topk axes where i64 indices cannot be added to, without shaderInt64) beyond the
+// Cuts in files of their own (range_split_<what>.cpp, sharing codegen/range_split_internal.h and
+// codegen/range_split_parts.h), tried after the ones above: layer_norm and group_norm (instance
+// norm) whose normalized group is beyond a binding run as their primitive ops (reduce_mean, the
+// variance around the mean in a second pass, elementwise), each cut in a later round;
+// max_pool_with_indices is cut as max_pool, each piece's indices moved by its input box's flat
+// position in the whole input; scatter_nd (dim 0) and scatter_elements (its axis) run as
+// per-block scatters into blocks of the data, the indices moved into each block and those outside
+// it skipped (a scatter_nd whose indices or updates are beyond a binding first as a chain of
+// scatter_nds over blocks of its tuples, in order; a scatter_elements with longer dims before its
+// axis first as one piece per row); an im2col whose one output row is beyond a binding runs as
+// one piece per output row, each cut along its columns in a later round.
+//
+// Not split (refused with the reason): a sort axis of more blocks than that network takes (64),
+// argmax and topk axes where i64 indices cannot be added to (without shaderInt64) beyond the
 // limit, one key's row of attention's k or v beyond it, results whose pieces are not contiguous runs
 // (columns of a row-major result that is itself beyond the limit), operands every piece reads
 // whole (a conv filter, scatter_elements' indices and updates) that are themselves beyond the limit,

@@ -13,7 +13,7 @@
 #include "support/error.h"
 #include "support/int_math.h"
 
-namespace vkc::codegen::split {
+namespace vkc::codegen::split_detail {
 
 std::vector<ir::Op*> split_im2col_rows(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                        std::string& how) {
@@ -51,4 +51,4 @@ std::vector<ir::Op*> split_im2col_rows(ir::Graph& g, ir::Op* op, const Limits& l
   return rows;
 }
 
-}  // namespace vkc::codegen::split
+}  // namespace vkc::codegen::split_detail

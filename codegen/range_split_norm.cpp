@@ -8,7 +8,7 @@
 #include "codegen/range_split_parts.h"
 #include "support/error.h"
 
-namespace vkc::codegen::split {
+namespace vkc::codegen::split_detail {
 
 std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& how) {
   using K = ir::OpKind;
@@ -83,4 +83,4 @@ std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& 
   return made_ops;
 }
 
-}  // namespace vkc::codegen::split
+}  // namespace vkc::codegen::split_detail

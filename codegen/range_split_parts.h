@@ -1,7 +1,7 @@
-// The pieces of the range split (codegen/range_split.h) that more than one file uses: what one
-// binding may hold, how an op's tensors follow its result dims, the cut choice and the splitter,
-// and the cuts that live in files of their own (range_split_<what>.cpp). Internal to the split:
-// nothing outside codegen/range_split*.cpp includes it.
+// More of what the range split's files share (beside codegen/range_split_internal.h: the limits,
+// the size tests, the slicing helpers): how an op's tensors follow its result dims, the cut choice
+// and the splitter, and the cuts of session 18 that live in files of their own
+// (range_split_<what>.cpp). Private to codegen/range_split*.cpp.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +11,11 @@
 #include <variant>
 #include <vector>
 
+#include "codegen/range_split_internal.h"
 #include "codegen/split_axes.h"
 #include "ir/graph.h"
 
-namespace vkc::codegen::split {
+namespace vkc::codegen::split_detail {
 
 using Ints = std::vector<int64_t>;
 
@@ -28,24 +29,13 @@ struct Bound {
   bool is_result = false;
 };
 
-struct Limits {
-  uint64_t bytes;
-  int64_t elements;
-  uint64_t align;          // where views may start (codegen/storage_plan.h)
-  std::string range_name;  // "target 'lavapipe' maxStorageBufferRange 134217728"
-  bool int64_arithmetic = true;  // shaderInt64: i64 indices may be added to (moved by a block's start)
-};
-
 struct Cut {
   int axis = -1;     // result dim cut into runs; the dims before it go one index at a time
   int64_t run = 0;   // indices of `axis` per piece
   int64_t pieces = 0;
 };
 
-inline constexpr int64_t kMaxPieces = 4096;
-
 std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::set<const ir::Value*>& in_registers);
-bool too_big(const ir::TensorType& t, const std::vector<int64_t>& extent, const Limits& l);
 
 // The cut with the fewest pieces, or the reason there is none (copy_operands: operand pieces may
 // be copies, result pieces contiguous runs at any offset).
@@ -59,13 +49,6 @@ std::vector<ir::Op*> cut_into_pieces(ir::Graph& g, ir::Op* op, const Cut& cut, s
                                      const Limits& l, std::set<const ir::Op*>& made, bool assemble,
                                      std::vector<Ints>* operand0_starts = nullptr);
 
-// A slice [k0, k1) of `v` along `axis` before `at`: a view or a copy through aligned windows where
-// `v` is beyond one binding, else an ordinary slice kernel.
-ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int64_t k0, int64_t k1, const Limits& l,
-                       std::set<const ir::Op*>& made);
-// The longest block of `x` along `axis` (every other dim whole) one binding holds, a multiple of
-// the alignment granule where shorter than the dim; 0 when not one slice fits.
-int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l);
 // The blocks' results joined back along `axis`, before `op`.
 ir::Value* join_along(ir::Graph& g, ir::Op* op, const std::vector<ir::Value*>& parts, int64_t axis, const char* what);
 
@@ -94,4 +77,4 @@ std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits
 std::vector<ir::Op*> split_im2col_rows(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                        std::string& how);
 
-}  // namespace vkc::codegen::split
+}  // namespace vkc::codegen::split_detail

@@ -14,7 +14,7 @@
 #include "ir/conv_geometry.h"
 #include "support/error.h"
 
-namespace vkc::codegen::split {
+namespace vkc::codegen::split_detail {
 namespace {
 
 // Input dims in the order of the index's place values, slowest first.
@@ -108,4 +108,4 @@ std::vector<ir::Op*> split_pool_with_indices(ir::Graph& g, ir::Op* op, const Lim
   return pieces;
 }
 
-}  // namespace vkc::codegen::split
+}  // namespace vkc::codegen::split_detail

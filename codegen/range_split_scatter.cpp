@@ -21,7 +21,7 @@
 #include "support/error.h"
 #include "support/int_math.h"
 
-namespace vkc::codegen::split {
+namespace vkc::codegen::split_detail {
 namespace {
 
 // The chain over blocks of index tuples (above).
@@ -156,4 +156,4 @@ std::vector<ir::Op*> split_scatter_blocks(ir::Graph& g, ir::Op* op, const Limits
   return pieces;
 }
 
-}  // namespace vkc::codegen::split
+}  // namespace vkc::codegen::split_detail

@@ -1,4 +1,8 @@
 // Transpose, Pad, Reverse, Slice, Concat, Broadcast: gathers, one invocation per output element.
+// 8- and 16-bit elements on a target without their storage extension (vulkan-min) move inside
+// 32-bit words instead: one invocation per output word, which gathers its 4 (2) elements from
+// the source words and writes the word whole. Tensors start at aligned offsets (16 bytes at
+// least), so the last word's bytes past a tensor's end are padding, never another tensor's.
 //
 // Every op here is an affine map from output coordinates to an input offset (plus, for pad, a
 // bounds test per dim), so a single generator covers them all. Concat binds at most
@@ -13,6 +17,7 @@
 #include "codegen/kernels/word_storage.h"
 #include "codegen/shader_library.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace vkc::codegen::kernels {
 
@@ -61,6 +66,34 @@ std::string fill_literal(DType t, double value) {
   return cat(glsl_storage_type(t), "(", fill.get_i64(0), ")");
 }
 
+// Elements of `t` that move inside 32-bit words on `target` (0: they move as words of their own).
+uint32_t per_word(DType t, const TargetLimits& target) {
+  return dtype_size(t) < 4 && !gpu_storable(t, target) ? uint32_t(4 / dtype_size(t)) : 0;
+}
+
+// The raw bits of a pad value of a sub-word type, as a uint literal.
+std::string fill_bits(DType t, double value) {
+  HostTensor fill(t, {});
+  fill.set_f64(0, value);
+  uint32_t w = 0;
+  std::memcpy(&w, fill.data(), dtype_size(t));
+  return cat(w, "u");
+}
+
+// The packed form's body: element e of output word gid is gathered by `element` (GLSL that sets
+// `uint v` from element index `q`), then the word is written whole.
+std::string packed_body(uint32_t per, int64_t total, const std::string& element) {
+  const uint32_t bits = 32 / per;
+  return cat("  uint word = 0u;\n", "  [[unroll]] for (uint e = 0u; e < ", per, "u; ++e) {\n", "    uint q = gid * ", per,
+             "u + e;\n", "    if (q >= ", total, "u) break;\n", "    uint v = 0u;\n", element, "    word |= (v & ",
+             (1u << bits) - 1u, "u) << (", bits, "u * e);\n", "  }\n", "  result.data[gid] = word;\n");
+}
+
+// GLSL reading element `src` (an index expression) of buffer `buf` of packed words.
+std::string packed_read(const std::string& buf, const std::string& src, uint32_t per) {
+  return cat("(", buf, ".data[(", src, ") / ", per, "u] >> (", 32 / per, "u * ((", src, ") % ", per, "u)))");
+}
+
 // Output coordinate d maps to input position c * mult + offset; `bounded` dims (pad) skip the
 // read when that position falls outside [0, extent).
 struct DimMap {
@@ -97,22 +130,33 @@ EmittedKernel gather_kernel(const std::string& family, const ir::Value* in, cons
   DType t = out->type.dtype;
   int64_t total = shape_numel(out->type.shape);
   check_32bit(std::max(total, shape_numel(in->type.shape)), what);
-  std::string word = word_type(t, ctx.target, what);
+  const uint32_t per = per_word(t, ctx.target);
+  std::string word = per ? "uint" : word_type(t, ctx.target, what);
   EmittedKernel k;
   k.kernel = family;
-  k.strategy = "gather";
+  k.strategy = per ? cat("gather, ", per, " per 32-bit word") : "gather";
   k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(out), true}};
-  std::string body = gather_code(out->type.shape, dims);
-  if (fill.empty()) body += "  result.data[gid] = src_buf.data[src];\n";
-  else body += cat("  result.data[gid] = inside ? src_buf.data[inside ? src : 0] : ", fill, ";\n");
-  plan_linear(k, uint64_t(total), kWorkgroup, ctx.target, what);
+  std::string body;
+  if (per) {
+    std::string element = "    {\n    uint gid = q;\n" + gather_code(out->type.shape, dims);
+    std::string read = packed_read("src_buf", "uint(src)", per);
+    element += fill.empty() ? cat("    v = ", read, ";\n    }\n")
+                            : cat("    v = inside ? ", read, " : ", fill, ";\n    }\n");
+    body = packed_body(per, total, element);
+  } else {
+    body = gather_code(out->type.shape, dims);
+    if (fill.empty()) body += "  result.data[gid] = src_buf.data[src];\n";
+    else body += cat("  result.data[gid] = inside ? src_buf.data[inside ? src : 0] : ", fill, ";\n");
+  }
+  const int64_t invocations = per ? ceil_div(total, int64_t(per)) : total;
+  plan_linear(k, uint64_t(invocations), kWorkgroup, ctx.target, what);
   k.glsl = instantiate_shader(
       "data_movement",
-      {{"EXTENSIONS", word_extensions(t)},
+      {{"EXTENSIONS", per ? "#extension GL_EXT_control_flow_attributes : require" : word_extensions(t)},
        {"WG_SIZE", cat(k.workgroup_size[0])},
        {"BUFFERS", buffer_decl(0, word, false, "src_buf") + buffer_decl(1, word, true, "result")},
        {"INDEX", folded_global_index(k.workgroup_size[0])},
-       {"TOTAL", cat(total)},
+       {"TOTAL", cat(invocations)},
        {"BODY", body}});
   k.bytes = double(in->type.size_bytes() + out->type.size_bytes());
   k.tiles["elements"] = total;
@@ -120,6 +164,7 @@ EmittedKernel gather_kernel(const std::string& family, const ir::Value* in, cons
 }
 
 int64_t axis_of(int64_t a, int64_t rank) { return a < 0 ? a + rank : a; }
+
 
 std::vector<EmittedKernel> emit_concat(const ir::Op& op, const KernelContext& ctx, const std::string& what) {
   const ir::Value* out = op.result();
@@ -131,7 +176,6 @@ std::vector<EmittedKernel> emit_concat(const ir::Op& op, const KernelContext& ct
   for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
   const int64_t out_block = shape[axis] * inner;
   check_32bit(shape_numel(shape), what);
-  std::string word = word_type(t, ctx.target, what);
 
   // Operands with elements, each with its block offset inside an output block.
   struct Part { const ir::Value* v; int64_t offset, block; };
@@ -145,6 +189,38 @@ std::vector<EmittedKernel> emit_concat(const ir::Op& op, const KernelContext& ct
   }
   const size_t per_dispatch =
       std::min<size_t>(16, std::max<uint32_t>(2, ctx.target.max_per_stage_descriptor_storage_buffers) - 1);
+  if (const uint32_t per = per_word(t, ctx.target)) {
+    // Packed words: one dispatch writes every word, so no two dispatches share one.
+    check(parts.size() <= per_dispatch, what, ": ", parts.size(), " ", dtype_name(t), " operands packed in 32-bit words on target '",
+          ctx.target.name, "' (no ", dtype_size(t) * 8, "-bit storage) need one dispatch, which binds at most ", per_dispatch);
+    const int64_t total = outer * out_block;
+    EmittedKernel k;
+    k.kernel = "concat";
+    k.strategy = cat("gather, ", per, " per 32-bit word");
+    std::string buffers, element = cat("    uint o = q / ", out_block, "u, j = q % ", out_block, "u;\n");
+    for (size_t i = 0; i < parts.size(); ++i) {
+      buffers += buffer_decl(uint32_t(i), "uint", false, cat("in", i));
+      k.bindings.push_back({ctx.tensor(parts[i].v), false});
+      std::string cond = i + 1 < parts.size() ? cat("if (j < ", parts[i].offset + parts[i].block, "u) ") : "";
+      element += cat("    ", i > 0 ? "else " : "", cond, "v = ",
+                     packed_read(cat("in", i), cat("o * ", parts[i].block, "u + j - ", parts[i].offset, "u"), per), ";\n");
+      k.bytes += double(parts[i].v->type.size_bytes()) * 2;
+    }
+    buffers += buffer_decl(uint32_t(parts.size()), "uint", true, "result");
+    k.bindings.push_back({ctx.tensor(out), true});
+    const int64_t words = ceil_div(total, int64_t(per));
+    plan_linear(k, uint64_t(words), kWorkgroup, ctx.target, what);
+    k.glsl = instantiate_shader("data_movement", {{"EXTENSIONS", "#extension GL_EXT_control_flow_attributes : require"},
+                                                  {"WG_SIZE", cat(k.workgroup_size[0])},
+                                                  {"BUFFERS", buffers},
+                                                  {"INDEX", folded_global_index(k.workgroup_size[0])},
+                                                  {"TOTAL", cat(words)},
+                                                  {"BODY", packed_body(per, total, element)}});
+    k.tiles["elements"] = total;
+    if (total == 0) return {};
+    return {std::move(k)};
+  }
+  const std::string word = word_type(t, ctx.target, what);
   std::vector<EmittedKernel> kernels;
   for (size_t first = 0; first < parts.size(); first += per_dispatch) {
     size_t last = std::min(parts.size(), first + per_dispatch);
@@ -220,7 +296,9 @@ std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const 
         any |= bounded;
         dims[d] = {1, -pads[d], stride[d], bounded, is[d]};
       }
-      if (any) fill = fill_literal(out->type.dtype, op.attr_float("value"));
+      if (any)
+        fill = per_word(out->type.dtype, ctx.target) ? fill_bits(out->type.dtype, op.attr_float("value"))
+                                                     : fill_literal(out->type.dtype, op.attr_float("value"));
       break;
     }
     case ir::OpKind::Reverse: {

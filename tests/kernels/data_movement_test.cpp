@@ -29,6 +29,16 @@ TEST_P(DataMovementTest, EveryDTypeMatchesReference) {
   ir::Graph g = one_op_graph(c.kind, {f32(c.shape)}, c.attrs);
   expect_compiles_everywhere(g);
   expect_gpu_matches(g, 62, c.name, "", "vulkan-min");
+  // 8- and 16-bit elements on a target without their storage extensions: moved inside 32-bit
+  // words (odd element counts, so the last word is partly past the tensor's end).
+  for (DType t : {DType::f16, DType::i8, DType::u8}) {
+    SCOPED_TRACE(cat(dtype_name(t), " in 32-bit words on vulkan-min"));
+    ir::Graph p = one_op_graph(c.kind, {{t, c.shape}}, c.attrs);
+    expect_gpu_matches(p, 63, c.name, "", "vulkan-min");
+    codegen::CompileOptions co;
+    co.target = find_target("vulkan-min").limits;
+    EXPECT_NE(codegen::compile_graph(p, co).manifest.dispatches.at(0).strategy.find("per 32-bit word"), std::string::npos);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -67,6 +77,26 @@ TEST(DataMovementKernelTest, ConcatManyInputsSplitsAcrossDispatches) {
     SCOPED_TRACE(dtype_name(t));
     expect_gpu_matches(g, 73, "concat");
   }
+}
+
+// Concat of 8-bit tensors on a target without 8-bit storage: one dispatch writes every word (so
+// no two dispatches share one); more operands than it binds are refused in one line.
+TEST(DataMovementKernelTest, PackedConcatWithoutEightBitStorage) {
+  for (int64_t axis : {int64_t(0), int64_t(1), int64_t(-1)}) {
+    std::vector<ir::TensorType> inputs;
+    for (int i = 0; i < 3; ++i) {
+      Shape s{3, 5, 7};
+      s[size_t(axis < 0 ? axis + 3 : axis)] = 1 + 2 * i;
+      inputs.push_back({DType::i8, s});
+    }
+    SCOPED_TRACE(axis);
+    expect_gpu_matches(one_op_graph(K::Concat, inputs, {{"axis", axis}}), 73, "concat", "", "vulkan-min");
+  }
+  std::vector<ir::TensorType> many(7, ir::TensorType{DType::u8, {2, 3}});
+  codegen::CompileOptions co;
+  co.target = find_target("vulkan-min").limits;
+  const std::string e = compile_error(one_op_graph(K::Concat, many, {{"axis", int64_t(0)}}), co);
+  EXPECT_NE(e.find("7 u8 operands packed in 32-bit words on target 'vulkan-min'"), std::string::npos) << e;
 }
 
 TEST(DataMovementKernelTest, I64MovesWithoutShaderInt64) {

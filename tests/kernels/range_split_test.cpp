@@ -66,6 +66,16 @@ ir::Graph scatter_of(K kind, const ir::TensorType& data, const ir::TensorType& i
   return g;
 }
 
+// A sort with every result a graph output (its sorted payloads too, so their order is checked).
+ir::Graph sort_of(const std::vector<ir::TensorType>& operands, ir::AttrMap attrs) {
+  ir::Graph g;
+  std::vector<ir::Value*> in;
+  for (size_t i = 0; i < operands.size(); ++i) in.push_back(g.add_input("x" + std::to_string(i), operands[i]));
+  ir::Op* op = g.add_op(K::Sort, in, std::move(attrs), "under_test");
+  for (int r = 0; r < int(op->results.size()); ++r) g.add_output(op->result(r), "y" + std::to_string(r));
+  return g;
+}
+
 std::vector<SplitCase> split_cases() {
   using S = std::string;
   return {
@@ -488,6 +498,31 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::ReduceLogSumExp, {f32({2, 2048})}, {{"axes", Ints{-1}}});
        }, 1e-4},
       {"reduce_sum_long_row_unaligned", [] { return graph_of(K::ReduceSum, {f32({1, 20001})}); }, 1e-4},
+      // Sorts along an axis beyond a binding, and topks whose k is as long as a block: an odd-even
+      // transposition sort over blocks of the axis (codegen/range_split_sort.cpp). i32 keys in
+      // [-8, 8) tie often, so the payloads check that equal keys keep their input order.
+      {"sort_one_long_row", [] { return sort_of({f32({2048})}, {}); }},
+      {"sort_i32_rows_descending_with_payload", [] {
+         return sort_of({typed(DType::i32, {3, 1500}), typed(DType::i64, {3, 1500})},
+                         {{"axis", int64_t(1)}, {"descending", true}});
+       }},
+      {"sort_middle_axis_uneven_blocks", [] {
+         return sort_of({f32({2, 700, 3}), typed(DType::i32, {2, 700, 3})}, {{"axis", int64_t(1)}});
+       }},
+      {"sort_i32_stable_odd_block_count", [] {
+         return sort_of({typed(DType::i32, {1, 1300}), f32({1, 1300})}, {{"axis", int64_t(-1)}});
+       }},
+      // Axes with dims after them whose blocks would be too short: transposed to the last dim.
+      {"sort_short_axis_long_inner_dims", [] {
+         return sort_of({typed(DType::i32, {3, 400, 5}), f32({3, 400, 5})}, {{"axis", int64_t(0)}});
+       }},
+      {"sort_long_middle_axis_transposed", [] { return sort_of({f32({2, 3000, 3})}, {{"axis", int64_t(1)}}); }},
+      {"topk_first_axis_of_columns", [] { return topk_of(f32({1500, 3}), {{"k", int64_t(1200)}, {"axis", int64_t(0)}}); }},
+      {"topk_k_as_long_as_a_block", [] { return topk_of(f32({2048}), {{"k", int64_t(1500)}}); }},
+      {"topk_smallest_i32_ties_i32_indices", [] {
+         return topk_of(typed(DType::i32, {2, 1100}),
+                        {{"k", int64_t(900)}, {"largest", false}, {"index_type", std::string("i32")}});
+       }},
   };
 }
 
@@ -522,7 +557,7 @@ TEST_P(RangeSplitTest, PiecesMatchReferenceWithinTheRange) {
       EXPECT_LE(tensors.tensor(b.tensor).size_bytes(), kTinyRange) << d.name << " binds " << b.tensor;
     if (d.notes.find("split into") != std::string::npos || d.notes.find("partial convs") != std::string::npos ||
         d.notes.find("partial products") != std::string::npos || d.notes.find("partial reduce_") != std::string::npos ||
-        d.notes.find("per-block ") != std::string::npos)
+        d.notes.find("per-block ") != std::string::npos || d.notes.find("odd-even transposition") != std::string::npos)
       ++split;
     all_notes += d.name + ": " + d.notes + "\n";
   }
@@ -677,9 +712,10 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
     std::vector<std::string> says;
   };
   std::vector<Refusal> cases;
-  cases.push_back({one_op_graph(K::Sort, {f32({2048})}),
-                   {"sort 'under_test'", "8192 bytes, above target 'tiny-range' maxStorageBufferRange 4096",
-                    "cannot be split", "sort is not cut along its axis (dim 0 of length 2048)"}});
+  // More blocks of the axis than the odd-even transposition sort takes (its rounds grow as blocks^2).
+  cases.push_back({one_op_graph(K::Sort, {f32({20000})}),
+                   {"sort 'under_test'", "80000 bytes, above target 'tiny-range' maxStorageBufferRange 4096",
+                    "cannot be split", "sort is cut along its axis (dim 0 of length 20000) only in at most 64 blocks"}});
   // One key's row of k is beyond the range: no block of keys fits.
   cases.push_back({one_op_graph(K::Attention, {f32({1, 4, 1100}), f32({1, 4, 1100}), f32({1, 4, 16})},
                                 {{"causal", true}, {"scale", 0.25}}),
