@@ -420,6 +420,14 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::MaxPool, {f32({1, 1, 7, 2200})},
                          {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
        }},
+      {"max_pool3d_ceil_mode_depth_slices_then_rows", [] {
+         return graph_of(K::MaxPool, {f32({1, 1, 8, 41, 40})}, {{"kernel", Ints{3, 3, 2}}, {"strides", Ints{2, 2, 2}},
+                                                                {"pads", Ints{1, 1, 0, 0, 0, 1}}, {"ceil_mode", true}});
+       }},
+      {"conv3d_dilated_strided_depth_slices_then_rows", [] {
+         return graph_of(K::Conv, {f32({1, 1, 9, 34, 34}), f32({1, 1, 3, 3, 3})},
+                         {{"pads", Ints{2, 1, 1, 2, 1, 1}}, {"strides", Ints{2, 1, 2}}, {"dilations", Ints{2, 2, 1}}});
+       }, 1e-4},
       {"avg_pool3d_depth_slices_then_rows", [] {
          return graph_of(K::AvgPool, {f32({1, 1, 4, 40, 40})}, {{"kernel", Ints{2, 3, 2}}, {"strides", Ints{2, 2, 2}},
                                                                 {"pads", Ints{0, 1, 0, 0, 1, 0}}});
