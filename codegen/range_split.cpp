@@ -10,6 +10,7 @@
 
 #include "codegen/box_copy.h"
 #include "codegen/range_split_internal.h"
+#include "codegen/range_split_parts.h"
 #include "codegen/split_axes.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
@@ -17,22 +18,7 @@
 #include "support/int_math.h"
 
 namespace vkc::codegen {
-
-using namespace split_detail;
-
-namespace {
-
-using Ints = std::vector<int64_t>;
-
-// One tensor an op binds: an operand (dims follow result dims through `axis_of`) or a result.
-struct Bound {
-  std::string label;       // "input", "result 0", ...
-  const ir::Value* value;
-  std::vector<int> axis_of;  // per result dim: this tensor's dim, or -1
-  bool in_registers = false;  // fused: never bound, so its size is no limit
-  std::vector<std::optional<Window>> window;  // per result dim: read through a window (operand 0)
-  bool is_result = false;
-};
+namespace split_detail {
 
 std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::set<const ir::Value*>& in_registers) {
   std::vector<Bound> b;
@@ -49,15 +35,15 @@ std::vector<Bound> bound_tensors(const ir::Op& op, const AxisMap& m, const std::
 }
 
 // The box of one piece in a tensor: dims that follow a result dim before `axis` hold one index,
-// the dim that follows `axis` holds `run`, every other dim is whole.
+// the dim that follows `axis` holds `run`, every other dim is whole. Through a window, the input
+// rows that one index (before `axis`) or the run reads, halo included (at most).
 std::vector<int64_t> piece_extent(const Bound& t, int axis, int64_t run) {
   std::vector<int64_t> e = t.value->type.shape;
   for (int d = 0; d <= axis; ++d) {
     const int td = t.axis_of[size_t(d)];
     if (td < 0) continue;
-    // A window dim is only ever the cut dim (choose_cut stops before it would be a prefix).
-    if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == axis)  // halo included (at most)
-      e[size_t(td)] = std::min(e[size_t(td)], w->max_input_rows(run));
+    if (const std::optional<Window>& w = t.window[size_t(d)])
+      e[size_t(td)] = std::min(e[size_t(td)], w->max_input_rows(d == axis ? run : 1));
     else e[size_t(td)] = d == axis ? run : 1;
   }
   return e;
@@ -71,12 +57,6 @@ std::string limit_text(const ir::TensorType& t, const std::vector<int64_t>& exte
   if (bytes_of(t, extent) > l.bytes) return cat(bytes_of(t, extent), " bytes, above ", l.range_name);
   return cat(shape_numel(extent), " elements, above 32-bit indexing (", l.elements, ")");
 }
-
-struct Cut {
-  int axis = -1;     // result dim cut into runs; the dims before it go one index at a time
-  int64_t run = 0;   // indices of `axis` per piece
-  int64_t pieces = 0;
-};
 
 // Tensors too big to bind whole: their pieces must be views, contiguous runs at view_alignment
 // offsets. A piece of a smaller operand (a bias, a broadcast row, a transposed filter) may be a
@@ -93,8 +73,10 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
   std::string why = "none of its result dims can be computed piece by piece";
   int64_t prefix = 1;  // pieces from the dims before `axis`
   for (int axis = 0; axis < int(out.size()); ++axis) {
-    if (axis > 0 && m.window[size_t(axis - 1)]) {  // a windowed dim is cut in runs, never one by one
-      why += cat("; ", op_name(op.kind), " is cut along at most one spatial dim");
+    // A windowed dim before the cut goes one output index at a time, each reading its window of
+    // input rows (a depth slice of a volume, then rows within it); not im2col's runs of whole rows.
+    if (axis > 0 && m.window[size_t(axis - 1)] && m.window[size_t(axis - 1)]->unit != 1) {
+      why += cat("; ", op_name(op.kind), " is cut along at most one dim of output positions");
       break;
     }
     if (!m.parallel[size_t(axis)]) {
@@ -131,15 +113,13 @@ std::variant<Cut, std::string> choose_cut(const ir::Op& op, const AxisMap& m, co
         if (td < 0) continue;
         uint64_t stride = uint64_t(shape_numel(Shape(t.value->type.shape.begin() + td + 1, t.value->type.shape.end()))) *
                           dtype_size(t.value->type.dtype);
-        if (d < axis && stride % l.align != 0) aligned = false;
-        if (d == axis) {
-          // Through a window, piece b starts at row b * stride - pad: both terms must keep alignment.
-          const std::optional<Window>& w = t.window[size_t(d)];
-          const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
-          if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
-          if (w && w->uneven()) aligned = false;  // pieces start at uneven rows: copies
-          granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
-        }
+        // Through a window, piece b starts at row b * stride - pad: both terms must keep alignment.
+        const std::optional<Window>& w = t.window[size_t(d)];
+        const uint64_t step = w ? stride * uint64_t(w->stride) : stride;
+        if (w && (uint64_t(w->pad_begin) * stride) % l.align != 0) aligned = false;
+        if (w && w->uneven()) aligned = false;  // pieces start at uneven rows: copies
+        if (d < axis && step % l.align != 0) aligned = false;
+        if (d == axis) granule = std::lcm(granule, uint64_t(w ? w->unit : 1) * (l.align / std::gcd(step, l.align)));
       }
     }
     if (fits && !aligned) why = cat("pieces cut at dim ", axis, " would not start at ", l.align, "-byte offsets");
@@ -186,7 +166,10 @@ void resize_window(const ir::Op& op, const std::vector<int64_t>& index, int64_t 
   std::vector<int64_t> window(4 * rank);
   for (size_t d = 0; d < rank; ++d) {
     int64_t out_start = 0, extent = out[d], in_start = 0;
-    if (int(d) < axis) out_start = in_start = index[d], extent = 1;
+    if (int(d) < axis) {
+      out_start = in_start = index[d], extent = 1;
+      if (const std::optional<Window>& w = input.window[d]) in_start = w->input_rows(index[d], 1, in[d]).first;
+    }
     if (int(d) == axis) {
       out_start = in_start = begin;
       extent = run;
@@ -203,46 +186,58 @@ void resize_window(const ir::Op& op, const std::vector<int64_t>& index, int64_t 
 ir::AttrMap piece_attrs(const ir::Op& op, const Shape& piece_shape, const std::vector<int64_t>& index, int64_t begin,
                         int64_t run, int axis, const Bound& input) {
   ir::AttrMap attrs = op.attrs;
-  if (op.kind == ir::OpKind::Resize && (input.window[size_t(axis)] || ir::resize_geometry(op).extrapolates())) {
+  bool windowed = false;  // a resized dim at or before the cut
+  for (int d = 0; d <= axis; ++d) windowed = windowed || input.window[size_t(d)].has_value();
+  if (op.kind == ir::OpKind::Resize && (windowed || ir::resize_geometry(op).extrapolates())) {
     resize_window(op, index, begin, run, axis, input, attrs);
     return attrs;
   }
-  // Cut through a window: the piece pads only where its rows reach past the input's edge.
-  if (const std::optional<Window>& w = input.window[size_t(axis)]; w && w->transposed) {
-    // The piece's output row 0 is the op's row `begin`: its rows [first, last) gathered, the
-    // piece's own pads cropping what they give outside [begin, begin + run), output_padding
-    // making up rows no input reaches at the end (less than a stride).
-    ir::ConvGeometry g = ir::conv_geometry(op);
-    const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
-    const auto [first, last] = w->input_rows(begin, run, dim);
-    std::vector<int64_t> pads = g.pad_begin, output_padding = g.output_padding;
-    pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
-    const int64_t pb = begin + w->pad_begin - first * w->stride;
-    const int64_t pe = (last - first - 1) * w->stride + w->span - pb - run;
-    pads[size_t(w->spatial)] = pb;
-    pads[size_t(g.spatial_rank + w->spatial)] = std::max<int64_t>(0, pe);
-    output_padding[size_t(w->spatial)] = std::max<int64_t>(0, -pe);
-    attrs.erase("output_shape");  // it would override the pads
-    attrs["pads"] = pads;
-    attrs["output_padding"] = output_padding;
-  } else if (const std::optional<Window>& w = input.window[size_t(axis)]; w && !w->resize) {
-    begin /= w->unit;  // in output rows
-    run = w->rows(run);
+  // Cut through windows (the cut dim, and windowed dims before it one output index at a time):
+  // the piece pads only where its rows reach past the input's edge.
+  std::vector<int64_t> pads, output_padding;
+  for (int d = 0; d <= axis; ++d) {
+    const std::optional<Window>& w = input.window[size_t(d)];
+    if (!w || w->resize) continue;
+    int64_t b = d < axis ? index[size_t(d)] : begin, r = d < axis ? 1 : run;
     ir::ConvGeometry g = op.schema().category == ir::OpCategory::Pool ? ir::pool_geometry(op) : ir::conv_geometry(op);
-    std::vector<int64_t> pads = g.pad_begin;
-    pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
-    const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(axis)])];
-    pads[size_t(w->spatial)] = std::max<int64_t>(0, w->pad_begin - begin * w->stride);
-    // At most the op's own end pad: a ceil_mode window reaching past it stays a ceil_mode window.
-    pads[size_t(g.spatial_rank + w->spatial)] = std::min<int64_t>(
-        g.pad_end[size_t(w->spatial)], std::max<int64_t>(0, (begin + run - 1) * w->stride - w->pad_begin + w->span - dim));
+    if (pads.empty()) {
+      pads = g.pad_begin;
+      pads.insert(pads.end(), g.pad_end.begin(), g.pad_end.end());
+      output_padding = g.output_padding;
+    }
+    const int64_t dim = input.value->type.shape[size_t(input.axis_of[size_t(d)])];
+    if (w->transposed) {
+      // The piece's output row 0 is the op's row `b`: its rows [first, last) gathered, the
+      // piece's own pads cropping what they give outside [b, b + r), output_padding making up
+      // rows no input reaches at the end (less than a stride).
+      const auto [first, last] = w->input_rows(b, r, dim);
+      const int64_t pb = b + w->pad_begin - first * w->stride;
+      const int64_t pe = (last - first - 1) * w->stride + w->span - pb - r;
+      pads[size_t(w->spatial)] = pb;
+      pads[size_t(g.spatial_rank + w->spatial)] = std::max<int64_t>(0, pe);
+      output_padding[size_t(w->spatial)] = std::max<int64_t>(0, -pe);
+      attrs.erase("output_shape");  // it would override the pads
+      attrs["output_padding"] = output_padding;
+    } else {
+      b /= w->unit;  // in output rows
+      r = w->rows(r);
+      pads[size_t(w->spatial)] = std::max<int64_t>(0, w->pad_begin - b * w->stride);
+      // At most the op's own end pad: a ceil_mode window reaching past it stays a ceil_mode window.
+      pads[size_t(g.spatial_rank + w->spatial)] = std::min<int64_t>(
+          g.pad_end[size_t(w->spatial)], std::max<int64_t>(0, (b + r - 1) * w->stride - w->pad_begin + w->span - dim));
+    }
     attrs["pads"] = pads;
   }
   // Causal attention cut along its query rows: the piece's rows [begin, begin + run) of Sq keep
   // the whole op's diagonal (key j hidden from row i when j > i + Sk - Sq + causal_offset).
   if (op.kind == ir::OpKind::Attention && op.attr_bool("causal") && size_t(axis) + 2 == piece_shape.size())
     attrs["causal_offset"] = op.attr_int("causal_offset") + begin + run - op.result()->type.shape[size_t(axis)];
-  // Attributes that spell out the whole result shape follow the piece.
+  // Attributes that spell out the whole result shape follow the piece (a depthwise conv's groups:
+  // its channels; codegen/split_axes.cpp cuts no other grouped conv along channels).
+  if (op.kind == ir::OpKind::Conv && op.attr_int("groups") > 1) {
+    const ir::ConvGeometry g = ir::conv_geometry(op);
+    if (g.groups == g.in_channels && g.groups == g.out_channels) attrs["groups"] = piece_shape[size_t(g.output_pos[1])];
+  }
   if (op.kind == ir::OpKind::Resize) attrs["sizes"] = std::vector<int64_t>(piece_shape);
   if (op.kind == ir::OpKind::Broadcast) attrs["shape"] = std::vector<int64_t>(piece_shape);
   return attrs;
@@ -269,6 +264,8 @@ class Splitter {
     return pieces_;
   }
 
+  std::vector<Ints> operand0_starts;  // per piece: where its box of operand 0 starts
+
  private:
   ir::Value* slice(const Bound& t, const std::vector<int64_t>& index, int64_t begin, int64_t run) {
     std::vector<int64_t> starts, ends, axes;
@@ -277,21 +274,22 @@ class Splitter {
       if (td < 0) continue;
       int64_t s = d < cut_.axis ? index[size_t(d)] : begin;
       int64_t e = s + (d < cut_.axis ? 1 : run);
-      if (const std::optional<Window>& w = t.window[size_t(d)]; w && d == cut_.axis) {  // the rows read
+      if (const std::optional<Window>& w = t.window[size_t(d)]) {  // the rows read
         const int64_t dim = t.value->type.shape[size_t(td)];
-        std::tie(s, e) = w->input_rows(begin, run, dim);
+        std::tie(s, e) = w->input_rows(s, e - s, dim);
       }
       starts.push_back(s);
       ends.push_back(e);
       axes.push_back(td);
     }
+    std::vector<int64_t> box_start(t.value->type.shape.size(), 0), box_extent = t.value->type.shape;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      box_start[size_t(axes[i])] = starts[i];
+      box_extent[size_t(axes[i])] = ends[i] - starts[i];
+    }
+    if (&t == &tensors_[0]) operand0_starts.push_back(box_start);
     if (starts.empty()) return const_cast<ir::Value*>(t.value);
     if (must_view(t, l_)) {  // a view where the piece is one aligned run, else a copy through windows
-      std::vector<int64_t> box_start(t.value->type.shape.size(), 0), box_extent = t.value->type.shape;
-      for (size_t i = 0; i < axes.size(); ++i) {
-        box_start[size_t(axes[i])] = starts[i];
-        box_extent[size_t(axes[i])] = ends[i] - starts[i];
-      }
       return copy_box(g_, op_, const_cast<ir::Value*>(t.value), box_start, box_extent, {l_.bytes, l_.align}, made_);
     }
     ir::Op* s = g_.insert_op(op_, ir::OpKind::Slice, {const_cast<ir::Value*>(t.value)},
@@ -413,6 +411,22 @@ class Splitter {
   std::vector<std::vector<ir::Value*>> pieces_of_;  // per result: its pieces in row-major order
 };
 
+std::vector<ir::Op*> cut_into_pieces(ir::Graph& g, ir::Op* op, const Cut& cut, std::vector<Bound> tensors,
+                                     const Limits& l, std::set<const ir::Op*>& made, bool assemble,
+                                     std::vector<Ints>* operand0_starts) {
+  Splitter s(g, op, cut, std::move(tensors), l, made, assemble);
+  std::vector<ir::Op*> pieces = s.run();
+  if (operand0_starts) *operand0_starts = s.operand0_starts;
+  return pieces;
+}
+
+// 1 + the last dim before `axis` that `t` reads through a window (0: none).
+int windowed_before(const Bound& t, int axis) {
+  for (int d = axis - 1; d >= 0; --d)
+    if (t.window[size_t(d)]) return d + 1;
+  return 0;
+}
+
 // A concat whose operands lie end to end in its result and each fit: storage_plan.h may write it
 // in place.
 bool concat_may_be_in_place(const ir::Op& op, const Limits& l) {
@@ -436,7 +450,9 @@ Limits limits_of(const TargetLimits& target) {
           cat("target '", target.name, "' maxStorageBufferRange ", target.max_storage_buffer_range), target.shader_int64};
 }
 
-}  // namespace
+}  // namespace split_detail
+
+using namespace split_detail;
 
 bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) {
   const Limits l = limits_of(target);
@@ -449,7 +465,7 @@ bool exceeds_binding_limits(const ir::Graph& graph, const TargetLimits& target) 
   return false;
 }
 
-namespace {
+namespace split_detail {
 
 // Partial results of `op` joined by adds in order; the sum replaces `op`, which is erased.
 // Returns the partials (the pieces a later round may cut further).
@@ -500,10 +516,6 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
   return replace_by_sum(g, op, partials);
 }
 
-}  // namespace
-
-namespace split_detail {
-
 // A slice [k0, k1) of `v` along `axis`: through codegen/box_copy.h where `v` is too large to bind
 // whole (a view where the slice is one aligned run), else an ordinary slice kernel.
 ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int64_t k0, int64_t k1, const Limits& l,
@@ -519,10 +531,6 @@ ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int
   made.insert(s);
   return s->result();
 }
-
-}  // namespace split_detail
-
-namespace {
 
 // A matmul, batch_matmul or gemm whose operands are too big even for one row or column of the
 // result (a long K): partial products over blocks of K, each block of both operands fitting,
@@ -583,10 +591,6 @@ std::optional<PartialReduction> partial_reduction(ir::OpKind kind) {
   }
 }
 
-}  // namespace
-
-namespace split_detail {
-
 // The longest block of x along `axis` (every other dim whole) one binding holds, cut to a multiple
 // of the offset-alignment granule where longer than one: blocks that start at aligned offsets are
 // views where contiguous (else copies). At most the dim's length; 0 when not one slice fits.
@@ -605,10 +609,6 @@ int64_t binding_block(const ir::TensorType& t, int64_t axis, const Limits& l) {
 }
 
 int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l) { return binding_block(x->type, axis, l); }
-
-}  // namespace split_detail
-
-namespace {
 
 // A reduction whose input is too big to bind even for one index of its kept dims (a reduction to
 // a scalar, or along a dim longer than a binding): partial reductions over blocks of one reduced
@@ -990,6 +990,22 @@ std::string not_split_along(const ir::Op& op) {
                "binding");
   if (op.kind == ir::OpKind::Attention)
     return "; attention is cut along its keys only in blocks whose k and v of one batch index fit one binding";
+  if (op.kind == ir::OpKind::Im2Col)
+    return "; an im2col whose one output row is beyond a binding is cut into rows only where each row's input rows "
+           "(all channels) fit one binding or are one aligned run of the input, and each row starts at an aligned "
+           "offset of the result";
+  if (op.kind == ir::OpKind::MaxPoolWithIndices)
+    return "; max_pool_with_indices is cut only where the target has shaderInt64 (its i64 indices are moved by each "
+           "piece's start) and each piece's input box is single indices, then one range, then whole dims in the "
+           "index's order (N, C, spatial): not NHWC with several channels or storage_order 1 cut along rows";
+  if (op.kind == ir::OpKind::ScatterND)
+    return "; scatter_nd is cut over blocks of its index tuples where one tuple's index and update each fit one "
+           "binding, and over blocks of dim 0 of its data where one index of dim 0 fits and i64 indices may be added "
+           "to (shaderInt64)";
+  if (op.kind == ir::OpKind::ScatterElements)
+    return "; scatter_elements is cut over blocks of its axis only where its indices and updates each fit one binding "
+           "(every piece reads them whole), its indices span the dims before the axis whole and each row before it "
+           "starts at an aligned offset, one index of the axis fits, and i64 indices may be added to (shaderInt64)";
   if (op.kind == ir::OpKind::ArgMax || op.kind == ir::OpKind::ArgMin || op.kind == ir::OpKind::TopK)
     return cat("; ", op_name(op.kind), " is cut along its axis only where the target has shaderInt64 (its i64 indices "
                "are moved by each block's start), the blocks are at most ", kMaxPieces,
@@ -997,7 +1013,7 @@ std::string not_split_along(const ir::Op& op) {
   return "";
 }
 
-}  // namespace
+}  // namespace split_detail
 
 std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, const TargetLimits& target,
                                                              const std::set<const ir::Value*>& in_registers) {
@@ -1034,7 +1050,10 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       }
     }
     changed = 1;
-    notes.erase(op);  // a piece of an earlier round cut again: its pieces get their own notes
+    // A piece of an earlier round cut again: its pieces get their own notes, which end with the
+    // earlier round's (the whole op's cut and limit).
+    const std::string earlier = notes.count(op) ? cat("; the op cut is ", notes[op]) : "";
+    notes.erase(op);
     if (auto* why = std::get_if<std::string>(&cut)) {
       const std::string described = op->describe();
       std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
@@ -1052,24 +1071,28 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
         for (const ir::Op* o : graph.ops())
           if (!old.count(o) && !notes.count(o) && o->kind != ir::OpKind::Constant && o->kind != ir::OpKind::Slice &&
               o->kind != ir::OpKind::Concat && o->schema().category != ir::OpCategory::Reshape)
-            notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over);
+            notes[o] = cat("combines the ", pieces, " pieces of ", described, " (", how, "): ", over, earlier);
       };
       if (partials.empty()) partials = split_attention_keys(graph, op, l, made, what);
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
       if (partials.empty()) partials = split_sort_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
+      if (partials.empty()) partials = split_normalization(graph, op, what);
+      if (partials.empty()) partials = split_pool_with_indices(graph, op, l, made, what);
+      if (partials.empty()) partials = split_scatter_blocks(graph, op, l, made, what);
+      if (partials.empty()) partials = split_im2col_rows(graph, op, l, made, what);
       if (partials.empty()) {
         std::string note;
         std::vector<ir::Op*> pieces = split_scan_with_carry(graph, op, l, made, note);
-        for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over);
+        for (ir::Op* p : pieces) notes[p] = cat(note, ": ", over, earlier);
         if (!pieces.empty()) {
           note_combining_ops(pieces.size(), "a carry pass");
           continue;
         }
       }
       if (partials.empty()) throw Error(cat(described, ": ", over, ", and it cannot be split: ", *why, not_split_along(*op)));
-      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over);
+      for (ir::Op* p : partials) notes[p] = cat("one of ", partials.size(), " ", what, ": ", over, earlier);
       if (what.find("partial convs") == std::string::npos && what.find("partial products") == std::string::npos)
         note_combining_ops(partials.size(), what);
       continue;
@@ -1078,12 +1101,17 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
     int64_t along = ceil_div(op->result()->type.shape[size_t(c.axis)], c.run);
     std::string note = cat("split into ", c.pieces, " pieces of ", c.run, " along ", dim_name(*op, c.axis),
                            c.pieces > along ? " (for each index of the dims before it)" : "",
+                           windowed_before(tensors[0], c.axis)
+                               ? cat(" (", dim_name(*op, windowed_before(tensors[0], c.axis) - 1),
+                                     " and any windowed dim before it one output index at a time, each with the input "
+                                     "rows its window reads)")
+                               : "",
                            tensors[0].window[size_t(c.axis)] && tensors[0].window[size_t(c.axis)]->resize
                                ? " (resized: each piece reads the input rows its outputs sample)"
                                : "",
                            ": ", over);
     if (copies) note += "; operand pieces that are not aligned contiguous ranges are copied through aligned windows";
-    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note;
+    for (ir::Op* piece : Splitter(graph, op, c, std::move(tensors), l, made, copies).run()) notes[piece] = note + earlier;
   }
   }
   return notes;

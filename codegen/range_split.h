@@ -14,8 +14,11 @@
 // Conv and pooling are also cut along one spatial dim of their result: each piece reads its input
 // rows plus the halo its window overlaps into, with pads of its own at the input's edges. Resize
 // is cut along one resized dim alike: each piece, a resize with the attribute 'window', computes
-// the whole op's coordinates and reads the input rows its taps sample. Causal attention cut
-// along query rows keeps the whole op's diagonal through the attribute 'causal_offset'.
+// the whole op's coordinates and reads the input rows its taps sample. Where one output index of
+// such a dim is still beyond a binding (a depth slice of a volume, one output row of an image),
+// that dim goes one index at a time (with its window of input rows and pads) and the next one is
+// cut in runs. Causal attention cut along query rows keeps the whole op's diagonal through the
+// attribute 'causal_offset'.
 //
 // A conv whose single image is beyond a binding in a channels-outside-rows layout (NCHW) runs as
 // partial convs over blocks of input channels (each block one contiguous run), summed by adds;
@@ -47,11 +50,25 @@
 // odd-even transposition sort over blocks of the axis, each step an ordinary sort of two
 // neighbouring blocks (codegen/range_split_sort.cpp).
 //
+// Cuts in files of their own (range_split_<what>.cpp, sharing codegen/range_split_internal.h and
+// codegen/range_split_parts.h), tried after the ones above: layer_norm and group_norm (instance
+// norm) whose normalized group is beyond a binding run as their primitive ops (reduce_mean, the
+// variance around the mean in a second pass, elementwise), each cut in a later round;
+// max_pool_with_indices is cut as max_pool, each piece's indices moved by its input box's flat
+// position in the whole input; scatter_nd (dim 0) and scatter_elements (its axis) run as
+// per-block scatters into blocks of the data, the indices moved into each block and those outside
+// it skipped (a scatter_nd whose indices or updates are beyond a binding first as a chain of
+// scatter_nds over blocks of its tuples, in order; a scatter_elements with longer dims before its
+// axis first as one piece per row); an im2col whose one output row is beyond a binding runs as
+// one piece per output row, each cut along its columns in a later round.
+//
 // Not split (refused with the reason): a sort axis of more blocks than that network takes (64),
 // argmax and topk axes where i64 indices cannot be added to (without shaderInt64) beyond the
 // limit, one key's row of attention's k or v beyond it, results whose pieces are not contiguous runs
-// (columns of a row-major result that is itself beyond the limit), and operands every piece reads
-// whole (a conv filter) that are themselves beyond the limit.
+// (columns of a row-major result that is itself beyond the limit), operands every piece reads
+// whole (a conv filter, scatter_elements' indices and updates) that are themselves beyond the limit,
+// gathers, and max_pool_with_indices where the i64 indices cannot be moved (no shaderInt64) or
+// a piece's input box is not one range in the index's order (NHWC cut along rows).
 #pragma once
 
 #include <map>

@@ -124,6 +124,19 @@ int64_t Window::max_run(int64_t rows) const {
   return rows < span ? 0 : ((rows - span) / stride + 1) * unit;
 }
 
+AxisMap pool_axis_map(const ir::Op& op) {
+  AxisMap m = no_parallel(op);
+  ir::ConvGeometry g = ir::pool_geometry(op);
+  for (int i = 0; i < 2; ++i) {
+    m.parallel[size_t(g.output_pos[size_t(i)])] = true;
+    m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
+  }
+  // ceil_mode: a piece keeps it, and pads at its end no more than the op does, so that its last
+  // window reaches past the pads as the op's does (range_split.cpp, piece_attrs).
+  if (!op.attr_bool("global")) map_windows(g, m);
+  return m;
+}
+
 AxisMap no_parallel(const ir::Op& op) {
   size_t rank = op.result()->type.shape.size();
   return {std::vector<bool>(rank, false), std::vector<std::vector<int>>(op.operands.size(), std::vector<int>(rank, -1)),
@@ -187,32 +200,37 @@ AxisMap axis_map(const ir::Op& op) {
         m.parallel[f] = true;
         m.operand_axis[1][f] = g.filter_pos[0];
         if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
+      } else if (op.kind == K::Conv && g.groups == g.in_channels && g.groups == g.out_channels) {
+        // Depthwise, one filter per channel: output channel c reads input channel c only, so a
+        // run of channels is a depthwise conv of its own (groups: the run; range_split.cpp).
+        size_t f = size_t(g.output_pos[1]);
+        m.parallel[f] = true;
+        m.operand_axis[0][f] = g.input_pos[1];
+        m.operand_axis[1][f] = g.filter_pos[0];
+        if (op.num_operands() == 3) m.operand_axis[2][f] = 0;
       }
       if (op.kind == K::Conv) map_windows(g, m);
       if (op.kind == K::ConvTranspose) map_transposed_windows(g, m);
       // im2col [N, P, K]: P runs over the output spatial dims, row-major; whole rows of the first
-      // read a window of input rows (the columns K are read whole).
+      // spatial dim of more than one output index (one output row of an image, once the rows
+      // are cut one at a time: range_split_im2col.cpp) read a window of its input rows (the
+      // columns K are read whole).
       if (op.kind == K::Im2Col && g.groups == 1 && rank == 3) {
+        int first = 0;
+        while (first + 1 < g.spatial_rank && g.out_spatial[size_t(first)] == 1) ++first;
         int64_t unit = 1;
-        for (int j = 1; j < g.spatial_rank; ++j) unit *= g.out_spatial[size_t(j)];
+        for (int j = first + 1; j < g.spatial_rank; ++j) unit *= g.out_spatial[size_t(j)];
+        const size_t f = size_t(first);
         m.parallel[1] = true;
-        m.operand_axis[0][1] = g.input_pos[2];
-        m.window[1] = Window{g.strides[0], (g.kernel[0] - 1) * g.dilations[0] + 1, g.pad_begin[0], 0, unit};
+        m.operand_axis[0][1] = g.input_pos[2 + f];
+        m.window[1] = Window{g.strides[f], (g.kernel[f] - 1) * g.dilations[f] + 1, g.pad_begin[f], first, unit};
       }
       return m;
     }
-    case ir::OpCategory::Pool: {
-      if (op.kind == K::MaxPoolWithIndices) return m;  // its indices count over the whole tensor
-      ir::ConvGeometry g = ir::pool_geometry(op);
-      for (int i = 0; i < 2; ++i) {
-        m.parallel[size_t(g.output_pos[size_t(i)])] = true;
-        m.operand_axis[0][size_t(g.output_pos[size_t(i)])] = g.input_pos[size_t(i)];
-      }
-      // ceil_mode: a piece keeps it, and pads at its end no more than the op does, so that its last
-      // window reaches past the pads as the op's does (range_split.cpp, piece_attrs).
-      if (!op.attr_bool("global")) map_windows(g, m);
-      return m;
-    }
+    case ir::OpCategory::Pool:
+      // max_pool_with_indices: its indices count over the whole input, which a piece does not see
+      // (range_split_pool_indices.cpp cuts it with pool_axis_map and moves them).
+      return op.kind == K::MaxPoolWithIndices ? m : pool_axis_map(op);
     case ir::OpCategory::Contraction: {
       if (op.operand(0)->type.rank() < 2 || op.operand(1)->type.rank() < 2) return m;
       map_matrix_product(op, m, true);
@@ -332,6 +350,18 @@ AxisMap axis_map(const ir::Op& op) {
           std::fill(m.parallel.begin(), m.parallel.end(), true);
           map_right_aligned(op, 0, m);
           return m;
+        case K::ScatterElements: {
+          // Away from the axis, data, indices and updates line up index for index: along a dim the
+          // indices span whole, a piece is the scatter of its own rows (updates land in their row).
+          const int axis = normalized_axis(op.attr_int("axis"), rank);
+          const Shape& idx = op.operand(1)->type.shape;
+          for (size_t d = 0; d < rank; ++d) {
+            if (int(d) == axis || idx[d] != op.result()->type.shape[d]) continue;
+            m.parallel[d] = true;
+            for (size_t k = 0; k < 3; ++k) m.operand_axis[k][d] = int(d);
+          }
+          return m;
+        }
         default: return m;
       }
     default: return m;  // constants and reshape views bind nothing; anything new: not split
@@ -342,7 +372,10 @@ std::string dim_name(const ir::Op& op, int axis) {
   if (op.kind == ir::OpKind::Im2Col) {  // [N, (G,) P, K]: not the conv layout letters
     const size_t rank = op.result()->type.shape.size();
     if (axis == 0) return "batch";
-    if (size_t(axis) == rank - 2) return "output positions (whole rows)";
+    if (size_t(axis) == rank - 2) {  // whole rows of a spatial dim, or single positions along the last
+      const AxisMap m = axis_map(op);
+      return m.window[size_t(axis)] && m.window[size_t(axis)]->unit > 1 ? "output positions (whole rows)" : "output positions";
+    }
     return cat("dim ", axis);
   }
   if (op.schema().category == ir::OpCategory::Conv || op.schema().category == ir::OpCategory::Pool) {

@@ -54,6 +54,10 @@ struct AxisMap {
 // No dim can be cut: every operand read whole.
 AxisMap no_parallel(const ir::Op& op);
 
+// Pooling: batch, channels and (through windows) the output spatial dims, each piece's values and
+// indices those of its own input (max_pool_with_indices: positions in the piece's input).
+AxisMap pool_axis_map(const ir::Op& op);
+
 // The rules per op category (a new category is not split until it gets its row here).
 AxisMap axis_map(const ir::Op& op);
 

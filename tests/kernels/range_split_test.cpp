@@ -42,6 +42,30 @@ ir::Graph topk_of(const ir::TensorType& x, ir::AttrMap attrs) {
   return g;
 }
 
+// A max_pool_with_indices with its values and indices both graph outputs.
+ir::Graph pool_indices_of(const ir::TensorType& x, ir::AttrMap attrs) {
+  ir::Graph g;
+  ir::Op* op = g.add_op(K::MaxPoolWithIndices, {g.add_input("x", x)}, std::move(attrs), "under_test");
+  g.add_output(op->result(0), "values");
+  g.add_output(op->result(1), "indices");
+  return g;
+}
+
+// A scatter whose indices are an integer input in [-8, 8] times `spread` (per index component):
+// they reach every block of the data, wrap from the end when negative, fall out of range past it,
+// and repeat.
+ir::Graph scatter_of(K kind, const ir::TensorType& data, const ir::TensorType& idx, const ir::TensorType& updates,
+                     const std::vector<int64_t>& spread, ir::AttrMap attrs) {
+  ir::Graph g;
+  HostTensor s(idx.dtype, {int64_t(spread.size())});
+  for (size_t i = 0; i < spread.size(); ++i) s.set_i64(int64_t(i), spread[i]);
+  ir::Value* x = g.add_input("data", data);
+  ir::Value* i = g.add_op(K::Mul, {g.add_input("i", idx), g.add_constant(s, "spread")}, {}, "spread")->result();
+  ir::Op* op = g.add_op(kind, {x, i, g.add_input("updates", updates)}, std::move(attrs), "under_test");
+  g.add_output(op->result(), "y");
+  return g;
+}
+
 // A sort with every result a graph output (its sorted payloads too, so their order is checked).
 ir::Graph sort_of(const std::vector<ir::TensorType>& operands, ir::AttrMap attrs) {
   ir::Graph g;
@@ -345,6 +369,121 @@ std::vector<SplitCase> split_cases() {
       {"cumsum_exclusive_unaligned", [] {
          return graph_of(K::CumSum, {f32({3, 1201})}, {{"axis", int64_t(-1)}, {"exclusive", true}});
        }, 1e-4},
+      // A normalized group beyond the range (issue 25): the op as its primitive ops (mean, the
+      // variance around it, elementwise), each cut on its own. Inputs near 100: E[x^2] - E[x]^2
+      // in f32 would lose the variance; two passes keep it.
+      {"layer_norm_group_beyond_binding", [] {
+         return graph_of(K::LayerNorm, {f32({2, 1500}), f32({1500}), f32({1500})});
+       }, 1e-4},
+      {"layer_norm_two_axes_near_100_no_bias", [] {
+         return graph_of(K::LayerNorm, {f32({3, 40, 50}), f32({40, 50})}, {{"axis", int64_t(1)}, {"epsilon", 1e-3}});
+       }, 1e-4, 100.0, 101.0},
+      {"group_norm_group_beyond_binding", [] {
+         return graph_of(K::GroupNorm, {f32({2, 4, 1200}), f32({4}), f32({4})}, {{"num_groups", int64_t(2)}});
+       }, 1e-4},
+      {"group_norm_f16_group_beyond_binding", [] {  // computed in f32, the result cast back
+         return graph_of(K::GroupNorm, {typed(DType::f16, {1, 4, 1200}), typed(DType::f16, {4}), typed(DType::f16, {4})},
+                         {{"num_groups", int64_t(2)}});
+       }, 2e-3},
+      {"instance_norm_channel_beyond_binding", [] {  // a group_norm of one channel per group
+         return graph_of(K::GroupNorm, {f32({1, 3, 40, 30}), f32({3}), f32({3})}, {{"num_groups", int64_t(3)}});
+       }, 1e-4},
+      // Two windowed dims: one depth slice of a volume (one output row of an image) beyond the
+      // range, cut one output index at a time along it and in runs of the next, with halos and pads.
+      {"conv3d_depth_slices_then_rows", [] {
+         return graph_of(K::Conv, {f32({1, 1, 6, 36, 36}), f32({2, 1, 3, 3, 3}), f32({2})},
+                         {{"pads", Ints{1, 1, 1, 1, 1, 1}}});
+       }, 1e-4},
+      {"conv_one_output_row_beyond_binding", [] {
+         return graph_of(K::Conv, {f32({1, 1, 5, 1100}), f32({1, 1, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}});
+       }, 1e-4},
+      {"conv_nhwc_one_output_row_beyond_binding_strided", [] {
+         return graph_of(K::Conv, {f32({1, 7, 300, 4}), f32({4, 4, 3, 3}), f32({4})},
+                         {{"pads", Ints{1, 0, 1, 1}}, {"strides", Ints{2, 1}}, {"input_layout", S("NHWC")},
+                          {"output_layout", S("NHWC")}});
+       }, 1e-4},
+      // Output rows gather input rows through a transposed window, in both dims.
+      {"conv_transpose_one_output_row_beyond_binding", [] {
+         return graph_of(K::ConvTranspose, {f32({1, 1, 4, 600}), f32({1, 1, 3, 3}), f32({1})},
+                         {{"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 0, 1}}, {"output_padding", Ints{1, 1}}});
+       }, 1e-4},
+      // Depthwise (one filter per channel): a run of channels is a depthwise conv of its own.
+      {"depthwise_conv_channels_then_rows", [] {
+         return graph_of(K::Conv, {f32({2, 6, 40, 40}), f32({6, 1, 3, 3}), f32({6})},
+                         {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(6)}});
+       }, 1e-4},
+      // A grouped conv (4 filters per group of 2 channels) cut along the batch keeps its groups.
+      {"grouped_conv_batch", [] {
+         return graph_of(K::Conv, {f32({4, 4, 8, 8}), f32({8, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(2)}});
+       }, 1e-4},
+      {"max_pool_one_output_row_beyond_binding", [] {
+         return graph_of(K::MaxPool, {f32({1, 1, 7, 2200})},
+                         {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"max_pool3d_ceil_mode_depth_slices_then_rows", [] {
+         return graph_of(K::MaxPool, {f32({1, 1, 8, 41, 40})}, {{"kernel", Ints{3, 3, 2}}, {"strides", Ints{2, 2, 2}},
+                                                                {"pads", Ints{1, 1, 0, 0, 0, 1}}, {"ceil_mode", true}});
+       }},
+      {"conv3d_dilated_strided_depth_slices_then_rows", [] {
+         return graph_of(K::Conv, {f32({1, 1, 9, 34, 34}), f32({1, 1, 3, 3, 3})},
+                         {{"pads", Ints{2, 1, 1, 2, 1, 1}}, {"strides", Ints{2, 1, 2}}, {"dilations", Ints{2, 2, 1}}});
+       }, 1e-4},
+      {"avg_pool3d_depth_slices_then_rows", [] {
+         return graph_of(K::AvgPool, {f32({1, 1, 4, 40, 40})}, {{"kernel", Ints{2, 3, 2}}, {"strides", Ints{2, 2, 2}},
+                                                                {"pads", Ints{0, 1, 0, 0, 1, 0}}});
+       }},
+      {"resize_one_output_row_beyond_binding", [] {
+         return graph_of(K::Resize, {f32({1, 1, 10, 600})}, {{"sizes", Ints{1, 1, 20, 1200}}, {"mode", S("linear")}});
+       }, 1e-4},
+      // max_pool_with_indices cut like max_pool, each piece's indices moved to the whole input's
+      // flat positions (N, C, spatial; storage_order 1: first spatial dim fastest).
+      {"max_pool_with_indices_rows", [] {
+         return pool_indices_of(f32({1, 2, 64, 32}), {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"max_pool_with_indices_channels_column_major", [] {
+         return pool_indices_of(f32({2, 3, 24, 24}), {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"storage_order", int64_t(1)}});
+       }},
+      // Data beyond the range: per-block scatters, each with the indices moved into its block
+      // (wrapped when negative; those outside the block skipped).
+      {"scatter_nd_long_data_add", [] {
+         return scatter_of(K::ScatterND, f32({3000}), typed(DType::i32, {64, 1}), f32({64}), {400},
+                           {{"reduction", S("add")}});
+       }, 1e-4},
+      {"scatter_nd_rows_i64_none", [] {
+         return scatter_of(K::ScatterND, f32({1200, 2}), typed(DType::i64, {40, 1}), f32({40, 2}), {150}, {});
+       }},
+      {"scatter_nd_pairs_max", [] {
+         return scatter_of(K::ScatterND, f32({700, 3}), typed(DType::i32, {30, 2}), f32({30}), {90, 1},
+                           {{"reduction", S("max")}});
+       }},
+      // Indices and updates beyond the range: a chain of scatters over blocks of tuples, in order.
+      {"scatter_nd_many_tuples_add", [] {
+         return scatter_of(K::ScatterND, f32({3000}), typed(DType::i32, {1200, 1}), f32({1200}), {400},
+                           {{"reduction", S("add")}});
+       }, 1e-4},
+      {"scatter_nd_many_tuples_i64_none_duplicates", [] {
+         return scatter_of(K::ScatterND, f32({600, 2}), typed(DType::i64, {35, 20, 1}), f32({35, 20, 2}), {75}, {});
+       }},
+      {"scatter_elements_long_axis_mul", [] {
+         return scatter_of(K::ScatterElements, f32({1, 2500}), typed(DType::i32, {1, 300}), f32({1, 300}), {330},
+                           {{"axis", int64_t(1)}, {"reduction", S("mul")}});
+       }, 1e-4},
+      // One output row (all positions of one output row, times K) beyond the range: one piece per
+      // output row, each cut along its columns with their halo.
+      {"im2col_one_output_row_beyond_binding", [] {
+         return graph_of(K::Im2Col, {f32({1, 1, 6, 256})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}});
+       }},
+      {"im2col_one_output_row_beyond_binding_strided_nhwc_batch", [] {
+         return graph_of(K::Im2Col, {f32({2, 9, 128, 2})},
+                         {{"kernel", Ints{3, 2}}, {"strides", Ints{2, 1}}, {"pads", Ints{1, 0, 1, 1}},
+                          {"input_layout", std::string("NHWC")}});
+       }},
+      // Rows (one index of the dims before the axis) beyond the range: one piece per row, each
+      // then cut over blocks of its axis.
+      {"scatter_elements_rows_then_axis_blocks_add", [] {
+         return scatter_of(K::ScatterElements, f32({3, 1500}), typed(DType::i32, {3, 100}), f32({3, 100}), {200},
+                           {{"axis", int64_t(1)}, {"reduction", S("add")}});
+       }, 1e-4},
       {"reduce_log_sum_exp_rows", [] { return graph_of(K::ReduceLogSumExp, {f32({32, 256})}, {{"axes", Ints{1}}}); }},
       // Reductions too large for a binding even for one index of their kept dims (issue 25): partial
       // reductions over blocks of one reduced dim, then a combining reduction of the partials.
@@ -491,6 +630,41 @@ TEST(RangeSplit, ReportSaysHowBlocksOfAReadWholeDimWereCut) {
                      "one of 6 per-block topk over blocks of 1024 of dim 1, then over blocks of 512 of the candidates, "
                      "then a topk of the 188 candidates: operand 0 tensor<1x6000xf32> is 24000 bytes"});
   }
+  // Session 18's cuts: a re-cut piece's note ends with the note of the op it cuts.
+  const std::string tiny = "above target 'tiny-range' maxStorageBufferRange 4096";
+  cases.push_back({one_op_graph(K::LayerNorm, {f32({2, 1500}), f32({1500}), f32({1500})}),
+                   "under_test.layer_norm.normalized.part0",
+                   "split into 4 pieces of 1024 along dim 1 (for each index of the dims before it): result "
+                   "tensor<2x1500xf32> is 12000 bytes, " + tiny + "; the op cut is one of 9 ops that compute layer_norm "
+                   "'under_test' over groups of 1500 elements beyond one binding (reduce_mean for the mean, then "
+                   "reduce_mean of the squared deviations for the variance: two passes; the rest elementwise), each cut "
+                   "again on its own: result tensor<2x1500xf32> is 12000 bytes, " + tiny});
+  cases.push_back({one_op_graph(K::Conv, {f32({1, 1, 6, 36, 36}), f32({2, 1, 3, 3, 3})}, {{"pads", Ints{1, 1, 1, 1, 1, 1}}}),
+                   "under_test.part0",
+                   "split into 72 pieces of 7 along dim 3 (for each index of the dims before it) (dim 2 and any "
+                   "windowed dim before it one output index at a time, each with the input rows its window reads): "
+                   "result tensor<1x2x6x36x36xf32> is 62208 bytes, " + tiny});
+  {
+    ir::Graph g;
+    ir::Op* op = g.add_op(K::MaxPoolWithIndices, {g.add_input("x", f32({1, 2, 64, 32}))},
+                          {{"kernel", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}, "under_test");
+    g.add_output(op->result(0), "values");
+    g.add_output(op->result(1), "indices");
+    cases.push_back({std::move(g), "under_test.part0",
+                     "one of 6 max_pool_with_indices pieces, split into 6 pieces of 15 along dim 2, each piece's indices "
+                     "moved by its input box's flat position in the whole input: result 1 tensor<1x2x32x16xi64> is 8192 "
+                     "bytes, " + tiny});
+  }
+  cases.push_back({one_op_graph(K::ScatterND, {f32({3000}), typed(DType::i32, {64, 1}), f32({64})}),
+                   "under_test.block0-1023",
+                   "one of 3 per-block scatter_nd over blocks of 1024 of dim 0, each with the indices moved into its "
+                   "block (those outside it skipped): result tensor<3000xf32> is 12000 bytes, " + tiny});
+  cases.push_back({one_op_graph(K::Im2Col, {f32({1, 1, 6, 256})}, {{"kernel", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}),
+                   "under_test.part0.part0",
+                   "split into 3 pieces of 112 along output positions: result tensor<1x256x9xf32> is 9216 bytes, " +
+                       tiny + "; the op cut is one of 6 im2col rows, one piece per output row of 256 positions (output "
+                       "positions (whole rows)) with the input rows its window reads, each cut again along its columns: "
+                       "result tensor<1x1536x9xf32> is 55296 bytes, " + tiny});
   for (Expected& e : cases) {
     ModuleImage image = codegen::compile_graph(e.graph, co);
     bool found = false;
@@ -557,6 +731,16 @@ TEST(RangeSplit, UnsplittableOpsAreRefusedClearly) {
                     "attention is cut along its keys only in blocks whose k and v of one batch index fit one binding"}});
   cases.push_back({one_op_graph(K::Conv, {f32({1, 2, 8, 8}), f32({2, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}}),
                    {}});  // fits: compiles
+  // The i64 indices of a piece of an NHWC input cut along rows (several channels) are not one
+  // constant away from the whole input's.
+  cases.push_back({one_op_graph(K::MaxPoolWithIndices, {f32({1, 40, 20, 3})},
+                                {{"kernel", Ints{2, 2}}, {"strides", Ints{2, 2}}, {"layout", std::string("NHWC")}}),
+                   {"max_pool_with_indices 'under_test'", "cannot be split",
+                    "each piece's input box is single indices, then one range, then whole dims"}});
+  // One tuple's update (a row of 1100 floats) is beyond the range.
+  cases.push_back({one_op_graph(K::ScatterND, {f32({2, 1100}), typed(DType::i32, {3, 1}), f32({3, 1100})}),
+                   {"scatter_nd 'under_test'", "cannot be split",
+                    "scatter_nd is cut over blocks of its index tuples where one tuple's index and update each fit"}});
   // One row of rhs is beyond the range: no block of K fits.
   cases.push_back({one_op_graph(K::MatMul, {f32({4, 2048}), f32({2048, 2048})}),
                    {"matmul 'under_test'", "cannot be split", "rhs"}});
