@@ -73,13 +73,15 @@ ModuleImage gate_module(const std::string& name) {
   throw Error("no gate kernel " + name);
 }
 
-// The profile whose precompiled kernels (form, SIMT, both sizes) all fit the device; "" if none.
+// The profile whose precompiled kernels (form, SIMT, both sizes) all fit the device, and whose KHR
+// kernels run the fragment shape the device's own plans will (Intel's 8x16x16, 8x8x16); "" if none.
 std::string fitting_profile(const std::string& form, const TargetLimits& limits) {
   TargetLimits device = limits;
   for (const auto& [name, bytes] : gate_kernel_modules()) {
     const std::string suffix = "/" + form + "/small";
     if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
     const std::string profile = name.substr(0, name.size() - suffix.size());
+    if (form == "khr" && gate_module(name).manifest.target.coopmat_loop_shape() != device.coopmat_loop_shape()) continue;
     bool fits = true;
     for (const std::string& f : {form, std::string("simt")})
       for (const char* size : {"small", "large"})
@@ -269,7 +271,10 @@ std::vector<GateResult> gate_device(uint32_t device_index, const std::string& de
   std::vector<GateResult> results;
   for (const char* form : {"KHR", "NV"}) {
     if (std::string(form) == "KHR" ? !limits.cooperative_matrix_khr : !limits.cooperative_matrix_nv) continue;
-    GateKey key{device_uuid, driver_version, form, kGateShape, limits.subgroup_size};
+    // The shape the loop runs on this device (Intel: 8x16x16 or 8x8x16), which its kernels use.
+    const std::string shape = std::string(form) == "KHR" && !limits.coopmat_loop_shape().empty()
+                                  ? limits.coopmat_loop_shape() : std::string(kGateShape);
+    GateKey key{device_uuid, driver_version, form, shape, limits.subgroup_size};
     if (std::optional<GateResult> cached = load_gate_result(cache_dir, key)) {
       results.push_back(*cached);
       continue;
