@@ -294,13 +294,16 @@ int run_main(int argc, char** argv) {
                                      : vkc::Module::compile(pos[0], device, compile_options));
     for (const vkc::TensorInfo& t : module_holder->inputs()) specs.push_back({t.name, t.dtype, t.shape, ""});
   }
-  std::map<std::string, vkc::HostTensor> inputs = make_inputs(input_args, seed, seed_value, specs);
+  // A module's inputs are made (read, or seeded random data) only once the device is known to run
+  // it: a refusal comes before gigabytes of random inputs would. A model's decide its shapes.
+  std::map<std::string, vkc::HostTensor> inputs;
 
   // A compiled module's refusals (limits the device lacks, its source graph failing to recompile)
   // do not know the module's path: name it, as every other error names its file.
   std::optional<vkc::Session> session_holder;
   vkc::Session* session_ptr = nullptr;
   if (model) {
+    inputs = make_inputs(input_args, seed, seed_value, specs);
     session_ptr = &model->prepare(inputs);
     const vkc::Specialization& sp = model->last_specialization();
     print_origin(sp.origin, compile_options);
@@ -324,6 +327,7 @@ int run_main(int argc, char** argv) {
       throw vkc::Error(vkc::cat(pos[0], ": ", e.what()));
     }
     session_ptr = &*session_holder;
+    inputs = make_inputs(input_args, seed, seed_value, specs);
   }
   vkc::Session& session = *session_ptr;
   auto t0 = std::chrono::steady_clock::now();

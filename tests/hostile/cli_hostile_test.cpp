@@ -95,10 +95,12 @@ TEST(HostileCli, GraphLevelErrorsNameTheFile) {
         expect_one_line_error(tool("vk-compile") + " " + path + " -o " + dir + "/m --target lavapipe").stderr_text;
     EXPECT_NE(err.find(path + ": " + c.message), std::string::npos) << err;
   }
-  // A 1-D sort of 2^26 f32 = 256 MiB, above lavapipe's 2^27-byte maxStorageBufferRange, and not
-  // splittable into pieces (every result element depends on every input element).
+  // A 1-D sort of 2^30 f32 = 4 GiB, above lavapipe's 2^27-byte maxStorageBufferRange, and not
+  // splittable into pieces there (every result element depends on every input element, and its
+  // blocks would be more than the 64 the range split sorts by blocks). vk-run refuses it before
+  // it makes 4 GiB of random inputs.
   std::string big = dir + "/above_max_storage_buffer_range.vkir";
-  std::ofstream(big) << "graph @g(%x: tensor<67108864xf32>) {\n  %y = sort (%x) : tensor<67108864xf32>\n"
+  std::ofstream(big) << "graph @g(%x: tensor<1073741824xf32>) {\n  %y = sort (%x) : tensor<1073741824xf32>\n"
                         "  return %y as \"y\"\n}\n";
   std::string err =
       expect_one_line_error(tool("vk-compile") + " " + big + " -o " + dir + "/m --target lavapipe").stderr_text;
