@@ -18,7 +18,7 @@ using test::error_of;
 
 TEST(Targets, EveryProfileLoadsInStableOrder) {
   std::vector<std::string> expected{"lavapipe", "nvidia", "amd-rdna3", "amd-rdna4", "amd-cdna3", "intel-xe",
-                                    "intel-xe2", "vulkan-min"};
+                                    "intel-alchemist", "intel-xe2", "vulkan-min"};
   EXPECT_EQ(known_targets(), expected);
   for (const std::string& name : expected) {
     const TargetProfile& p = find_target(name);
