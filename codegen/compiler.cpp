@@ -288,7 +288,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
     ranges.push_back({t.name, t.size_bytes(), it->second.first, it->second.second});
   }
   std::map<std::string, uint64_t> offsets;
-  m.arena_bytes = assign_arena_offsets(ranges, kBufferAlignment, offsets);
+  m.arena_bytes = assign_arena_offsets(ranges, kBufferAlignment, offsets, options.target.max_memory_allocation_size);
   for (TensorDesc& t : m.tensors)
     if (auto it = offsets.find(t.name); it != offsets.end()) t.offset = it->second;
 

@@ -295,7 +295,7 @@ StoragePlan plan_storage(const ir::Graph& graph, uint64_t view_alignment) {
 }
 
 uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t alignment,
-                              std::map<std::string, uint64_t>& offsets) {
+                              std::map<std::string, uint64_t>& offsets, uint64_t page) {
   // Greedy by size (largest first): each tensor takes the lowest aligned offset that does not
   // overlap a placed tensor whose live range intersects its own. Simple and close to optimal for
   // the chain-like graphs CNNs produce.
@@ -319,9 +319,17 @@ uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t ali
     std::sort(busy.begin(), busy.end());
     uint64_t size = std::max<uint64_t>(r->bytes, 4);
     uint64_t offset = 0;
-    for (auto [b, e] : busy) {
-      if (offset + size <= b) break;
-      offset = std::max(offset, align(e));
+    // Pages: multiples of the allocation size (aligned down); only where the arena may outgrow one.
+    const uint64_t step = page >= alignment ? page / alignment * alignment : 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      if (step != 0 && (size <= step ? offset % step + size > step : offset % step != 0)) offset = round_up(offset, step);
+      for (auto [b, e] : busy)
+        if (b < offset + size && e > offset) {
+          offset = align(e);
+          moved = true;
+          break;
+        }
     }
     live.add(r->first, r->last, placed.size());
     placed.push_back({offset, offset + size});

@@ -64,13 +64,16 @@ std::optional<int64_t> contiguous_run_offset(const Shape& shape, const std::vect
 std::optional<uint64_t> contiguous_slice_offset(const ir::Op& slice);
 
 // Arena offsets for intermediates from their live ranges (dispatch indices, inclusive), aligned to
-// `alignment`. Returns the arena size; writes each offset.
+// `alignment`. Returns the arena size; writes each offset. `page` (the target's
+// maxMemoryAllocationSize; 0: unknown): an arena larger than one allocation is held in several
+// (module/storage_segments.h), cut where no binding crosses; so a tensor that fits a page never
+// crosses a multiple of it, and a larger one starts at one.
 struct LiveRange {
   std::string tensor;
   uint64_t bytes = 0;
   int first = 0, last = 0;
 };
 uint64_t assign_arena_offsets(const std::vector<LiveRange>& ranges, uint64_t alignment,
-                              std::map<std::string, uint64_t>& offsets);
+                              std::map<std::string, uint64_t>& offsets, uint64_t page = 0);
 
 }  // namespace vkc::codegen
