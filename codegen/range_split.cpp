@@ -351,53 +351,14 @@ class Splitter {
     return v->type.shape.size() == 1 ? v : add(ir::OpKind::Reshape, {v}, {{"shape", Ints{v->type.numel()}}});
   }
 
-  // Result r from its pieces (contiguous runs in row-major order, at offsets a device may not
-  // bind): written as chunks of the flat result that start at aligned offsets and fit a binding,
-  // each chunk a concat of the parts of the pieces it overlaps (slice kernels where a piece is cut
-  // by a chunk boundary); the chunks lie end to end in the result (an in-place concat).
+  // Result r from its pieces in row-major order (split_detail::assemble_runs).
   ir::Value* assemble(int r) {
-    const ir::Value* whole = op_->result(r);
-    const std::vector<ir::Value*>& pieces = pieces_of_[size_t(r)];
-    const int64_t es = int64_t(dtype_size(whole->type.dtype)), total = whole->type.numel();
     std::vector<ir::Value*> flats;
-    for (ir::Value* p : pieces) flats.push_back(flat(p));
-    if (!too_big(whole->type, whole->type.shape, l_)) {  // fits: one ordinary concat
-      ir::Value* v = flats.size() == 1 ? flats[0] : add(ir::OpKind::Concat, flats, {{"axis", int64_t(0)}});
-      return add(ir::OpKind::Reshape, {v}, {{"shape", whole->type.shape}});
-    }
-    const int64_t chunk = std::max<int64_t>(int64_t(l_.bytes / l_.align * l_.align) / es, int64_t(l_.align) / es);
-    std::vector<ir::Value*> chunks;
-    size_t k = 0;
-    int64_t piece_begin = 0;  // element offset of pieces[k]
-    for (int64_t c0 = 0; c0 < total; c0 += chunk) {
-      const int64_t c1 = std::min(total, c0 + chunk);
-      std::vector<ir::Value*> parts;
-      bool sliced = false;  // the last part is a slice of its piece
-      while (k < flats.size() && piece_begin < c1) {
-        const int64_t n = flats[k]->type.numel(), lo = std::max(c0, piece_begin), hi = std::min(c1, piece_begin + n);
-        ir::Value* part = flats[k];
-        sliced = lo - piece_begin != 0 || hi - piece_begin != n;
-        if (sliced)
-          part = add(ir::OpKind::Slice, {part}, {{"starts", Ints{lo - piece_begin}}, {"ends", Ints{hi - piece_begin}},
-                                                 {"axes", Ints{0}}});
-        parts.push_back(part);
-        if (piece_begin + n > c1) break;  // the rest of this piece goes into the next chunk
-        piece_begin += n;
-        ++k;
-      }
-      // A chunk that is one part of one piece would be a view into that piece (storage_plan.h),
-      // which cannot itself be placed inside the result: two slices joined make it a tensor.
-      if (parts.size() == 1 && sliced && parts[0]->type.numel() >= 2) {
-        ir::Op* sl = parts[0]->producer;
-        ir::Value* src = sl->operand(0);
-        const int64_t b = sl->attr_ints("starts")[0], e = sl->attr_ints("ends")[0];
-        parts = {add(ir::OpKind::Slice, {src}, {{"starts", Ints{b}}, {"ends", Ints{b + 1}}, {"axes", Ints{0}}}),
-                 add(ir::OpKind::Slice, {src}, {{"starts", Ints{b + 1}}, {"ends", Ints{e}}, {"axes", Ints{0}}})};
-      }
-      chunks.push_back(parts.size() == 1 ? parts[0] : add(ir::OpKind::Concat, parts, {{"axis", int64_t(0)}}));
-    }
-    ir::Value* v = chunks.size() == 1 ? chunks[0] : add(ir::OpKind::Concat, chunks, {{"axis", int64_t(0)}});
-    return add(ir::OpKind::Reshape, {v}, {{"shape", whole->type.shape}});
+    for (ir::Value* p : pieces_of_[size_t(r)]) flats.push_back(flat(p));
+    return assemble_runs(flats, op_->result(r)->type, l_,
+                         [&](ir::OpKind k, std::vector<ir::Value*> operands, ir::AttrMap attrs) {
+                           return add(k, std::move(operands), std::move(attrs));
+                         });
   }
 
   ir::Graph& g_;
@@ -514,6 +475,52 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
                                    cat(op->name, op->name.empty() ? "" : ".", "channels", c0, "-", c1 - 1), op->loc));
   }
   return replace_by_sum(g, op, partials);
+}
+
+// Pieces that are contiguous runs of a result in row-major order, at offsets a device may not
+// bind: written as chunks of the flat result that start at aligned offsets and fit a binding, each
+// chunk a concat of the parts of the pieces it overlaps (slice kernels where a piece is cut by a
+// chunk boundary); the chunks lie end to end in the result (an in-place concat).
+ir::Value* assemble_runs(const std::vector<ir::Value*>& flats, const ir::TensorType& whole, const Limits& l,
+                         const std::function<ir::Value*(ir::OpKind, std::vector<ir::Value*>, ir::AttrMap)>& add) {
+  const int64_t es = int64_t(dtype_size(whole.dtype)), total = whole.numel();
+  if (!too_big(whole, whole.shape, l)) {  // fits: one ordinary concat
+    ir::Value* v = flats.size() == 1 ? flats[0] : add(ir::OpKind::Concat, flats, {{"axis", int64_t(0)}});
+    return add(ir::OpKind::Reshape, {v}, {{"shape", whole.shape}});
+  }
+  const int64_t chunk = std::max<int64_t>(int64_t(l.bytes / l.align * l.align) / es, int64_t(l.align) / es);
+  std::vector<ir::Value*> chunks;
+  size_t k = 0;
+  int64_t piece_begin = 0;  // element offset of flats[k]
+  for (int64_t c0 = 0; c0 < total; c0 += chunk) {
+    const int64_t c1 = std::min(total, c0 + chunk);
+    std::vector<ir::Value*> parts;
+    bool sliced = false;  // the last part is a slice of its piece
+    while (k < flats.size() && piece_begin < c1) {
+      const int64_t n = flats[k]->type.numel(), lo = std::max(c0, piece_begin), hi = std::min(c1, piece_begin + n);
+      ir::Value* part = flats[k];
+      sliced = lo - piece_begin != 0 || hi - piece_begin != n;
+      if (sliced)
+        part = add(ir::OpKind::Slice, {part}, {{"starts", Ints{lo - piece_begin}}, {"ends", Ints{hi - piece_begin}},
+                                               {"axes", Ints{0}}});
+      parts.push_back(part);
+      if (piece_begin + n > c1) break;  // the rest of this piece goes into the next chunk
+      piece_begin += n;
+      ++k;
+    }
+    // A chunk that is one part of one piece would be a view into that piece (storage_plan.h),
+    // which cannot itself be placed inside the result: two slices joined make it a tensor.
+    if (parts.size() == 1 && sliced && parts[0]->type.numel() >= 2) {
+      ir::Op* sl = parts[0]->producer;
+      ir::Value* src = sl->operand(0);
+      const int64_t b = sl->attr_ints("starts")[0], e = sl->attr_ints("ends")[0];
+      parts = {add(ir::OpKind::Slice, {src}, {{"starts", Ints{b}}, {"ends", Ints{b + 1}}, {"axes", Ints{0}}}),
+               add(ir::OpKind::Slice, {src}, {{"starts", Ints{b + 1}}, {"ends", Ints{e}}, {"axes", Ints{0}}})};
+    }
+    chunks.push_back(parts.size() == 1 ? parts[0] : add(ir::OpKind::Concat, parts, {{"axis", int64_t(0)}}));
+  }
+  ir::Value* v = chunks.size() == 1 ? chunks[0] : add(ir::OpKind::Concat, chunks, {{"axis", int64_t(0)}});
+  return add(ir::OpKind::Reshape, {v}, {{"shape", whole.shape}});
 }
 
 // A slice [k0, k1) of `v` along `axis`: through codegen/box_copy.h where `v` is too large to bind

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,6 +45,13 @@ int64_t binding_block(const ir::Value* x, int64_t axis, const Limits& l);
 // otherwise). The slices it makes go into `made`, which the split does not cut again.
 ir::Value* slice_along(ir::Graph& g, ir::Op* at, ir::Value* v, int64_t axis, int64_t k0, int64_t k1, const Limits& l,
                        std::set<const ir::Op*>& made);
+
+// The flat pieces `flats` (contiguous runs of a result of type `whole`, in row-major order, at
+// any offsets) joined into it: one concat where it fits a binding, else chunks that start at
+// aligned offsets and fit one, each a concat of the parts of the pieces it overlaps, the chunks
+// joined in place. `add` inserts an op (the caller names it and marks it made).
+ir::Value* assemble_runs(const std::vector<ir::Value*>& flats, const ir::TensorType& whole, const Limits& l,
+                         const std::function<ir::Value*(ir::OpKind, std::vector<ir::Value*>, ir::AttrMap)>& add);
 
 // A sort, or a topk whose k is as long as a block of its axis, along an axis beyond one binding:
 // an odd-even transposition sort over blocks of the axis (codegen/range_split_sort.cpp). Returns

@@ -158,7 +158,7 @@ std::vector<ir::Op*> split_sort_blocks(ir::Graph& g, ir::Op* op, const Limits& l
 
   std::vector<ir::Op*> first_round;
   const size_t results = topk ? 2 : op->results.size();
-  std::vector<std::vector<ir::Value*>> per_outer(results);  // per result: one line per outer index
+  std::vector<std::vector<ir::Value*>> flat_pieces(results);  // per result: its pieces, flat, in order
   for (int64_t o = 0; o < outer; ++o) {
     const std::string at = outer > 1 ? cat("row", o, ".") : "";
     // This outer index's line of every operand, as [1, n, inner].
@@ -196,28 +196,41 @@ std::vector<ir::Op*> split_sort_blocks(ir::Graph& g, ir::Op* op, const Limits& l
       }
     }
     // Each block holding the first out_len positions, written whole by a dispatch of its own (a
-    // sort of an already sorted run, which keeps it) so that the joins below are in place.
-    std::vector<std::vector<ir::Value*>> pieces(results);
+    // sort of an already sorted run, which keeps it), seen flat: every block of every outer index
+    // is one run of the flat result, in order, so one join along the flat dim puts them all in
+    // place (a join of joins would not be: an inner join in place is no dispatch of its own).
     for (int64_t b = 0; b < blocks && b * block < out_len; ++b) {
       Block piece = state[size_t(b)];
       piece.len = std::min(piece.len, out_len - b * block);
       ir::Op* s = sort_of(parts_of(piece), cat(at, "block", b));
-      for (size_t r = 0; r < results; ++r) pieces[r].push_back(s->result(int(r)));
-    }
-    for (size_t r = 0; r < results; ++r) {
-      ir::Op* j = insert(ir::OpKind::Concat, pieces[r], {{"axis", int64_t(1)}}, cat(at, "joined"));
-      made.insert(j);
-      per_outer[r].push_back(j->result());
+      for (size_t r = 0; r < results; ++r)
+        flat_pieces[r].push_back(
+            insert(ir::OpKind::Reshape, {s->result(int(r))}, {{"shape", Ints{piece.len * inner}}}, cat(at, "flat", b))->result());
     }
   }
   for (size_t r = 0; r < results; ++r) {
-    ir::Value* all = per_outer[r][0];
-    if (outer > 1) {
-      ir::Op* j = insert(ir::OpKind::Concat, per_outer[r], {{"axis", int64_t(0)}}, "rows_joined");
+    ir::Value* result = op->result(int(r));
+    // Pieces at aligned offsets are joined in place; where rows of the axis end unaligned (outer
+    // indices after the first), they are assembled into aligned chunks (one more copy).
+    bool aligned = true;
+    int64_t at = 0;
+    for (const ir::Value* p : flat_pieces[r]) {
+      aligned = aligned && uint64_t(at) * dtype_size(p->type.dtype) % l.align == 0;
+      at += p->type.numel();
+    }
+    ir::Value* all = nullptr;
+    if (aligned) {
+      ir::Op* j = insert(ir::OpKind::Concat, flat_pieces[r], {{"axis", int64_t(0)}}, "joined");
       made.insert(j);
       all = j->result();
+    } else {
+      all = assemble_runs(flat_pieces[r], ir::TensorType{result->type.dtype, {result->type.numel()}}, l,
+                          [&](ir::OpKind k, std::vector<ir::Value*> operands, ir::AttrMap attrs) {
+                            ir::Op* o = insert(k, std::move(operands), std::move(attrs), "joined");
+                            made.insert(o);
+                            return o->result();
+                          });
     }
-    ir::Value* result = op->result(int(r));
     ir::Value* shaped = insert(ir::OpKind::Reshape, {all}, {{"shape", result->type.shape}}, "result")->result();
     g.replace_all_uses(result, shaped);
   }

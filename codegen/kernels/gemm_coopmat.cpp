@@ -70,8 +70,7 @@ bool coop_loop_supports(const CoopTile& c) {
   return true;
 }
 
-std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
-  check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
+std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopTile& c, bool store_m_fast, bool for_khr) {
   // Constant accumulator indices only (shaders/gemm_coopmat.glsl says why).
   std::string fragments;
   for (uint32_t i = 0; i < c.tm / c.wm / c.fm; ++i)
@@ -81,22 +80,28 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
   // For the KHR rewrite B needs a type of its own: its scope through a specialization constant
   // (codegen/spirv_coopmat_khr.h). The NV kernels keep the plain literal.
   std::string b_scope_declaration = for_khr ? "layout(constant_id = 0) const uint B_SCOPE = 3u;" : "";
-  return instantiate_shader("gemm_coopmat.glsl", {{"STORE_FRAGMENTS", fragments},
-                                                  {"B_SCOPE_DECLARATION", b_scope_declaration},
-                                                  {"B_SCOPE", for_khr ? "B_SCOPE" : "3"},
-                                                  {"TM", std::to_string(c.tm)},
-                                                  {"TN", std::to_string(c.tn)},
-                                                  {"TK", std::to_string(c.tk)},
-                                                  {"WM", std::to_string(c.wm)},
-                                                  {"WN", std::to_string(c.wn)},
-                                                  {"SG", std::to_string(c.subgroup)},
-                                                  {"VEC", std::to_string(c.vec)},
-                                                  {"FRAG_M", std::to_string(c.fm)},
-                                                  {"FRAG_N", std::to_string(c.fn)},
-                                                  {"FRAG_K", std::to_string(c.fk)},
-                                                  {"A_KFAST", c.a_kfast ? "1" : "0"},
-                                                  {"B_KFAST", c.b_kfast ? "1" : "0"},
-                                                  {"STORE_M_FAST", store_m_fast ? "1" : "0"}});
+  return {{"STORE_FRAGMENTS", fragments},
+          {"B_SCOPE_DECLARATION", b_scope_declaration},
+          {"B_SCOPE", for_khr ? "B_SCOPE" : "3"},
+          {"TM", std::to_string(c.tm)},
+          {"TN", std::to_string(c.tn)},
+          {"TK", std::to_string(c.tk)},
+          {"WM", std::to_string(c.wm)},
+          {"WN", std::to_string(c.wn)},
+          {"SG", std::to_string(c.subgroup)},
+          {"A_KFAST", c.a_kfast ? "1" : "0"},
+          {"B_KFAST", c.b_kfast ? "1" : "0"},
+          {"STORE_M_FAST", store_m_fast ? "1" : "0"}};
+}
+
+std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
+  check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
+  std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
+  values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
+                               {"FRAG_M", std::to_string(c.fm)},
+                               {"FRAG_N", std::to_string(c.fn)},
+                               {"FRAG_K", std::to_string(c.fk)}});
+  return instantiate_shader("gemm_coopmat.glsl", values);
 }
 
 }  // namespace vkc::codegen::kernels

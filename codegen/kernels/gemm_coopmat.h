@@ -13,6 +13,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/gemm_tiles.h"
 #include "module/target_limits.h"
@@ -52,6 +54,10 @@ bool coopmat_uses_khr(const TargetLimits& t);
 // the form codegen/spirv_coopmat_khr.h rewrites (B's matrices of their own type); a kernel that
 // uses it sets EmittedKernel::cooperative_matrix_khr so that its SPIR-V is rewritten.
 std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr);
+
+// The placeholders the fp16 and int8 loops share (tile, subgroups, staging order, B's scope for the
+// KHR rewrite, one store statement per accumulator fragment); each loop adds its own.
+std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopTile& tile, bool store_m_fast, bool for_khr);
 
 
 }  // namespace vkc::codegen::kernels

@@ -193,24 +193,7 @@ std::string correction_fn(const ir::Op& op, int64_t zp) {
 
 std::string integer_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
   check(c.int8() && coop_loop_supports(c), "internal: the int8 GEMM loop does not support tile ", c.str());
-  std::string fragments;
-  for (uint32_t i = 0; i < c.tm / c.wm / 16; ++i)
-    for (uint32_t j = 0; j < c.tn / c.wn / 16; ++j)
-      fragments += cat("  coopMatStoreNV(acc[", i, "][", j, "], c_tile, scratch, 16u, false);\n",
-                       "  store_fragment(m0 + row0 + ", i * 16, "u, n0 + col0 + ", j * 16, "u, scratch, lane);\n");
-  std::string b_scope_declaration = for_khr ? "layout(constant_id = 0) const uint B_SCOPE = 3u;" : "";
-  return instantiate_shader("integer_coopmat.glsl", {{"STORE_FRAGMENTS", fragments},
-                                                     {"B_SCOPE_DECLARATION", b_scope_declaration},
-                                                     {"B_SCOPE", for_khr ? "B_SCOPE" : "3"},
-                                                     {"TM", std::to_string(c.tm)},
-                                                     {"TN", std::to_string(c.tn)},
-                                                     {"TK", std::to_string(c.tk)},
-                                                     {"WM", std::to_string(c.wm)},
-                                                     {"WN", std::to_string(c.wn)},
-                                                     {"SG", std::to_string(c.subgroup)},
-                                                     {"A_KFAST", c.a_kfast ? "1" : "0"},
-                                                     {"B_KFAST", c.b_kfast ? "1" : "0"},
-                                                     {"STORE_M_FAST", store_m_fast ? "1" : "0"}});
+  return instantiate_shader("integer_coopmat.glsl", coopmat_loop_values(c, store_m_fast, for_khr));
 }
 
 IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& target, const std::string& forced) {

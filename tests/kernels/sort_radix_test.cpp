@@ -45,8 +45,10 @@ void check_radix(const ir::Graph& graph, const std::map<std::string, HostTensor>
   GpuRunOptions options;
   if (!forced.empty()) options.forced_strategy = {{"sort", forced}};
   GpuRun run = run_on_gpu(graph, inputs, options);
-  EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), digit_passes);
-  EXPECT_EQ(count_kernels(run.module, "sort_block"), 0);
+  if (!split_testing()) {  // a range split sorts the rows by blocks: more passes
+    EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), digit_passes);
+    EXPECT_EQ(count_kernels(run.module, "sort_block"), 0);
+  }
   for (const auto& [name, ref] : run.reference) {
     ASSERT_TRUE(run.outputs.count(name)) << name;
     EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << "output " << name;
@@ -260,8 +262,10 @@ TEST(SortRadix, MinimalProfileOnDevice) {
   GpuRunOptions options;
   options.target = "vulkan-min";
   GpuRun run = run_on_gpu(g, {{"x", specials(shape, 52)}, {"pos", positions(shape, 1)}}, options);
-  EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), 4);
-  EXPECT_EQ(count_strategy(run.module, "radix scatter bits"), 4);  // no subgroups on vulkan-min
+  if (!split_testing()) {  // a range split sorts the rows by blocks: more passes
+    EXPECT_EQ(count_kernels(run.module, "sort_radix_scatter"), 4);
+    EXPECT_EQ(count_strategy(run.module, "radix scatter bits"), 4);  // no subgroups on vulkan-min
+  }
   for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
 }
 

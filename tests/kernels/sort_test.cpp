@@ -184,6 +184,7 @@ TEST(SortKernel, WorkgroupPassWritesValuesAndPayloadItself) {
       // profile stores them).
       GpuRun run = key == DType::f32 && !descending ? check_sort(g, inputs) : run_on_gpu(g, inputs);
       for (const auto& [name, ref] : run.reference) EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << name;
+      if (split_testing()) continue;  // a range split adds pieces and their joins
       EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
       for (const TensorDesc& t : run.module.manifest.tensors) EXPECT_EQ(t.name.find("_order"), std::string::npos);
     }

@@ -81,7 +81,9 @@ GpuRun check(const Case& c, const HostTensor& x, const std::string& forced = "se
       EXPECT_TRUE(same_bytes(run.outputs.at(name), ref)) << "output " << name;
     }
   }
-  EXPECT_GE(count_select_passes(run), 1);
+  if (!split_testing()) {  // a range split may sort by blocks instead
+    EXPECT_GE(count_select_passes(run), 1);
+  }
   // The final select level writes the results itself: no gather pass reads sorted positions.
   // (Under VKC_TEST_MAX_BINDING a range split adds slices, concats and gathers around the pieces.)
   if (!split_testing()) {
