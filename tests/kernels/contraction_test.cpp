@@ -135,9 +135,10 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
     ir::Graph g = one_op_graph(K::MatMul, {f32(a), f32(b)}, {{"transpose_a", transposed}, {"transpose_b", transposed}});
     GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
     EXPECT_TRUE(outputs_match(run, o));
+    if (split_testing()) continue;  // a range split's pieces take their own tiles
     const DispatchDesc& d = run.module.manifest.dispatches.at(0);
-    EXPECT_EQ(d.tiles.at("stages"), 2) << d.strategy;
-    EXPECT_EQ(d.tiles.at("reg_m"), 16) << d.strategy;
+    EXPECT_EQ(d.tiles.count("stages") ? d.tiles.at("stages") : 0, 2) << d.strategy;
+    EXPECT_EQ(d.tiles.count("reg_m") ? d.tiles.at("reg_m") : 0, 16) << d.strategy;
   }
 }
 
