@@ -795,6 +795,10 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
     level[size_t(axis)] = candidates;
     // The final topk and the gather read the candidates (values and indices) whole.
     if (!too_big(x->type, level, l) && !too_big(ir::TensorType{index_type, level}, level, l)) break;
+    // Candidates beyond a binding are joined in place, which needs every dim before the axis to
+    // be 1; else the topk is sorted by blocks (codegen/range_split_sort.cpp).
+    for (int64_t d = 0; d < axis; ++d)
+      if (in[size_t(d)] != 1) return {};
   }
   auto join = [&](const std::vector<ir::Value*>& parts, const char* what) { return join_along(g, op, parts, axis, what); };
   std::vector<ir::Op*> partials;
