@@ -796,9 +796,12 @@ std::vector<ir::Op*> split_topk_candidates(ir::Graph& g, ir::Op* op, const Limit
     // The final topk and the gather read the candidates (values and indices) whole.
     if (!too_big(x->type, level, l) && !too_big(ir::TensorType{index_type, level}, level, l)) break;
     // Candidates beyond a binding are joined in place, which needs every dim before the axis to
-    // be 1; else the topk is sorted by blocks (codegen/range_split_sort.cpp).
-    for (int64_t d = 0; d < axis; ++d)
-      if (in[size_t(d)] != 1) return {};
+    // be 1, or are cut along those dims by a later round, which needs one index of them to fit;
+    // else the topk is sorted by blocks (codegen/range_split_sort.cpp).
+    Shape one_row = level;
+    for (int64_t d = 0; d < axis; ++d) one_row[size_t(d)] = 1;
+    if (one_row != level && (too_big(x->type, one_row, l) || too_big(ir::TensorType{index_type, one_row}, one_row, l)))
+      return {};
   }
   auto join = [&](const std::vector<ir::Value*>& parts, const char* what) { return join_along(g, op, parts, axis, what); };
   std::vector<ir::Op*> partials;
@@ -1088,6 +1091,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       if (partials.empty()) partials = split_reduced_dim(graph, op, l, made, what);
       if (partials.empty()) partials = split_topk_candidates(graph, op, l, made, what);
       if (partials.empty()) partials = split_sort_blocks(graph, op, l, made, what);
+      if (partials.empty()) partials = split_gather_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_normalization(graph, op, what);
       if (partials.empty()) partials = split_pool_with_indices(graph, op, l, made, what);

@@ -46,6 +46,10 @@
 // over blocks of keys that also return their rows' log-sum-exp (attribute 'with_lse'), combined
 // by their softmax weights exp(lse_b - logsumexp of all).
 //
+// A gather whose data is beyond a binding along the gathered axis (an embedding table) runs as a
+// gather per block of that axis with the indices moved to the block's start, each index's block
+// chosen by selects (codegen/range_split_gather.cpp).
+//
 // A sort along an axis beyond a binding, and a topk whose k is as long as a block of it, run as an
 // odd-even transposition sort over blocks of the axis, each step an ordinary sort of two
 // neighbouring blocks (codegen/range_split_sort.cpp).

@@ -60,4 +60,9 @@ ir::Value* assemble_runs(const std::vector<ir::Value*>& flats, const ir::TensorT
 std::vector<ir::Op*> split_sort_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
                                        std::string& how);
 
+// A gather whose data is beyond one binding along the gathered axis: a gather per block of the
+// axis, each index's block chosen by selects (codegen/range_split_gather.cpp).
+std::vector<ir::Op*> split_gather_blocks(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made,
+                                         std::string& how);
+
 }  // namespace vkc::codegen::split_detail

@@ -520,6 +520,16 @@ std::vector<SplitCase> split_cases() {
       {"sort_rows_ending_unaligned", [] {
          return sort_of({f32({3, 1501}), typed(DType::i32, {3, 1501})}, {{"axis", int64_t(1)}});
        }},
+      // Gathers whose data is beyond a binding along the gathered axis (an embedding table): a gather
+      // per block, chosen by selects. Indices in [-8, 8): negative ones wrap into the last block, and
+      // on 6 rows -8, -7, 6 and 7 are out of range (zeros). The result must fit (a gather's result
+      // is not cut).
+      {"gather_rows_of_a_table_beyond_a_binding", [] {
+         return graph_of(K::Gather, {f32({6, 200}), typed(DType::i64, {5})}, {{"axis", int64_t(0)}});
+       }},
+      {"gather_columns_i32_indices", [] {
+         return graph_of(K::Gather, {f32({3, 700}), typed(DType::i32, {4})}, {{"axis", int64_t(1)}});
+       }},
       {"topk_k_as_long_as_a_block", [] { return topk_of(f32({2048}), {{"k", int64_t(1500)}}); }},
       {"topk_smallest_i32_ties_i32_indices", [] {
          return topk_of(typed(DType::i32, {2, 1100}),
