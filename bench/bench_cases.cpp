@@ -192,6 +192,22 @@ BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::strin
   return c;
 }
 
+// The QDQ cases' common end: the float result quantized to u8 (scale 0.5, zero point 120) as the
+// graph output, then the qdq-to-integer rewrite the compiler runs, so the harness's reference is
+// the integer form.
+void quantize_output_and_rewrite(ir::Graph& g, ir::Value* y) {
+  auto scalar = [&](DType t, double v) {
+    HostTensor s(t, Shape{});
+    s.set_f64(0, v);
+    return g.add_constant(std::move(s));
+  };
+  g.add_output(g.add_op(OpKind::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)},
+                        {{"to", std::string("u8")}})->result(), "y");
+  ir::PassManager pm;
+  pm.add(ir::qdq_to_integer_pass());
+  pm.run(g);
+}
+
 // The int8 QDQ conv (issue 22 item 5): quantize(conv(dequantize(x_u8), dequantize(w_i8))) with
 // per-channel symmetric weights, as ONNX Runtime's quantizer writes it. The QDQ pass is applied
 // here already, so the harness's reference is the integer form the kernels run (exact i32 sums and
@@ -218,11 +234,7 @@ BenchCase qdq_conv_case(std::string name, Shape x, Shape w, Ints pads, const std
     ir::Value* wd = g.add_op(OpKind::Dequantize, {g.add_constant(std::move(wq)), g.add_constant(std::move(ws)),
                                                   g.add_constant(std::move(wz))}, {{"axis", int64_t(0)}})->result();
     ir::Value* y = g.add_op(OpKind::Conv, {xd, wd}, {{"pads", pads}}, "conv")->result();
-    g.add_output(g.add_op(OpKind::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)},
-                          {{"to", std::string("u8")}})->result(), "y");
-    ir::PassManager pm;
-    pm.add(ir::qdq_to_integer_pass());
-    pm.run(g);
+    quantize_output_and_rewrite(g, y);
   };
   return c;
 }
@@ -261,11 +273,7 @@ BenchCase qdq_matmul_case(int64_t m, int64_t n, int64_t k, bool per_column, cons
     ir::Value* bd = g.add_op(OpKind::Dequantize, {g.add_constant(std::move(bq)), g.add_constant(std::move(bs)),
                                                   g.add_constant(std::move(bz))}, axis)->result();
     ir::Value* y = g.add_op(OpKind::MatMul, {ad, bd}, {}, "matmul")->result();
-    g.add_output(g.add_op(OpKind::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)},
-                          {{"to", std::string("u8")}})->result(), "y");
-    ir::PassManager pm;
-    pm.add(ir::qdq_to_integer_pass());
-    pm.run(g);
+    quantize_output_and_rewrite(g, y);
   };
   return c;
 }
