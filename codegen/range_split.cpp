@@ -1094,6 +1094,7 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       if (partials.empty()) partials = split_gather_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_arg_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_normalization(graph, op, what);
+      if (partials.empty()) partials = split_softmax(graph, op, what);
       if (partials.empty()) partials = split_pool_with_indices(graph, op, l, made, what);
       if (partials.empty()) partials = split_scatter_blocks(graph, op, l, made, what);
       if (partials.empty()) partials = split_im2col_rows(graph, op, l, made, what);

@@ -83,4 +83,38 @@ std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& 
   return made_ops;
 }
 
+// softmax and log_softmax whose one row along the axis is beyond one binding: the ops they are
+// made of, as the reference computes them (in f32): m = max, e = exp(x - m), softmax = e / sum(e),
+// log_softmax = (x - m) - log(sum(e)). The reductions are cut over blocks of the axis by later
+// rounds, the elementwise ops along any dim.
+std::vector<ir::Op*> split_softmax(ir::Graph& g, ir::Op* op, std::string& how) {
+  using K = ir::OpKind;
+  if (op->kind != K::Softmax && op->kind != K::LogSoftmax) return {};
+  ir::Value* x = op->operand(0);
+  if (x->type.numel() == 0 || x->type.shape.empty()) return {};
+  const int64_t axis = normalized_axis(op->attr_int("axis"), x->type.shape.size());
+  std::vector<ir::Op*> made_ops;
+  const std::string prefix = cat(op->name, op->name.empty() ? "" : ".", op_name(op->kind), ".");
+  auto insert = [&](K kind, std::vector<ir::Value*> operands, ir::AttrMap attrs, const std::string& what) {
+    ir::Op* o = g.insert_op(op, kind, std::move(operands), std::move(attrs), prefix + what, op->loc);
+    made_ops.push_back(o);
+    return o->result();
+  };
+  const DType dtype = x->type.dtype;
+  ir::Value* xs = dtype == DType::f32 ? x : insert(K::Cast, {x}, {{"to", std::string("f32")}}, "input_f32");
+  const ir::AttrMap reduce{{"axes", Ints{axis}}, {"keepdims", true}};
+  ir::Value* shifted = insert(K::Sub, {xs, insert(K::ReduceMax, {xs}, reduce, "max")}, {}, "shifted");
+  ir::Value* e = insert(K::Exp, {shifted}, {}, "exp");
+  ir::Value* sum = insert(K::ReduceSum, {e}, reduce, "sum");
+  ir::Value* y = op->kind == K::Softmax ? insert(K::Div, {e, sum}, {}, "normalized")
+                                        : insert(K::Sub, {shifted, insert(K::Log, {sum}, {}, "log_sum")}, {}, "normalized");
+  if (dtype != DType::f32) y = insert(K::Cast, {y}, {{"to", std::string(dtype_name(dtype))}}, "result");
+  g.replace_all_uses(op->result(), y);
+  const std::string described = op->describe();
+  g.erase_op(op);
+  how = cat("ops that compute ", described, " along rows of ", x->type.shape[size_t(axis)],
+            " beyond one binding (reduce_max, exp of the difference, reduce_sum, then the quotient), each cut again on its own");
+  return made_ops;
+}
+
 }  // namespace vkc::codegen::split_detail

@@ -60,6 +60,8 @@ ir::Value* join_along(ir::Graph& g, ir::Op* op, const std::vector<ir::Value*>& p
 // binding: the mean, the variance around it (two passes) and the normalization as ordinary ops
 // that the later rounds cut (range_split_norm.cpp).
 std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& how);
+// softmax / log_softmax whose one row is beyond a binding, as the ops they are made of.
+std::vector<ir::Op*> split_softmax(ir::Graph& g, ir::Op* op, std::string& how);
 
 // max_pool_with_indices cut like max_pool, each piece's indices moved to the whole input's flat
 // positions (range_split_pool_indices.cpp).

@@ -530,6 +530,9 @@ std::vector<SplitCase> split_cases() {
       {"gather_columns_i32_indices", [] {
          return graph_of(K::Gather, {f32({3, 700}), typed(DType::i32, {4})}, {{"axis", int64_t(1)}});
        }},
+      // softmax / log_softmax whose one row is beyond a binding: the ops they are made of.
+      {"softmax_long_rows", [] { return graph_of(K::Softmax, {f32({3, 1200})}, {{"axis", int64_t(1)}}); }, 1e-4},
+      {"log_softmax_long_first_axis", [] { return graph_of(K::LogSoftmax, {f32({1500, 2})}, {{"axis", int64_t(0)}}); }, 1e-4},
       {"topk_k_as_long_as_a_block", [] { return topk_of(f32({2048}), {{"k", int64_t(1500)}}); }},
       {"topk_smallest_i32_ties_i32_indices", [] {
          return topk_of(typed(DType::i32, {2, 1100}),
