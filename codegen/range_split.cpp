@@ -477,6 +477,63 @@ std::vector<ir::Op*> split_input_channels(ir::Graph& g, ir::Op* op, const Limits
   return replace_by_sum(g, op, partials);
 }
 
+// A grouped conv whose one image is beyond a binding (ResNeXt's and RegNet's at high resolution):
+// convs over blocks of whole groups, each on its groups' input channels, filters and bias, joined
+// along the output channels (in place where the dims before them are 1, as for one image). Each
+// piece is an ordinary conv of fewer groups, cut again in later rounds where still too large (one
+// group is an ordinary conv, cut along rows or input channels).
+std::vector<ir::Op*> split_conv_groups(ir::Graph& g, ir::Op* op, const Limits& l, std::set<const ir::Op*>& made) {
+  if (op->kind != ir::OpKind::Conv) return {};
+  const ir::ConvGeometry geo = ir::conv_geometry(*op);
+  if (geo.groups < 2) return {};
+  const ir::Value* y = op->result();
+  // The join along the output channels is in place only for one image with channels outside the
+  // rows: several images first become one conv per image (joined along the batch, in place), each
+  // cut by groups in the next round.
+  if (geo.input_pos[0] != 0 || geo.output_pos[0] != 0 || geo.output_pos[1] != 1) return {};
+  if (y->type.shape[0] > 1) {
+    std::vector<ir::Op*> images;
+    std::vector<ir::Value*> results;
+    for (int64_t i = 0; i < y->type.shape[0]; ++i) {
+      std::vector<ir::Value*> operands = op->operands;
+      operands[0] = slice_along(g, op, op->operand(0), 0, i, i + 1, l, made);
+      images.push_back(g.insert_op(op, ir::OpKind::Conv, operands, op->attrs,
+                                   cat(op->name, op->name.empty() ? "" : ".", "image", i), op->loc));
+      results.push_back(images.back()->result());
+    }
+    ir::Op* joined = g.insert_op(op, ir::OpKind::Concat, results, {{"axis", int64_t(0)}}, cat(op->name, ".images_joined"), op->loc);
+    made.insert(joined);
+    g.replace_all_uses(op->result(), joined->result());
+    g.erase_op(op);
+    return images;
+  }
+  const int64_t in_g = geo.in_channels_per_group(), out_g = geo.out_channels / geo.groups;
+  // The most groups a piece may hold so that its input and result fit one binding (at least 1).
+  const uint64_t per_group = std::max(bytes_of(op->operand(0)->type, op->operand(0)->type.shape) / uint64_t(geo.groups),
+                                      bytes_of(y->type, y->type.shape) / uint64_t(geo.groups));
+  const int64_t block = std::clamp<int64_t>(int64_t(l.bytes / std::max<uint64_t>(per_group, 1)), 1, geo.groups - 1);
+  if (ceil_div(geo.groups, block) > kMaxPieces) return {};
+  std::vector<ir::Op*> pieces;
+  std::vector<ir::Value*> results;
+  for (int64_t g0 = 0; g0 < geo.groups; g0 += block) {
+    const int64_t g1 = std::min(geo.groups, g0 + block);
+    std::vector<ir::Value*> operands{slice_along(g, op, op->operand(0), geo.input_pos[1], g0 * in_g, g1 * in_g, l, made),
+                                     slice_along(g, op, op->operand(1), geo.filter_pos[0], g0 * out_g, g1 * out_g, l, made)};
+    if (op->num_operands() == 3) operands.push_back(slice_along(g, op, op->operand(2), 0, g0 * out_g, g1 * out_g, l, made));
+    ir::AttrMap attrs = op->attrs;
+    attrs["groups"] = g1 - g0;
+    pieces.push_back(g.insert_op(op, ir::OpKind::Conv, operands, attrs,
+                                 cat(op->name, op->name.empty() ? "" : ".", "groups", g0, "-", g1 - 1), op->loc));
+    results.push_back(pieces.back()->result());
+  }
+  ir::Op* joined = g.insert_op(op, ir::OpKind::Concat, results, {{"axis", int64_t(geo.output_pos[1])}},
+                               cat(op->name, ".groups_joined"), op->loc);
+  made.insert(joined);
+  g.replace_all_uses(op->result(), joined->result());
+  g.erase_op(op);
+  return pieces;
+}
+
 // Pieces that are contiguous runs of a result in row-major order, at offsets a device may not
 // bind: written as chunks of the flat result that start at aligned offsets and fit a binding, each
 // chunk a concat of the parts of the pieces it overlaps (slice kernels where a piece is cut by a
@@ -1072,6 +1129,10 @@ std::map<const ir::Op*, std::string> split_to_binding_limits(ir::Graph& graph, c
       const std::string described = op->describe();
       std::vector<ir::Op*> partials = split_input_channels(graph, op, l, made);
       std::string what = "partial convs over blocks of input channels, summed";
+      if (partials.empty()) {
+        partials = split_conv_groups(graph, op, l, made);
+        what = "per-block convs over blocks of whole groups, joined along the output channels";
+      }
       if (partials.empty()) {
         partials = split_contraction_k(graph, op, l, made);
         what = "partial products over blocks of K, summed";

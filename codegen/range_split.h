@@ -46,6 +46,9 @@
 // over blocks of keys that also return their rows' log-sum-exp (attribute 'with_lse'), combined
 // by their softmax weights exp(lse_b - logsumexp of all).
 //
+// A grouped conv whose one image is beyond a binding (channels outside the rows) runs as convs over
+// blocks of whole groups, joined along the output channels, one image at a time.
+//
 // A gather whose data is beyond a binding along the gathered axis (an embedding table) runs as a
 // gather per block of that axis with the indices moved to the block's start, each index's block
 // chosen by selects (codegen/range_split_gather.cpp).

@@ -533,6 +533,14 @@ std::vector<SplitCase> split_cases() {
       // softmax / log_softmax whose one row is beyond a binding: the ops they are made of.
       {"softmax_long_rows", [] { return graph_of(K::Softmax, {f32({3, 1200})}, {{"axis", int64_t(1)}}); }, 1e-4},
       {"log_softmax_long_first_axis", [] { return graph_of(K::LogSoftmax, {f32({1500, 2})}, {{"axis", int64_t(0)}}); }, 1e-4},
+      // A grouped conv whose one image is beyond a binding: convs over blocks of whole groups.
+      {"grouped_conv_one_image_by_groups", [] {
+         return graph_of(K::Conv, {f32({1, 8, 12, 12}), f32({8, 2, 3, 3}), f32({8})},
+                         {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(4)}});
+       }, 1e-4},
+      {"grouped_conv_two_images_by_groups", [] {
+         return graph_of(K::Conv, {f32({2, 8, 12, 12}), f32({8, 2, 3, 3})}, {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(4)}});
+       }, 1e-4},
       {"topk_k_as_long_as_a_block", [] { return topk_of(f32({2048}), {{"k", int64_t(1500)}}); }},
       {"topk_smallest_i32_ties_i32_indices", [] {
          return topk_of(typed(DType::i32, {2, 1100}),
