@@ -116,6 +116,23 @@ Facts facts_of(const std::vector<uint32_t>& words) {
   return f;
 }
 
+// A tensor-core loop (`loop`: its GLSL with gemm_tile) in a 128-invocation kernel over 64-wide
+// operands A, B (elements `in`) and C (`out`), with the operand functions it calls (`access`),
+// compiled for the nvidia profile in NV form, optimized, validated, then rewritten to KHR.
+std::vector<uint32_t> khr_words_of_loop(const std::string& in, const std::string& out, const std::string& access,
+                                        const std::string& loop, const std::string& name) {
+  const std::string src = "#version 450\n#extension GL_KHR_memory_scope_semantics : require\n"
+                          "layout(local_size_x = 128) in;\n"
+                          "layout(std430, binding = 0) readonly buffer A { " + in + " a[]; };\n"
+                          "layout(std430, binding = 1) readonly buffer B { " + in + " b[]; };\n"
+                          "layout(std430, binding = 2) writeonly buffer C { " + out + " c[]; };\n" +
+                          access + loop + "void main() { gemm_tile(gl_WorkGroupID.x * TM, 0u, 0u, 64u); }\n";
+  TargetLimits t = find_target("nvidia").limits;
+  std::vector<uint32_t> nv = optimize_spirv(compile_glsl(src, name, t), t, name);
+  validate_spirv(nv, t, name);
+  return cooperative_matrix_nv_to_khr(nv, name);
+}
+
 TEST(CoopMatrixKhrRewrite, HalfProductGetsRolesLayoutsAndStrides) {
   std::vector<uint32_t> nv = nv_module(kHalfBuffers, kHalfProduct);
   std::vector<uint32_t> khr_words = cooperative_matrix_nv_to_khr(nv, "coopmat_test");
@@ -194,20 +211,11 @@ TEST(CoopMatrixKhrRewrite, OneTypeInTwoRolesIsRefused) {
 TEST(CoopMatrixKhrRewrite, TheGemmLoopRewrites) {
   for (bool a_kfast : {false, true}) {
     CoopTile tile{64, 64, 32, 2, 2, 32, a_kfast, !a_kfast, 1};
-    std::string src = std::string("#version 450\n#extension GL_KHR_memory_scope_semantics : require\n") +
-                      "layout(local_size_x = 128) in;\n"
-                      "layout(std430, binding = 0) readonly buffer A { float a[]; };\n"
-                      "layout(std430, binding = 1) readonly buffer B { float b[]; };\n"
-                      "layout(std430, binding = 2) writeonly buffer C { float c[]; };\n"
-                      "void a_begin(uint m) {}\nfloat a_load(uint m, uint k) { return a[m * 64u + k]; }\n"
-                      "void b_begin(uint n) {}\nfloat b_load(uint n, uint k) { return b[k * 64u + n]; }\n"
-                      "void store_c(uint m, uint n, float v) { c[m * 64u + n] = v; }\n" +
-                      kernels::gemm_coopmat_glsl(tile, false, true) +
-                      "void main() { gemm_tile(gl_WorkGroupID.x * TM, 0u, 0u, 64u); }\n";
-    TargetLimits t = find_target("nvidia").limits;
-    std::vector<uint32_t> nv = optimize_spirv(compile_glsl(src, "gemm_loop", t), t, "gemm_loop");
-    validate_spirv(nv, t, "gemm_loop");
-    Facts f = facts_of(cooperative_matrix_nv_to_khr(nv, "gemm_loop"));
+    Facts f = facts_of(khr_words_of_loop("float", "float",
+                                         "void a_begin(uint m) {}\nfloat a_load(uint m, uint k) { return a[m * 64u + k]; }\n"
+                                         "void b_begin(uint n) {}\nfloat b_load(uint n, uint k) { return b[k * 64u + n]; }\n"
+                                         "void store_c(uint m, uint n, float v) { c[m * 64u + n] = v; }\n",
+                                         kernels::gemm_coopmat_glsl(tile, false, true), "gemm_loop"));
     ASSERT_EQ(f.type_use.size(), 3u);
     EXPECT_FALSE(f.products.empty());
     for (const Inst& p : f.products) {
@@ -238,20 +246,12 @@ TEST(CoopMatrixKhrRewrite, TheGemmLoopRewrites) {
 // (without them KHR multiplies the bytes as unsigned), K-fast tiles: A row-major, B column-major.
 TEST(CoopMatrixKhrRewrite, TheInt8LoopRewritesWithSignedness) {
   CoopTile tile{64, 64, 64, 2, 2, 32, true, true, 16};
-  std::string src = std::string("#version 450\n#extension GL_KHR_memory_scope_semantics : require\n") +
-                    "layout(local_size_x = 128) in;\n"
-                    "layout(std430, binding = 0) readonly buffer A { uvec4 a[]; };\n"
-                    "layout(std430, binding = 1) readonly buffer B { uvec4 b[]; };\n"
-                    "layout(std430, binding = 2) writeonly buffer C { int c[]; };\n"
-                    "uvec4 a_load16(uint m, uint k) { return a[(m * 64u + k) / 16u]; }\n"
-                    "uvec4 b_load16(uint n, uint k) { return b[(n * 64u + k) / 16u]; }\n"
-                    "void store_c(uint m, uint n, int v) { c[m * 64u + n] = v; }\n" +
-                    kernels::integer_coopmat_glsl(tile, false, true) +
-                    "void main() { gemm_tile(gl_WorkGroupID.x * TM, 0u, 0u, 64u); }\n";
-  TargetLimits t = find_target("nvidia").limits;
-  std::vector<uint32_t> nv = optimize_spirv(compile_glsl(src, "int8_loop", t), t, "int8_loop");
-  validate_spirv(nv, t, "int8_loop");
-  std::vector<uint32_t> words = cooperative_matrix_nv_to_khr(nv, "int8_loop");
+  std::vector<uint32_t> words =
+      khr_words_of_loop("uvec4", "int",
+                        "uvec4 a_load16(uint m, uint k) { return a[(m * 64u + k) / 16u]; }\n"
+                        "uvec4 b_load16(uint n, uint k) { return b[(n * 64u + k) / 16u]; }\n"
+                        "void store_c(uint m, uint n, int v) { c[m * 64u + n] = v; }\n",
+                        kernels::integer_coopmat_glsl(tile, false, true), "int8_loop");
   Facts f = facts_of(words);
   ASSERT_EQ(f.type_use.size(), 3u);
   // Component widths and shapes per role, from the module's OpTypeInt and the KHR types.
