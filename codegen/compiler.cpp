@@ -52,6 +52,13 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
       ConvPlan plan = plan_conv(ir::conv_geometry(conv), limits, 2, "", conv.describe());
       return plan.strategy == ConvStrategy::implicit_gemm_coopmat && plan.coop().vec == 8;
     };
+    // float32 filters of the SIMT GEMM with one tap per K slice (more than one tap: a 1x1 filter
+    // is already stored that way).
+    auto packs_f32 = [limits = *target](const ir::Op& conv) {
+      if (conv.operand(0)->type.dtype != DType::f32) return false;
+      ir::ConvGeometry g = ir::conv_geometry(conv);
+      return product(g.kernel) > 1 && conv_slices_hold_one_tap(g, plan_conv(g, limits, 4, "", conv.describe()));
+    };
     // A conv joins the channels-last regions only where its kernel stays the one it had, or
     // becomes the channels-last depthwise kernel (coalesced over channels there, as the tiled
     // depthwise kernel is over W in NCHW); a depthwise conv changes both layouts or neither.
@@ -73,7 +80,7 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
       return channels_last_strategy(conv) == ConvStrategy::depthwise_channels_last;
     };
     pm.add(ir::channels_last_pass({packs, keeps_kernel, depthwise}));
-    pm.add(ir::pack_conv_filters_pass(packs));
+    pm.add(ir::pack_conv_filters_pass([packs, packs_f32](const ir::Op& conv) { return packs(conv) || packs_f32(conv); }));
   }
   pm.add(ir::dead_code_elimination_pass());
   return pm;

@@ -203,6 +203,12 @@ ConvGemmShape conv_gemm_shape(const ir::ConvGeometry& g) {
   return s;
 }
 
+bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p) {
+  if (p.strategy != ConvStrategy::implicit_gemm && p.strategy != ConvStrategy::split_k) return false;
+  const SimtTile* t = std::get_if<SimtTile>(&p.tile);
+  return t != nullptr && !g.transposed && g.in_channels_per_group() % int64_t(t->tk) == 0;
+}
+
 GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy) {
   ConvGemmShape s = conv_gemm_shape(g);
   GemmProblem p{s.m, s.n, s.k, s.groups};

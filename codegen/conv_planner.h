@@ -110,6 +110,13 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
 ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t element_bytes,
                    const std::string& forced, const std::string& what);
 
+// Whether the SIMT GEMM kernel of `p` (implicit_gemm or split_k, forward conv) walks its columns
+// tap-major (k = tap * Cg + c) with one kernel tap per K slice: a group's input channels are a
+// multiple of the slice. Each invocation then decodes the tap and tests its row's position once
+// per slice, not once per staged element (codegen/kernels/conv_gemm.cpp), and a filter stored
+// output channels, taps, input channels (ir/passes/pack_conv_filters.cpp) is read contiguously.
+bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p);
+
 // The conv as the GEMM planner sees it, with the loops its operands allow for `strategy`.
 GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy);
 

@@ -48,10 +48,11 @@ Pass fuse_attention_pass(AttentionFits fits = {});
 // ops run in which precision and why.
 Pass convert_to_fp16_pass();
 
-// Constant float16 filters of convs that `wanted` names (the codegen planner: those its tensor-core
-// kernel stages 16 bytes at a time; empty: every such conv) are stored output channels outermost,
-// then the taps, then a group's input channels, with the conv's filter_layout saying so: the kernel
-// then reads them in place instead of packing them in a dispatch per execution.
+// Constant float16 and float32 filters of convs that `wanted` names (the codegen planner: float16
+// ones its tensor-core kernel stages 16 bytes at a time, float32 ones its SIMT GEMM walks one tap
+// per K slice; empty: every such conv) are stored output channels outermost, then the taps, then a
+// group's input channels, with the conv's filter_layout saying so: the kernel then reads them in
+// place (float16: instead of packing them in a dispatch per execution; float32: contiguously).
 using ConvFilterPacked = std::function<bool(const Op& conv)>;
 Pass pack_conv_filters_pass(ConvFilterPacked wanted = {});
 

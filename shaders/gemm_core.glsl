@@ -25,7 +25,9 @@
 //   void store_c(uint m, uint n, float v);                 one result (skips m >= M, n >= N)
 // In M-fast staging (A_KFAST = 0) a_begin(m) is called once for the invocation's one staging row
 // (THREADS % TM == 0, checked by the planner) and a_load always gets that m; in K-fast staging
-// a_begin is called before every a_load of a new row. Likewise for B.
+// a_begin is called before every a_load of a new row. Likewise for B. A kernel whose loads share
+// per-slice state provides `void k_slice(uint k0)` too (SLICE_BEGIN), called before each slice's
+// loads, after a_begin/b_begin of the staging row in M-fast (N-fast) order.
 #extension GL_EXT_control_flow_attributes : require
 
 const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, RM = ${RM}u, RN = ${RN}u;
@@ -72,6 +74,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
     bool more = k0 < k_end;
     if (more) {
+      ${SLICE_BEGIN}
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
         if (A_KFAST == 0u) {

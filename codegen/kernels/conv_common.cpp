@@ -101,6 +101,15 @@ std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
     s += cat("  off += uint(p) * ", u32(xs[2 + i]), ";\n");
   }
   s += cat("  return ", value_type, "(", reader, "(off));\n}\n");
+  if (!g.transposed) {  // the same read's offset of channel 0, for a row whose tap is known once
+    s += "bool row_tap(XRow r, uvec3 k, out uint off) {\n  off = r.off;\n  int p;\n";
+    for (size_t i = 0; i < size_t(g.spatial_rank); ++i) {
+      s += cat("  p = r.p0[", i, "] + int(k[", i, "] * ", u32(g.dilations[i]), ");\n");
+      s += cat("  if (p < 0 || p >= ", g.in_spatial[i], ") return false;\n");
+      s += cat("  off += uint(p) * ", u32(xs[2 + i]), ";\n");
+    }
+    s += "  return true;\n}\n";
+  }
   s += cat(value_type, " gather_x(uint n, uint c, uvec3 o, uvec3 k) { return gather_row(x_row(n, o), c, k); }\n");
   return s;
 }
@@ -155,6 +164,14 @@ std::string decode_k_fn(const ir::ConvGeometry& g, bool by_phase) {
     }
   }
   return s + "}\n";
+}
+
+std::string decode_tap_fn(const ir::ConvGeometry& g, bool by_phase) {
+  const std::vector<int64_t> extents = by_phase ? conv_phases(g).taps : g.kernel;  // a phase's taps j
+  std::string s = "uvec3 decode_tap(uint t) {\n  uvec3 kk = uvec3(0u);\n";
+  for (size_t i = size_t(g.spatial_rank); i-- > 1;)
+    s += cat("  kk[", i, "] = t % ", u32(extents[i]), "; t /= ", u32(extents[i]), ";\n");
+  return s + "  kk[0] = t;\n  return kk;\n}\n";
 }
 
 std::string out_offset_fn(const ir::ConvGeometry& g, const Shape& output_shape) {

@@ -53,7 +53,9 @@ std::string u32(int64_t v);  // "123u"
 // land between input elements (the zeros of the strided upsampling) contribute nothing.
 // Also emitted: `XRow x_row(uint n, uvec3 o)` and `T gather_row(XRow r, uint c, uvec3 k)`, the
 // same read split into the part that depends on the output element only and the per-tap rest
-// (gather_x(n, c, o, k) == gather_row(x_row(n, o), c, k)).
+// (gather_x(n, c, o, k) == gather_row(x_row(n, o), c, k)). A forward conv also gets
+// `bool row_tap(XRow r, uvec3 k, out uint off)`: whether tap k of row r lies inside the input, and
+// the offset of its channel 0 there (gather_row(r, c, k) reads off + c * channel stride).
 // by_phase (a strided conv_transpose in the GEMM, codegen/conv_phases.h): o is the position q
 // within the workgroup's phase and k the phase's tap j, so the read is input q + base(r) - j.
 std::string gather_input_fn(const ir::ConvGeometry& g, const Shape& input_shape,
@@ -77,6 +79,10 @@ std::string decode_out_fn(const ir::ConvGeometry& g, bool by_phase = false);
 // kernel tap), in the im2col column order of the filter layout (ir::im2col_columns).
 // by_phase: over a phase's taps (ceil(K / s) per dim).
 std::string decode_k_fn(const ir::ConvGeometry& g, bool by_phase = false);
+
+// uvec3 decode_tap(uint t): kernel tap t (row-major over the kernel's spatial dims) -> its
+// coordinates (by_phase: tap j of a phase, over the phase's taps).
+std::string decode_tap_fn(const ir::ConvGeometry& g, bool by_phase = false);
 
 // The GEMM's view of its group `grp` (a private uint of the kernel): `uint cgrp()`, the conv
 // group, and `bool out_at(uint p, out uvec3 o)`, the output coordinates of GEMM position p, false
@@ -127,8 +133,11 @@ struct PackedSources {
 EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,
                              const std::string& columns_tensor, const std::string& partial_tensor = "",
                              const PackedSources* packed = nullptr);
-// How the GEMM loop of emit_conv_gemm stages a tile for this conv's filter layout (gemm_core.h).
-GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape);
+// How the GEMM loop of emit_conv_gemm stages a tile for this conv's filter layout (gemm_core.h);
+// one_tap_per_slice: the plan's slices hold one tap each (conv_slices_hold_one_tap), and the
+// loads' per-slice state is computed by the loop's slice hook.
+GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape,
+                                   bool one_tap_per_slice = false);
 // The split_k reduce dispatch (conv_split_k.cpp): sums the slices of `partial_tensor` per output
 // element, adds the bias and stores through the fused epilogue, once per output.
 EmittedKernel emit_conv_split_k_reduce(const ConvOperands& c, const ConvPlan& plan, const KernelContext& ctx,

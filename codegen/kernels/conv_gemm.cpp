@@ -1,4 +1,6 @@
 // The tiled GEMM kernel of the implicit_gemm, split_k and im2col conv strategies.
+#include <cstdlib>
+
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
@@ -34,6 +36,27 @@ std::string load_b_fn(const ConvGemmShape& s) {
              ") return 0.0;\n  uint c;\n  uvec3 kk;\n  decode_k(k, c, kk);\n  return w_tap(b_row, c, kk);\n}\n");
 }
 
+// The loads of a plan whose K slices each hold one tap (conv_slices_hold_one_tap): columns are
+// tap-major, k = tap * Cg + c. k_slice decodes the slice's tap (the same for the whole workgroup)
+// and, for the invocation's one staging row (A is staged M-fast), whether that tap lands inside
+// the input and where its channel 0 is; a_load is then one multiply-add and a read, where
+// decode_k and the per-dim bounds tests ran for every element (a 3x3 conv: ~20 instructions per
+// staged value). K is a whole number of slices, so no column test either.
+std::string one_tap_load_fns(const ConvGemmShape& s, int64_t channels_per_group, int64_t x_channel_stride) {
+  const std::string cg = u32(channels_per_group), xs1 = u32(x_channel_stride);
+  return cat("bool a_ok, a_sok;\nXRow a_row;\nuint a_sbase;\nuvec3 s_kk;\nuint s_ktap;\n",
+             "void a_begin(uint m) {\n  a_ok = m < ", u32(s.m), ";\n  a_row = x_row(m / ", u32(s.positions),
+             ", decode_out(m % ", u32(s.positions), "));\n}\n",
+             "void k_slice(uint k0) {\n  uint t = k0 / ", cg, ";\n  s_ktap = t * ", cg,
+             ";\n  s_kk = decode_tap(t);\n  uint off = 0u;\n  a_sok = a_ok && row_tap(a_row, s_kk, off);\n",
+             "  // Wraps below zero for k < s_ktap, which a_load never asks for; the sum is exact mod 2^32.\n",
+             "  a_sbase = off + (cgrp() * ", cg, " - s_ktap) * ", xs1, ";\n}\n",
+             "float a_load(uint m, uint k) { return a_sok ? float(x_at(a_sbase + k * ", xs1, ")) : 0.0; }\n",
+             "bool b_ok;\nuint b_row;\nvoid b_begin(uint nn) {\n  b_ok = nn < ", u32(s.n),
+             ";\n  b_row = w_row(cgrp(), nn);\n}\n",
+             "float b_load(uint nn, uint k) { return b_ok ? w_tap(b_row, k - s_ktap, s_kk) : 0.0; }\n");
+}
+
 // void store_c(uint m, uint nn, float v): adds the bias and hands one output element of the
 // workgroup's group to store_result (the fused epilogue, codegen/fusion.h). Split-K instead
 // writes the raw partial sum of the workgroup's slice at the element's output offset in that
@@ -49,11 +72,14 @@ std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
 
 }  // namespace
 
-GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape) {
+GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape,
+                                   bool one_tap_per_slice) {
   GemmCoreShape core{t};
   // The gathers' index math makes the loop body long: unrolled over TK it ran 3-5x slower than
   // rolled on H200 (ResNet 3x3 conv 6.1 ms unrolled, 1.2 ms rolled; bench/RESULTS.md, 2026-11-24).
   core.kk_unroll = 1;
+  core.slice_hook = one_tap_per_slice;
+  if (const char* e = std::getenv("VKC_EXP_CONV_UNROLL"); e && one_tap_per_slice) core.kk_unroll = uint32_t(std::atoi(e));
   // B walks K fastest when the filter's output channels are not its contiguous dim (OIHW-like
   // filters: K = C x taps runs along memory), so staging reads whole cache lines.
   std::vector<int64_t> ws = ir::logical_strides(filter_shape, g.filter_pos);
@@ -121,6 +147,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   for (const FusedCode* f : {&xl, &wl, &st}) types.insert(f->types.begin(), f->types.end());
 
   const bool by_phase = s.phases > 1;
+  const bool one_tap = !coop && !from_columns && conv_slices_hold_one_tap(g, plan);
   check(!by_phase || !from_columns, c.what, ": internal: a conv_transpose by phase has no column form");
   std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g, by_phase) +
                         out_offset_fn(g, c.output->type.shape) + phase_fns(g);
@@ -128,9 +155,14 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   if (vec8) {
     helpers += packed_operand_fns(g, packed->input.empty() ? &c.input->type.shape : nullptr);
   } else {
-    helpers += decode_k_fn(g, by_phase) + load_filter_fn(g, c.filter->type.shape, "w_at", by_phase);
+    helpers += load_filter_fn(g, c.filter->type.shape, "w_at", by_phase);
     if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float", by_phase);
-    helpers += load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s);
+    if (one_tap) {
+      const int64_t xs1 = ir::logical_strides(c.input->type.shape, g.input_pos)[1];
+      helpers += decode_tap_fn(g) + one_tap_load_fns(s, g.in_channels_per_group(), xs1);
+    } else {
+      helpers += decode_k_fn(g, by_phase) + load_a_fn(s, g.in_channels_per_group(), from_columns) + load_b_fn(s);
+    }
   }
   helpers += store_c_fn(s, split ? uint64_t(c.output->type.numel()) : 0);
 
@@ -145,7 +177,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   if (coop) k.subgroup_sizes = {plan.coop().subgroup, plan.coop().subgroup};
   std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1,
                                               k.cooperative_matrix_khr)
-                          : gemm_core_glsl(conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape));
+                          : gemm_core_glsl(conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape, one_tap));
   uint32_t threads = invocations(plan.tile);
   check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);
   // The balanced-slice bounds compute (split + 1) * K_STEPS in 32 bits.

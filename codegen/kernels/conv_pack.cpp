@@ -30,15 +30,6 @@ std::vector<int> packed_input_pos(const ir::ConvGeometry& g) {
   return pos;
 }
 
-// uvec3 decode_tap(uint t): kernel tap t (row-major over the kernel's spatial dims) -> coordinates.
-std::string decode_tap_fn(const ir::ConvGeometry& g, bool by_phase = false) {
-  const std::vector<int64_t> extents = by_phase ? conv_phases(g).taps : g.kernel;  // a phase's taps j
-  std::string s = "uvec3 decode_tap(uint t) {\n  uvec3 kk = uvec3(0u);\n";
-  for (size_t i = size_t(g.spatial_rank); i-- > 1;)
-    s += cat("  kk[", i, "] = t % ", u32(extents[i]), "; t /= ", u32(extents[i]), ";\n");
-  return s + "  kk[0] = t;\n  return kk;\n}\n";
-}
-
 bool raw_f16(const ConvOperands& c, const ir::Value* v) {
   return v->type.dtype == DType::f16 &&
          std::none_of(c.group->prologue.begin(), c.group->prologue.end(),

@@ -48,6 +48,7 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"STAGES", std::to_string(s.stages)},
                                                {"A_KFAST", shape.a_kfast ? "1" : "0"},
                                                {"B_KFAST", shape.b_kfast ? "1" : "0"},
+                                               {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
                                                {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});
 }
 

@@ -18,6 +18,9 @@ struct GemmCoreShape {
   // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
   // unrolled body too large (measured; see conv_gemm_core_shape).
   uint32_t kk_unroll = 0;  // 0: tk
+  // The kernel defines `void k_slice(uint k0)`, called once per K slice before its loads, where
+  // state shared by the slice's loads is computed once (a conv's tap; conv_gemm.cpp).
+  bool slice_hook = false;
   uint32_t threads() const { return tile.invocations(); }
   // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
   // invocation stages the same number of elements (quads), so the staging loops need no bounds

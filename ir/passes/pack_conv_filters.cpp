@@ -1,8 +1,11 @@
-// Constant float16 conv filters stored in the layout the tensor-core kernel stages from: output
-// channels outermost, then the taps, then the input channels of a group ("FHWC" in 2-D). The kernel
-// reads such a filter in place; in any other layout it packs the filter in an extra dispatch on
-// every execution (codegen/kernels/conv.cpp), one per conv: 53 of resnet50's dispatches in the
-// precision mode. A constant costs the permutation once, here.
+// Constant conv filters stored in the layout the GEMM kernels read best: output channels
+// outermost, then the taps, then the input channels of a group ("FHWC" in 2-D).
+// - float16, the tensor-core kernel: it reads such a filter in place; in any other layout it packs
+//   the filter in an extra dispatch on every execution (codegen/kernels/conv.cpp), one per conv:
+//   53 of resnet50's dispatches in the precision mode. A constant costs the permutation once, here.
+// - float32, the SIMT GEMM whose K slices each hold one tap (codegen/conv_planner.h,
+//   conv_slices_hold_one_tap): its columns are tap-major, so a slice's quads of columns are four
+//   neighbouring input channels, contiguous in this layout (16 floats apart in OIHW for a 3x3).
 #include <cstring>
 #include <vector>
 
@@ -21,7 +24,8 @@ const HostTensor* sole_constant(Graph& g, const Value* v) {
 bool pack_one(Graph& g, Op* conv, const ConvFilterPacked& wanted) {
   if (conv->kind != OpKind::Conv) return false;  // a transposed conv's filter is gathered, not packed
   const HostTensor* w = sole_constant(g, conv->operand(1));
-  if (w == nullptr || w->dtype() != DType::f16) return false;
+  if (w == nullptr || (w->dtype() != DType::f16 && w->dtype() != DType::f32)) return false;
+  const size_t bytes = dtype_size(w->dtype());
   const ConvGeometry geo = conv_geometry(*conv);
   const std::string packed = "F" + spatial_letters(geo.spatial_rank) + "C";
   if (geo.filter_layout == packed || (wanted && !wanted(*conv))) return false;
@@ -36,7 +40,7 @@ bool pack_one(Graph& g, Op* conv, const ConvFilterPacked& wanted) {
   Shape new_shape(rank);
   for (size_t d = 0; d < rank; ++d) new_shape[size_t(new_pos[d])] = logical[d];
   const std::vector<int64_t> old_strides = shape_strides(w->shape()), new_strides = shape_strides(new_shape);
-  HostTensor out(DType::f16, new_shape);
+  HostTensor out(w->dtype(), new_shape);
   std::vector<int64_t> index(rank, 0);  // logical
   for (int64_t n = 0; n < w->numel(); ++n) {
     int64_t from = 0, to = 0;
@@ -44,7 +48,8 @@ bool pack_one(Graph& g, Op* conv, const ConvFilterPacked& wanted) {
       from += index[d] * old_strides[size_t(geo.filter_pos[d])];
       to += index[d] * new_strides[size_t(new_pos[d])];
     }
-    std::memcpy(static_cast<uint8_t*>(out.data()) + to * 2, static_cast<const uint8_t*>(w->data()) + from * 2, 2);
+    std::memcpy(static_cast<uint8_t*>(out.data()) + to * bytes, static_cast<const uint8_t*>(w->data()) + from * bytes,
+                bytes);
     for (size_t d = rank; d-- > 0;)
       if (++index[d] < logical[d]) break;
       else index[d] = 0;

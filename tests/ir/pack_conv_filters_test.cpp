@@ -1,7 +1,7 @@
-// The filter-packing pass (ir/passes/pack_conv_filters.cpp): constant float16 conv filters are
-// stored output channels, taps, input channels with filter_layout saying so, and the conv computes
-// exactly the same numbers (a permutation of float16 values loses nothing), in 1-D, 2-D and 3-D,
-// grouped, from OIHW and from HWCF; filters that are not sole-use f16 constants stay as they are.
+// The filter-packing pass (ir/passes/pack_conv_filters.cpp): constant float16 and float32 conv
+// filters are stored output channels, taps, input channels with filter_layout saying so, and the
+// conv computes exactly the same numbers (a permutation of values loses nothing), in 1-D, 2-D and
+// 3-D, grouped, from OIHW and from HWCF; filters that are not sole-use constants stay as they are.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -55,16 +55,17 @@ TEST(PackConvFilters, SameNumbersInThePackedLayout) {
       {{1, 8, 4, 5, 6}, {16, 8, 3, 3, 3}, "", 1, "FDHWC"},
   };
   std::mt19937 rng(11);
+  for (DType t : {DType::f16, DType::f32})
   for (const Case& c : cases) {
-    SCOPED_TRACE(shape_str(c.w));
-    Graph g = conv_graph(c, DType::f16, rng);
+    SCOPED_TRACE(shape_str(c.w) + " " + std::string(dtype_name(t)));
+    Graph g = conv_graph(c, t, rng);
     Graph before = g.clone();
     PassManager pm;
     pm.add(pack_conv_filters_pass());
     pm.run(g);
     verify_graph(g);
     EXPECT_EQ(layout_of_conv(g), c.packed);
-    std::map<std::string, HostTensor> in{{"x", random_tensor(DType::f16, c.x, rng)}};
+    std::map<std::string, HostTensor> in{{"x", random_tensor(t, c.x, rng)}};
     HostTensor want = interpret(before, in).at("y"), got = interpret(g, in).at("y");
     ASSERT_EQ(got.numel(), want.numel());
     for (int64_t i = 0; i < want.numel(); ++i) ASSERT_EQ(got.get_f64(i), want.get_f64(i)) << i;
@@ -80,10 +81,12 @@ TEST(PackConvFilters, LeavesOtherFiltersAlone) {
     pm.run(g);
     return layout_of_conv(g) == "";
   };
-  EXPECT_TRUE(unchanged(conv_graph(c, DType::f32, rng)));        // f32: not the tensor-core kernel's
   EXPECT_TRUE(unchanged(conv_graph(c, DType::f16, rng, true)));  // the filter is also an output
+  EXPECT_TRUE(unchanged(conv_graph(c, DType::f32, rng, true)));
   EXPECT_TRUE(unchanged(conv_graph(c, DType::f16, rng), [](const Op&) { return false; }));  // not wanted
+  EXPECT_TRUE(unchanged(conv_graph(c, DType::f32, rng), [](const Op&) { return false; }));
   EXPECT_FALSE(unchanged(conv_graph(c, DType::f16, rng)));
+  EXPECT_FALSE(unchanged(conv_graph(c, DType::f32, rng)));
 }
 
 }  // namespace
