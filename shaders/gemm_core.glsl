@@ -43,6 +43,9 @@ const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u;
 const uint A_UNITS = A_KFAST == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_KFAST == 1u ? TN * TK / 4u : TN * TK;
 const uint A_ROUNDS = A_UNITS / THREADS, B_ROUNDS = B_UNITS / THREADS;
 const uint A_REGS = A_ROUNDS * (A_KFAST == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_KFAST == 1u ? 4u : 1u);
+// 1: results leave through workgroup memory, neighbouring invocations on neighbouring rows (see
+// the end of gemm_tile; gemm_core.h).
+const uint STORE_M_FAST = ${STORE_M_FAST}u;
 // kk steps per iteration of the multiply loop (TK: fully unrolled; see gemm_core.h).
 const uint KK_UNROLL = ${KK_UNROLL}u;
 
@@ -149,6 +152,31 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       barrier();
     }
   }
-  [[unroll]] for (uint i = 0u; i < RM; ++i)
-    [[unroll]] for (uint j = 0u; j < RN; ++j) store_c(m0 + owned_row(ty, i), n0 + owned_col(tx, j), acc[i][j]);
+  if (STORE_M_FAST == 0u) {
+    [[unroll]] for (uint i = 0u; i < RM; ++i)
+      [[unroll]] for (uint j = 0u; j < RN; ++j) store_c(m0 + owned_row(ty, i), n0 + owned_col(tx, j), acc[i][j]);
+    return;
+  }
+  // Results whose rows (M) are contiguous in memory (an NCHW conv's output positions) go out
+  // through workgroup memory, one register column j at a time: the TX columns of pass j are
+  // written [column][row] into a_tile's space, then read back with neighbouring invocations on
+  // neighbouring rows, so each store instruction writes whole cache lines instead of one element
+  // of TX different lines. Rows are padded by one word so that the writes of invocations with
+  // different tx fall in different banks.
+  const uint SCRATCH_ROW = TM + 1u;
+  barrier();  // every invocation has finished reading the last slice's tiles
+  [[unroll]] for (uint j = 0u; j < RN; ++j) {
+    [[unroll]] for (uint i = 0u; i < RM; ++i) {
+      uint w = tx * SCRATCH_ROW + owned_row(ty, i);
+      a_tile[w / 4u][w % 4u] = acc[i][j];
+    }
+    barrier();
+    [[unroll]] for (uint r = 0u; r < TX * TM / THREADS; ++r) {
+      uint e = lid + r * THREADS;
+      uint col = e / TM, row = e % TM;
+      uint w = col * SCRATCH_ROW + row;
+      store_c(m0 + row, n0 + owned_col(col, j), a_tile[w / 4u][w % 4u]);
+    }
+    barrier();
+  }
 }

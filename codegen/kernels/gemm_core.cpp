@@ -17,6 +17,8 @@ std::string unsupported(const GemmCoreShape& shape) {
   if (s.stages != 1 && s.stages != 2) return cat(s.stages, " stages for tile ", tile(), " (the loop has 1 or 2)");
   if (shape.kk_unroll != 0 && s.tk % shape.kk_unroll != 0)
     return cat("unroll ", shape.kk_unroll, " does not divide TK of tile ", tile());
+  if (shape.store_m_fast && !shape.store_m_fast_fits())
+    return cat("results of tile ", tile(), " do not fit workgroup memory column by column");
   if (!shape.stages_evenly(s.tm, shape.a_kfast))
     return cat("A does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
   if (!shape.stages_evenly(s.tn, shape.b_kfast))
@@ -31,6 +33,14 @@ bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast) const {
   if (n == 0) return false;
   if (kfast) return tile.tk % 4 == 0 && (outer * tile.tk / 4) % n == 0;
   return n % outer == 0 && (outer * tile.tk) % n == 0;
+}
+
+bool GemmCoreShape::store_m_fast_fits() const {
+  const uint32_t tx = tile.tn / tile.rn, n = threads();
+  // The scratch of one pass, tx columns of tm + 1 words, inside the A tiles (stages x tk x tm
+  // words); every invocation reads the same number of its tx x tm values.
+  return n != 0 && uint64_t(tx) * (tile.tm + 1) <= uint64_t(tile.stages) * tile.tk * tile.tm &&
+         (uint64_t(tx) * tile.tm) % n == 0;
 }
 
 bool gemm_core_supports(const GemmCoreShape& s) { return unsupported(s).empty(); }
@@ -48,6 +58,7 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"STAGES", std::to_string(s.stages)},
                                                {"A_KFAST", shape.a_kfast ? "1" : "0"},
                                                {"B_KFAST", shape.b_kfast ? "1" : "0"},
+                                               {"STORE_M_FAST", shape.store_m_fast ? "1" : "0"},
                                                {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
                                                {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});
 }

@@ -21,6 +21,12 @@ struct GemmCoreShape {
   // The kernel defines `void k_slice(uint k0)`, called once per K slice before its loads, where
   // state shared by the slice's loads is computed once (a conv's tap; conv_gemm.cpp).
   bool slice_hook = false;
+  // Results go out with neighbouring invocations on neighbouring rows of the tile (through
+  // workgroup memory, one register column at a time), for results whose M is contiguous in
+  // memory; else neighbouring invocations store neighbouring columns. Needs the tile's TX columns
+  // of TM (+1) rows to fit the A tiles' space (store_m_fast_fits).
+  bool store_m_fast = false;
+  bool store_m_fast_fits() const;
   uint32_t threads() const { return tile.invocations(); }
   // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
   // invocation stages the same number of elements (quads), so the staging loops need no bounds
