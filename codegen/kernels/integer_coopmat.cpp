@@ -199,7 +199,9 @@ void bind_table(const integer::ChannelTable& table, const std::string& out, std:
 
 std::string integer_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
   check(c.int8() && coop_loop_supports(c), "internal: the int8 GEMM loop does not support tile ", c.str());
-  return instantiate_shader("integer_coopmat.glsl", coopmat_loop_values(c, store_m_fast, for_khr));
+  std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
+  values.push_back({"FRAG_K", std::to_string(c.fk)});
+  return instantiate_shader("integer_coopmat.glsl", values);
 }
 
 IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& target, const std::string& forced) {
@@ -240,6 +242,8 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
       if (c == nullptr || !c->int8() || cat(c->tm, "x", c->tn, "x", c->tk) != want) continue;
       CoopTile tile = *c;
       tile.subgroup = coopmat_subgroup_size(target);
+      const std::array<uint32_t, 3> fragment = coopmat_int8_fragment(target);
+      tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
       tile.a_kfast = p.a_kfast;
       tile.b_kfast = p.b_kfast;
       const std::string why = tile_misfit(tile, target);
@@ -297,6 +301,8 @@ EmittedKernel gemm_kernel(const ir::Op& op, const CoopTile& tile, const KernelCo
   e.workgroup_memory_bytes = tile.workgroup_memory_bytes();
   e.tiles = {{"tile_m", tile.tm}, {"tile_n", tile.tn}, {"tile_k", tile.tk}, {"subgroups_m", tile.wm},
              {"subgroups_n", tile.wn}, {"staging_load_bytes", 16}};
+  if (!tile.default_fragment())  // AMD's 16x16x16 (NVIDIA's 16x16x32 keeps its plans' text)
+    e.tiles["fragment_m"] = tile.fm, e.tiles["fragment_n"] = tile.fn, e.tiles["fragment_k"] = tile.fk;
   e.notes = tile.str();
   e.flops = 2.0 * double(batches) * double(m) * double(n) * double(k);
   double bytes = 0;
