@@ -283,6 +283,22 @@ TEST(IntegerCoopMatrixPlan, WideChannelTablesTakeTheTensorCores) {
   EXPECT_EQ(channel_table(m).size(), 2u * 4096u);
 }
 
+// The SIMT kernel binds the table where one more storage buffer fits: a conv with bias on
+// vulkan-min (4 storage buffers: input, filter, bias, result) keeps shader arrays and still
+// compiles; on lavapipe the same conv binds its 2 x 64 entries (zero points, scales).
+TEST(IntegerCoopMatrixPlan, SimtKeepsShaderArraysWhereNoBindingIsLeft) {
+  Case c{{1, 16, 8, 8}, {64, 16, 3, 3}, requantized({{"pads", V{1, 1, 1, 1}}}, "u8", 64, 5), DType::u8, 128, true};
+  c.w_zp = 0;
+  ir::Graph g = conv_graph(c, 9);
+  ModuleImage m = compile_for(g, "lavapipe");
+  EXPECT_EQ(kernels_of(m), "conv_integer ");
+  EXPECT_EQ(channel_table(m).size(), 128u);
+  m = compile_for(g, "vulkan-min");
+  EXPECT_EQ(kernels_of(m), "conv_integer ");
+  EXPECT_EQ(m.manifest.dispatches.back().bindings.size(), 4u);
+  EXPECT_TRUE(channel_table(m).empty());
+}
+
 // A QDQ conv with 2048 output channels (per-channel weight scales), rewritten by the pipeline: on
 // tensor cores, its requantization scales in the table.
 TEST(IntegerCoopMatrixPlan, WideQdqConvTakesTheTensorCores) {
