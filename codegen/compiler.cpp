@@ -273,8 +273,12 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
 
   // Tensors: the storage plan's plus scratch buffers, then place constants and the arena.
   m.tensors = storage.tensors;
-  for (const ScratchTensor& s : scratch_all)
-    m.tensors.push_back({s.name, s.dtype, s.shape, TensorRole::Intermediate, 0, ""});
+  std::map<std::string, const HostTensor*> kernel_constants;
+  for (const ScratchTensor& s : scratch_all) {
+    const TensorRole role = s.constant ? TensorRole::Constant : TensorRole::Intermediate;
+    m.tensors.push_back({s.name, s.dtype, s.shape, role, 0, ""});
+    if (s.constant) kernel_constants[s.name] = &*s.constant;
+  }
   const TensorLookup tensors(m);  // m.tensors keeps its elements until the erase_if at the end
   // Live ranges over dispatch indices: from the first dispatch touching a storage to the last.
   std::map<std::string, std::pair<int, int>> range;
@@ -301,8 +305,10 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
 
   for (TensorDesc& t : m.tensors) {
     if (t.role != TensorRole::Constant || !t.view_of.empty() || !range.count(t.name)) continue;
-    const ir::Value* v = storage.constant_source.at(t.name);
-    const HostTensor& data = *v->producer->attr_tensor("value");
+    auto own = kernel_constants.find(t.name);  // a kernel's table, else a graph constant
+    const HostTensor& data = own != kernel_constants.end()
+                                 ? *own->second
+                                 : *storage.constant_source.at(t.name)->producer->attr_tensor("value");
     uint64_t offset = round_up(image.constants.size(), kBufferAlignment);
     image.constants.resize(offset + data.size_bytes());
     if (data.size_bytes()) std::memcpy(image.constants.data() + offset, data.data(), data.size_bytes());

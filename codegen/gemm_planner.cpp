@@ -146,10 +146,9 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = *c;
     tile.subgroup = kernels::coopmat_subgroup_size(t);
-    if (!tile.int8()) {  // the int8 loop's fragments are its own
-      const std::array<uint32_t, 3> fragment = kernels::coopmat_fragment(t);
-      tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
-    }
+    const std::array<uint32_t, 3> fragment =
+        tile.int8() ? kernels::coopmat_int8_fragment(t) : kernels::coopmat_fragment(t);
+    tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
     // Float accumulators each invocation holds: at most the 64 of the largest tile measured (NVIDIA,
     // subgroups of 32). Narrower subgroups spread a tile over fewer lanes (Intel Xe2: 16,
     // Alchemist: 8), where the same tile would hold 128-256 per lane, beyond their register files.

@@ -34,11 +34,12 @@ struct CoopTile {
   // the int8 loop (a_load16 / b_load16, a uvec4 of 16 int8).
   uint32_t vec = 1;
   bool int8() const { return vec == 16; }
-  // The fp16 loop's cooperative-matrix product: fm x fk times fk x fn (TargetLimits::
-  // coopmat_loop_shape: 16x16x16 on NVIDIA and AMD, 8x16x16 on Intel Xe2, 8x8x16 on Alchemist).
-  // The int8 loop keeps 16 x 16 (its K step is 32, shaders/integer_coopmat.glsl).
+  // The loop's cooperative-matrix product: fm x fk times fk x fn. fp16 (TargetLimits::
+  // coopmat_loop_shape): 16x16x16 on NVIDIA and AMD, 8x16x16 on Intel Xe2, 8x8x16 on Alchemist.
+  // int8 (kernels::coopmat_int8_fragment): 16x16x32 on NVIDIA, 16x16x16 on AMD RDNA3/RDNA4.
   uint32_t fm = 16, fn = 16, fk = 16;
-  bool default_fragment() const { return fm == 16 && fn == 16 && fk == 16; }
+  // The fragment the plans' text leaves unsaid: 16x16x16 for fp16, 16x16x32 for int8.
+  bool default_fragment() const { return fm == 16 && fn == 16 && fk == (int8() ? 32u : 16u); }
   uint32_t invocations() const { return wm * wn * subgroup; }
   // Both operand tiles (rows padded by 16 bytes) and one 32-bit fm x fn scratch per subgroup:
   // exactly the shader's shared arrays.

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,14 @@ struct KernelBinding {
 };
 
 // A temporary buffer a kernel family needs between its passes (e.g. sort partials). It lives in
-// the arena for the duration of the group's dispatches.
+// the arena for the duration of the group's dispatches. With `constant`, it is instead data the
+// emitter computed at compile time (e.g. the int8 kernels' per-channel tables, too large for a
+// shader array), stored with the module's constants like a weight.
 struct ScratchTensor {
   std::string name;
   DType dtype = DType::f32;
   Shape shape;
+  std::optional<HostTensor> constant = std::nullopt;
 };
 
 struct EmittedKernel {

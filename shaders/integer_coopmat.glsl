@@ -4,7 +4,9 @@
 // structure as the fp16 loop (gemm_coopmat.glsl, 16-byte staging): a workgroup of WM x WN
 // subgroups computes a TM x TN tile of C = A[M, K] x B[K, N] with exact int32 sums; each subgroup
 // owns (TM / WM) x (TN / WN) of it as 16 x 16 int32 accumulator fragments and multiplies signed
-// int8 fragments of A (16 x 32) and B (32 x 16) loaded from workgroup memory.
+// int8 fragments of A (16 x FK) and B (FK x 16) loaded from workgroup memory: FK is the target's
+// K (32 on NVIDIA's 16x16x32, 16 on AMD RDNA3/RDNA4's 16x16x16, codegen/kernels/gemm_coopmat.h).
+// Fragment offsets and strides count 16-byte units, so both K steps keep them whole.
 //
 // The kernel hands 16 signed int8 values packed in a uvec4 (one 16-byte load) from
 // a_load16(m, k) / b_load16(n, k): 16 consecutive k from k for a K-fast operand, else 16
@@ -20,7 +22,7 @@
 #extension GL_EXT_control_flow_attributes : require
 
 ${B_SCOPE_DECLARATION}
-const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, WM = ${WM}u, WN = ${WN}u, SG = ${SG}u;
+const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, WM = ${WM}u, WN = ${WN}u, SG = ${SG}u, FK = ${FRAG_K}u;
 const uint THREADS = WM * WN * SG;
 const uint FM = TM / WM / 16u, FN = TN / WN / 16u;  // fragments per subgroup along M and N
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u, STORE_M_FAST = ${STORE_M_FAST}u;
@@ -74,9 +76,9 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       }
     }
     if (k0 > k_begin) {
-      [[unroll]] for (uint kk = 0u; kk < TK; kk += 32u) {
-        icoopmatNV<8, 3, 16, 32> fa[FM];
-        icoopmatNV<8, ${B_SCOPE}, 32, 16> fb[FN];
+      [[unroll]] for (uint kk = 0u; kk < TK; kk += FK) {
+        icoopmatNV<8, 3, 16, FK> fa[FM];
+        icoopmatNV<8, ${B_SCOPE}, FK, 16> fb[FN];
         // Offsets and strides count uvec4 (16 int8 values each).
         [[unroll]] for (uint i = 0u; i < FM; ++i) {
           uint m = row0 + i * 16u;

@@ -41,11 +41,25 @@ std::array<uint32_t, 3> coopmat_fragment(const TargetLimits& t) {
   return {m, n, k};
 }
 
+std::string coopmat_int8_shape(const TargetLimits& t) {
+  for (const char* shape : kCoopMatInt8Shapes)
+    if (t.offers_cooperative_matrix_shape(shape)) return shape;
+  return "";
+}
+
+std::array<uint32_t, 3> coopmat_int8_fragment(const TargetLimits& t) {
+  const std::string shape = coopmat_int8_shape(t);
+  unsigned m = 16, n = 16, k = 32;
+  if (!shape.empty()) check(std::sscanf(shape.c_str(), "%ux%ux%u", &m, &n, &k) == 3, "internal: shape '", shape, "'");
+  return {m, n, k};
+}
+
 std::string coopmat_int8_misfit(const TargetLimits& t) {
   if (!t.cooperative_matrix_khr && !t.cooperative_matrix_nv)
     return cat("target '", t.name, "' has no cooperative matrices (cooperative_matrix_khr, cooperative_matrix_nv)");
-  if (!t.offers_cooperative_matrix_shape(kCoopMatInt8Shape))
-    return cat("target '", t.name, "' does not list the ", kCoopMatInt8Shape, " cooperative-matrix shape");
+  if (coopmat_int8_shape(t).empty())
+    return cat("target '", t.name, "' lists neither the ", kCoopMatInt8Shapes[0], " nor the ", kCoopMatInt8Shapes[1],
+               " cooperative-matrix shape");
   if (!t.shader_int8 || !t.storage_buffer_8bit)
     return cat("target '", t.name, "' has no 8-bit arithmetic and storage (shaderInt8, storageBuffer8BitAccess)");
   if (coopmat_subgroup_size(t) == 0)
@@ -58,8 +72,8 @@ bool coop_loop_supports(const CoopTile& c) {
   uint32_t threads = c.invocations();
   if (threads == 0 || c.fm % 8 != 0 || c.fn % 8 != 0 || c.fk % 8 != 0) return false;  // 16-byte fragment rows
   if (c.tm % (c.wm * c.fm) != 0 || c.tn % (c.wn * c.fn) != 0 || c.tk % c.fk != 0) return false;
-  if (c.int8()) {  // shaders/integer_coopmat.glsl: 16 x 32 x 16 fragments, 16-byte runs along K
-    return c.default_fragment() && c.tk % 32 == 0 && (c.tm * c.tk) % (threads * 16) == 0 &&
+  if (c.int8()) {  // shaders/integer_coopmat.glsl: 16 x FK by FK x 16 fragments (FK 32 or 16), 16-byte runs
+    return c.fm == 16 && c.fn == 16 && (c.fk == 32 || c.fk == 16) && (c.tm * c.tk) % (threads * 16) == 0 &&
            (c.tn * c.tk) % (threads * 16) == 0;
   }
   if (c.vec != 1 && c.vec != 8) return false;

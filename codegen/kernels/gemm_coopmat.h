@@ -32,10 +32,17 @@ std::string coopmat_misfit(const TargetLimits& t);
 // compiler then records the pin (DispatchDesc::required_subgroup_size).
 uint32_t coopmat_subgroup_size(const TargetLimits& t);
 
-// Why the target cannot run the int8 loop (shaders/integer_coopmat.glsl): cooperative matrices
-// with the 16x16x32 i8*i8+i32 shape listed (a profile's or the live device's KHR query), 8-bit
-// arithmetic and storage, one subgroup size ("" when it can).
-inline constexpr const char* kCoopMatInt8Shape = "16x16x32 i8*i8+i32";
+// The int8 products the int8 loop (shaders/integer_coopmat.glsl) runs, in the order it prefers
+// them: NVIDIA's 16x16x32 (twice the K per instruction), else AMD RDNA3/RDNA4's 16x16x16 (WMMA).
+inline constexpr const char* kCoopMatInt8Shapes[] = {"16x16x32 i8*i8+i32", "16x16x16 i8*i8+i32"};
+// The first of kCoopMatInt8Shapes the target lists (a profile's or the live device's KHR query;
+// "" where it lists none).
+std::string coopmat_int8_shape(const TargetLimits& t);
+// Its fragment (M, N, K); 16x16x32 where the target lists none, for plans that are refused anyway.
+std::array<uint32_t, 3> coopmat_int8_fragment(const TargetLimits& t);
+
+// Why the target cannot run the int8 loop: cooperative matrices with one of kCoopMatInt8Shapes
+// listed, 8-bit arithmetic and storage, one subgroup size ("" when it can).
 std::string coopmat_int8_misfit(const TargetLimits& t);
 
 // Whether the loop can run `tile` (every invocation stages the same number of elements, subgroup

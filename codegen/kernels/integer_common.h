@@ -5,10 +5,12 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 #include "module/target_limits.h"
 #include "support/dtype.h"
+#include "support/tensor.h"
 
 namespace vkc::codegen::kernels::integer {
 
@@ -22,12 +24,28 @@ Reader int_reader(uint32_t binding, DType t, const std::string& name, const Targ
 
 bool is_constant(const ir::Value* v);
 
+// Per-channel constants (requantization scales as f32 bits, zero points, folded zero-point sums)
+// as one i32 buffer that the compiler stores with the module's constants (ScratchTensor::constant)
+// and the kernel binds as `channel_table`. Shader arrays of them have no room for wide layers: the
+// H200's driver failed to create the pipeline of a QDQ matmul with 4096 per-column scales.
+struct ChannelTable {
+  std::vector<int32_t> values;
+  // Appends `v` and returns the GLSL expression of entry `index` (a GLSL uint expression) of it.
+  std::string add(const std::vector<int32_t>& v, const std::string& index);
+  bool empty() const { return values.empty(); }
+  // The GLSL declaration at `binding`, and the tensor holding the values.
+  static std::string declaration(uint32_t binding);
+  HostTensor tensor() const;
+};
+
 // "int <name>(uint col)": the zero point of column `col` (per tensor: element 0); a constant one
-// is written into the shader, else read from the buffer <name>_t.
-std::string zero_point_fn(const std::string& name, const ir::Value* zp);
+// is written into the shader (per channel: into `table` where one is given, else a shader array),
+// else read from the buffer <name>_t.
+std::string zero_point_fn(const std::string& name, const ir::Value* zp, ChannelTable* table);
 
 // "void store(uint i, uint col, int acc)": the sum, or its requantization (requantize_*
 // attributes, ORT's arithmetic) to the 8-bit result type `rt`; `packed`: merged into words.
-std::string store_fn(const ir::Op& op, DType rt, bool packed);
+// Per-channel scales go to `table` where one is given, else into a shader array.
+std::string store_fn(const ir::Op& op, DType rt, bool packed, ChannelTable* table);
 
 }  // namespace vkc::codegen::kernels::integer

@@ -28,9 +28,6 @@ namespace {
 using conv::u32;
 using integer::is_constant;
 
-// The most entries of a per-channel constant table in the shader (see plan_integer_coopmat).
-constexpr int64_t kMaxChannelTable = 1024;
-
 // The activation zero point moved into the signed domain (z' of integer_coopmat.h).
 int64_t signed_zero_point(const ir::Op& op) {
   const int64_t zp = op.operand(2)->producer->attr_tensor("value")->get_i64(0);
@@ -153,47 +150,58 @@ EmittedKernel emit_pack_filter(const ir::Op& op, const KernelContext& ctx, const
   return emit_pack(op, ctx, w, f, packed, g.out_channels, product(g.kernel) * cg, false, "filter");
 }
 
-// "int corr(uint f)": z' * sum_k w[f, k], folded from the constant filter or rhs (0 when z' is 0).
-std::string correction_fn(const ir::Op& op, int64_t zp) {
+// "int corr(uint f)": z' * sum_k w[f, k], folded from the constant filter or rhs into `table`
+// (0 when z' is 0).
+std::string correction_fn(const ir::Op& op, int64_t zp, integer::ChannelTable& table) {
   if (zp == 0) return "int corr(uint f) { return 0; }\n";
   const HostTensor& w = *op.operand(1)->producer->attr_tensor("value");
+  std::vector<int32_t> values;
   if (op.kind == ir::OpKind::MatMulInteger) {  // rhs [K, N]: column sums
     const MatmulShape s = matmul_shape(op);
-    std::string values;
     for (int64_t n = 0; n < s.n; ++n) {
       int64_t sum = 0;
       for (int64_t k = 0; k < s.k; ++k) sum += w.get_i64(k * s.n + n);
-      values += cat(n ? ", " : "", int_literal(zp * sum));
+      values.push_back(int32_t(zp * sum));
     }
-    return cat("const int corr_values[", s.n, "] = int[](", values, ");\n",
-               "int corr(uint f) { return corr_values[f]; }\n");
-  }
-  const ir::ConvGeometry g = ir::conv_geometry(op);
-  std::vector<int64_t> ws = ir::logical_strides(w.shape(), g.filter_pos);
-  const int64_t cg = g.in_channels_per_group(), taps = product(g.kernel);
-  std::string values;
-  for (int64_t f = 0; f < g.out_channels; ++f) {
-    int64_t sum = 0;
-    for (int64_t c = 0; c < cg; ++c)
-      for (int64_t t = 0; t < taps; ++t) {
-        int64_t off = f * ws[0] + c * ws[1], rest = t;
-        for (size_t i = size_t(g.spatial_rank); i-- > 0;) {
-          off += rest % g.kernel[i] * ws[2 + i];
-          rest /= g.kernel[i];
+  } else {
+    const ir::ConvGeometry g = ir::conv_geometry(op);
+    std::vector<int64_t> ws = ir::logical_strides(w.shape(), g.filter_pos);
+    const int64_t cg = g.in_channels_per_group(), taps = product(g.kernel);
+    for (int64_t f = 0; f < g.out_channels; ++f) {
+      int64_t sum = 0;
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t off = f * ws[0] + c * ws[1], rest = t;
+          for (size_t i = size_t(g.spatial_rank); i-- > 0;) {
+            off += rest % g.kernel[i] * ws[2 + i];
+            rest /= g.kernel[i];
+          }
+          sum += w.get_i64(off);
         }
-        sum += w.get_i64(off);
-      }
-    values += cat(f ? ", " : "", int_literal(zp * sum));
+      values.push_back(int32_t(zp * sum));
+    }
   }
-  return cat("const int corr_values[", g.out_channels, "] = int[](", values, ");\n",
-             "int corr(uint f) { return corr_values[f]; }\n");
+  return cat("int corr(uint f) { return ", table.add(values, "f"), "; }\n");
+}
+
+// The per-channel table (requantization scales, folded sums) as the GEMM dispatch's last binding,
+// a constant of the module; nothing when the kernel has no per-channel constants.
+void bind_table(const integer::ChannelTable& table, const std::string& out, std::string& buffers,
+                std::vector<KernelBinding>& bindings, std::vector<ScratchTensor>& scratch) {
+  if (table.empty()) return;
+  const std::string name = out + ".channel_table";
+  buffers += integer::ChannelTable::declaration(uint32_t(bindings.size()));
+  bindings.push_back({name, false});
+  scratch.push_back({name, DType::i32, Shape{int64_t(table.values.size())}, table.tensor()});
 }
 
 }  // namespace
 
 std::string integer_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
   check(c.int8() && coop_loop_supports(c), "internal: the int8 GEMM loop does not support tile ", c.str());
-  return instantiate_shader("integer_coopmat.glsl", coopmat_loop_values(c, store_m_fast, for_khr));
+  std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
+  values.push_back({"FRAG_K", std::to_string(c.fk)});
+  return instantiate_shader("integer_coopmat.glsl", values);
 }
 
 IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& target, const std::string& forced) {
@@ -210,18 +218,6 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
   if (plan.why.empty()) plan.why = coopmat_int8_misfit(target);
   const DType rt = op.result()->type.dtype;
   if (plan.why.empty() && rt != DType::i32 && !gpu_storable(rt, target)) plan.why = "no 8-bit storage for the result";
-  if (plan.why.empty()) {
-    // The per-channel constants (requantization scales, folded zero-point sums) are arrays in the
-    // shader: on the H200 the driver failed to create the pipeline (VK_ERROR_UNKNOWN) for a QDQ
-    // matmul with 4096 per-column scales; 1024 ran (bench/RESULTS.md, session 18).
-    const int64_t channels = op.kind == ir::OpKind::ConvInteger ? ir::conv_geometry(op).out_channels
-                                                                : matmul_shape(op).n;
-    const bool per_channel_scale = op.has_attr("requantize_scale") && op.attr_floats("requantize_scale").size() > 1;
-    const bool table = per_channel_scale || signed_zero_point(op) != 0;
-    if (table && channels > kMaxChannelTable)
-      plan.why = cat(channels, " output channels of per-channel constants, above the ", kMaxChannelTable,
-                     " the kernel's shader tables hold");
-  }
   if (!plan.why.empty()) {
     check(!must, what, ": the int8 tensor-core kernel cannot run it: ", plan.why);
     return plan;
@@ -246,6 +242,8 @@ IntegerCoopPlan plan_integer_coopmat(const ir::Op& op, const TargetLimits& targe
       if (c == nullptr || !c->int8() || cat(c->tm, "x", c->tn, "x", c->tk) != want) continue;
       CoopTile tile = *c;
       tile.subgroup = coopmat_subgroup_size(target);
+      const std::array<uint32_t, 3> fragment = coopmat_int8_fragment(target);
+      tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
       tile.a_kfast = p.a_kfast;
       tile.b_kfast = p.b_kfast;
       const std::string why = tile_misfit(tile, target);
@@ -303,6 +301,8 @@ EmittedKernel gemm_kernel(const ir::Op& op, const CoopTile& tile, const KernelCo
   e.workgroup_memory_bytes = tile.workgroup_memory_bytes();
   e.tiles = {{"tile_m", tile.tm}, {"tile_n", tile.tn}, {"tile_k", tile.tk}, {"subgroups_m", tile.wm},
              {"subgroups_n", tile.wn}, {"staging_load_bytes", 16}};
+  if (!tile.default_fragment())  // AMD's 16x16x16 (NVIDIA's 16x16x32 keeps its plans' text)
+    e.tiles["fragment_m"] = tile.fm, e.tiles["fragment_n"] = tile.fn, e.tiles["fragment_k"] = tile.fk;
   e.notes = tile.str();
   e.flops = 2.0 * double(batches) * double(m) * double(n) * double(k);
   double bytes = 0;
@@ -313,7 +313,8 @@ EmittedKernel gemm_kernel(const ir::Op& op, const CoopTile& tile, const KernelCo
 
 // matmul_integer: A and B read in place, 16 bytes at a time (K and N multiples of 16), A's bytes
 // flipped to s8 in the loader; one dispatch.
-std::vector<EmittedKernel> emit_matmul(const ir::Op& op, const CoopTile& tile, const KernelContext& ctx) {
+std::vector<EmittedKernel> emit_matmul(const ir::Op& op, const CoopTile& tile, const KernelContext& ctx,
+                                       std::vector<ScratchTensor>& scratch) {
   const MatmulShape s = matmul_shape(op);
   const int64_t zp = signed_zero_point(op);
   const uint32_t flip = op.operand(0)->type.dtype == DType::u8 ? 0x80808080u : 0u;
@@ -327,9 +328,12 @@ std::vector<EmittedKernel> emit_matmul(const ir::Op& op, const CoopTile& tile, c
                             u32(s.k), " + k) / 16u] ^ uvec4(", flip, "u);\n}\n");
   helpers += cat("uvec4 b_load16(uint n, uint k) {\n  if (k >= ", u32(s.k), " || n >= ", u32(s.n),
                  ") return uvec4(0u);\n  return bp.data[(k * ", u32(s.n), " + n) / 16u];\n}\n");
-  helpers += correction_fn(op, zp) + integer::store_fn(op, rt, false);
+  integer::ChannelTable table;  // the folded sums, then the scales (two statements: that order)
+  helpers += correction_fn(op, zp, table);
+  helpers += integer::store_fn(op, rt, false, &table);
   helpers += cat("void store_c(uint m, uint n, int v) {\n  if (m >= ", u32(s.m), " || n >= ", u32(s.n),
                  ") return;\n  store(m * ", u32(s.n), " + n, n, v - corr(n));\n}\n");
+  bind_table(table, ctx.tensor(op.result()), buffers, bindings, scratch);
   return {gemm_kernel(op, tile, ctx, buffers, bindings, helpers, s.m, s.n, s.k, 1, false, "matmul_integer_coopmat")};
 }
 
@@ -376,11 +380,14 @@ std::vector<EmittedKernel> emit_conv(const ir::Op& op, const CoopTile& tile, con
   helpers += cat("uvec4 b_load16(uint nn, uint k) {\n  if (nn >= ", u32(s.n), " || k >= ", u32(s.k),
                  ") return uvec4(0u);\n  return wp.data[((cgrp() * ", u32(s.n), " + nn) * ", u32(s.k),
                  " + k) / 16u];\n}\n");
-  helpers += correction_fn(op, zp) + integer::store_fn(op, rt, false);
+  integer::ChannelTable table;  // the folded sums, then the scales (two statements: that order)
+  helpers += correction_fn(op, zp, table);
+  helpers += integer::store_fn(op, rt, false, &table);
   helpers += cat("void store_c(uint m, uint nn, int v) {\n  uvec3 o;\n  if (m >= ", u32(s.m), " || nn >= ", u32(s.n),
                  " || !out_at(m % ", u32(s.positions), ", o)) return;\n  uint f = cgrp() * ", u32(s.n),
                  " + nn;\n  store(out_offset(m / ", u32(s.positions), ", f, o), f, v - corr(f)",
                  has_bias ? " + bias.data[f]" : "", ");\n}\n");
+  bind_table(table, out, buffers, bindings, scratch);
   // Results leave walking M fastest unless the output's channels are its innermost dim.
   const bool store_m_fast = g.output_pos[1] != int(g.output_pos.size()) - 1;
   kernels.push_back(gemm_kernel(op, tile, ctx, buffers, bindings, helpers, s.m, s.n, s.k, s.groups, store_m_fast,
@@ -393,7 +400,7 @@ std::vector<EmittedKernel> emit_conv(const ir::Op& op, const CoopTile& tile, con
 std::vector<EmittedKernel> emit_integer_coopmat(const ir::Op& op, const GemmChoice& choice, const KernelContext& ctx,
                                                 std::vector<ScratchTensor>& scratch) {
   const CoopTile& tile = std::get<CoopTile>(choice.tile);
-  if (op.kind == ir::OpKind::MatMulInteger) return emit_matmul(op, tile, ctx);
+  if (op.kind == ir::OpKind::MatMulInteger) return emit_matmul(op, tile, ctx, scratch);
   return emit_conv(op, tile, ctx, scratch);
 }
 

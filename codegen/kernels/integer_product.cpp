@@ -46,13 +46,34 @@ Reader int_reader(uint32_t binding, DType t, const std::string& name, const Targ
 
 bool is_constant(const ir::Value* v) { return v->producer != nullptr && v->producer->kind == ir::OpKind::Constant; }
 
+std::string ChannelTable::add(const std::vector<int32_t>& v, const std::string& index) {
+  const size_t base = values.size();
+  values.insert(values.end(), v.begin(), v.end());
+  return cat("channel_table.data[", base == 0 ? "" : cat(base, "u + "), index, "]");
+}
+
+std::string ChannelTable::declaration(uint32_t binding) {
+  return glsl_buffer(binding, DType::i32, false, "channel_table");
+}
+
+HostTensor ChannelTable::tensor() const {
+  HostTensor t(DType::i32, Shape{int64_t(values.size())});
+  std::copy(values.begin(), values.end(), t.as<int32_t>());
+  return t;
+}
+
 // A constant zero point is written into the shader (no binding: the minimum Vulkan profile allows
-// only 4 storage buffers).
-std::string zero_point_fn(const std::string& name, const ir::Value* zp) {
+// only 4 storage buffers), or per channel into the table where the kernel has one.
+std::string zero_point_fn(const std::string& name, const ir::Value* zp, ChannelTable* table) {
   if (!is_constant(zp))
     return cat("int ", name, "(uint col) { return ", name, "_t_at(", zp->type.numel() == 1 ? "0u" : "col", "); }\n");
   const HostTensor& t = *zp->producer->attr_tensor("value");
   if (t.numel() == 1) return cat("int ", name, "(uint col) { return ", t.get_i64(0), "; }\n");
+  if (table) {
+    std::vector<int32_t> v;
+    for (int64_t i = 0; i < t.numel(); ++i) v.push_back(int32_t(t.get_i64(i)));
+    return cat("int ", name, "(uint col) { return ", table->add(v, "col"), "; }\n");
+  }
   std::string values;
   for (int64_t i = 0; i < t.numel(); ++i) values += cat(i ? ", " : "", t.get_i64(i));
   return cat("const int ", name, "_values[", t.numel(), "] = int[](", values, ");\n", "int ", name,
@@ -61,23 +82,31 @@ std::string zero_point_fn(const std::string& name, const ir::Value* zp) {
 
 // Requantization: f32(f32(acc) * M[col]) rounded half to even, plus the zero point, saturated; M
 // written as exact bit patterns.
-std::string store_fn(const ir::Op& op, DType rt, bool packed) {
+std::string store_fn(const ir::Op& op, DType rt, bool packed, ChannelTable* table) {
   if (rt == DType::i32) return "void store(uint i, uint col, int acc) { result.data[i] = acc; }\n";
   const std::vector<double>& m = op.attr_floats("requantize_scale");
-  std::string values;
-  for (size_t i = 0; i < m.size(); ++i) {
-    float f = float(m[i]);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    values += cat(i ? ", " : "", bits, "u");
+  std::vector<int32_t> bits;
+  for (double d : m) {
+    const float f = float(d);
+    int32_t b;
+    std::memcpy(&b, &f, 4);
+    bits.push_back(b);
+  }
+  std::string s, scale;
+  if (table && m.size() > 1) {
+    scale = cat("intBitsToFloat(", table->add(bits, "col"), ")");
+  } else {
+    std::string values;
+    for (size_t i = 0; i < bits.size(); ++i) values += cat(i ? ", " : "", uint32_t(bits[i]), "u");
+    s = cat("const uint requant_scale[", m.size(), "] = uint[](", values, ");  // f32 bits\n");
+    scale = cat("uintBitsToFloat(requant_scale[", m.size() == 1 ? "0u" : "col", "])");
   }
   const bool i8 = rt == DType::i8;
-  std::string s = cat("const uint requant_scale[", m.size(), "] = uint[](", values, ");  // f32 bits\n",
-                      "int requantize(uint col, int acc) {\n"
-                      "  float v = float(acc) * uintBitsToFloat(requant_scale[", m.size() == 1 ? "0u" : "col", "]);\n"
-                      "  return int(clamp(roundEven(v) + ", op.attr_int("requantize_zero_point"), ".0, ",
-                      i8 ? "-128.0, 127.0" : "0.0, 255.0", "));\n"
-                      "}\n");
+  s += cat("int requantize(uint col, int acc) {\n"
+           "  float v = float(acc) * ", scale, ";\n"
+           "  return int(clamp(roundEven(v) + ", op.attr_int("requantize_zero_point"), ".0, ",
+           i8 ? "-128.0, 127.0" : "0.0, 255.0", "));\n"
+           "}\n");
   if (packed)
     return s + "void store(uint i, uint col, int acc) {\n"
                "  uint shift = (i & 3u) * 8u;\n"
@@ -263,11 +292,17 @@ std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, cons
     fns += r.fn;
     k.bindings.push_back({ctx.tensor(v), false});
   }
-  fns += zero_point_fn("a_zp", op.operand(2)) + zero_point_fn("b_zp", op.operand(3));
   if (has_bias) {
     buffers += glsl_buffer(b++, DType::i32, false, "bias");
     k.bindings.push_back({ctx.tensor(op.operand(4)), false});
   }
+  // Per-channel constants in a buffer where one more binding fits (after the result's), else in
+  // shader arrays (the minimum profile's 4 storage buffers may all be taken).
+  ChannelTable table;
+  const bool table_fits = k.bindings.size() + 2 <= ctx.target.max_per_stage_descriptor_storage_buffers;
+  ChannelTable* tables = table_fits ? &table : nullptr;
+  fns += zero_point_fn("a_zp", op.operand(2), tables);
+  fns += zero_point_fn("b_zp", op.operand(3), tables);
   const DType rt = op.result()->type.dtype;
   const bool packed_result = rt != DType::i32 && !gpu_storable(rt, ctx.target);
   if (packed_result) {  // 8-bit results without 8-bit storage: bytes merged into words atomically
@@ -277,7 +312,13 @@ std::vector<EmittedKernel> emit_integer_product(const DispatchGroup& group, cons
     buffers += glsl_buffer(b, rt, true, "result");
   }
   k.bindings.push_back({ctx.tensor(op.result()), true});
-  fns += store_fn(op, rt, packed_result);
+  fns += store_fn(op, rt, packed_result, tables);
+  if (!table.empty()) {
+    buffers += ChannelTable::declaration(b + 1);
+    const std::string name = ctx.tensor(op.result()) + ".channel_table";
+    k.bindings.push_back({name, false});
+    scratch.push_back({name, DType::i32, Shape{int64_t(table.values.size())}, table.tensor()});
+  }
   k.notes = "not on int8 tensor cores: " + coop.why;
   if (packed_result) k.notes += "; 8-bit result merged into packed words: its binding must cover whole words";
   check(k.bindings.size() <= ctx.target.max_per_stage_descriptor_storage_buffers, what, ": needs ",

@@ -241,17 +241,25 @@ TEST(CoopMatrixKhrRewrite, TheGemmLoopRewrites) {
   EXPECT_EQ(kernels::gemm_coopmat_glsl(tile, false, false).find("B_SCOPE"), std::string::npos);
 }
 
-// The int8 loop (shaders/integer_coopmat.glsl) in its KHR form: A 16 x 32 and B 32 x 16 of 8-bit
-// signed components, an int32 accumulator, every product marked signed in all four operands
-// (without them KHR multiplies the bytes as unsigned), K-fast tiles: A row-major, B column-major.
-TEST(CoopMatrixKhrRewrite, TheInt8LoopRewritesWithSignedness) {
+// The int8 loop (shaders/integer_coopmat.glsl) in its KHR form: A 16 x FK and B FK x 16 of 8-bit
+// signed components (FK 32: NVIDIA's 16x16x32; 16: AMD RDNA3/RDNA4's 16x16x16, which no device
+// here offers, so this compile, validation and rewrite is its coverage), an int32 accumulator,
+// every product marked signed in all four operands (without them KHR multiplies the bytes as
+// unsigned), K-fast tiles: A row-major, B column-major; per TK slice TK / FK products per fragment.
+class CoopMatrixKhrRewriteInt8 : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(CoopMatrixKhrRewriteInt8, RewritesWithSignednessAndTheFragmentK) {
+  const uint32_t fk = GetParam();
   CoopTile tile{64, 64, 64, 2, 2, 32, true, true, 16};
+  tile.fk = fk;
+  const std::string glsl = kernels::integer_coopmat_glsl(tile, false, true);
+  EXPECT_NE(glsl.find(cat("FK = ", fk, "u")), std::string::npos);
   std::vector<uint32_t> words =
       khr_words_of_loop("uvec4", "int",
                         "uvec4 a_load16(uint m, uint k) { return a[(m * 64u + k) / 16u]; }\n"
                         "uvec4 b_load16(uint n, uint k) { return b[(n * 64u + k) / 16u]; }\n"
                         "void store_c(uint m, uint n, int v) { c[m * 64u + n] = v; }\n",
-                        kernels::integer_coopmat_glsl(tile, false, true), "int8_loop");
+                        glsl, "int8_loop");
   Facts f = facts_of(words);
   ASSERT_EQ(f.type_use.size(), 3u);
   // Component widths and shapes per role, from the module's OpTypeInt and the KHR types.
@@ -262,11 +270,12 @@ TEST(CoopMatrixKhrRewrite, TheInt8LoopRewritesWithSignedness) {
       const uint32_t use = f.type_use.at(in.w[1]);
       EXPECT_EQ(int_width.at(in.w[2]), use == khr::kMatrixAccumulator ? 32u : 8u);
       const uint32_t rows = f.constant.at(in.w[4]), cols = f.constant.at(in.w[5]);
-      EXPECT_EQ(rows, use == khr::kMatrixB ? 32u : 16u);
-      EXPECT_EQ(cols, use == khr::kMatrixA ? 32u : 16u);
+      EXPECT_EQ(rows, use == khr::kMatrixB ? fk : 16u);
+      EXPECT_EQ(cols, use == khr::kMatrixA ? fk : 16u);
     }
   }
-  ASSERT_FALSE(f.products.empty());
+  // The K loop is unrolled: (64 / FK) K steps x 2 x 2 fragments per subgroup.
+  EXPECT_EQ(f.products.size(), size_t(64 / fk * 4));
   for (const Inst& p : f.products) {
     ASSERT_EQ(p.w.size(), 7u);
     EXPECT_EQ(p.w[6], khr::kASigned | khr::kBSigned | khr::kCSigned | khr::kResultSigned);
@@ -284,6 +293,9 @@ TEST(CoopMatrixKhrRewrite, TheInt8LoopRewritesWithSignedness) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(FragmentK, CoopMatrixKhrRewriteInt8, ::testing::Values(32u, 16u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) { return cat("k", i.param); });
 
 TEST(CoopMatrixKhrRewrite, ModuleWithoutCooperativeMatricesIsUnchanged) {
   TargetLimits t = find_target("nvidia").limits;

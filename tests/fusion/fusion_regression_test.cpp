@@ -141,14 +141,15 @@ TEST(FusionRegression, QuantizedConvBudgetAllProfiles) {
 
 // The plain QDQ form of the same conv becomes conv_integer + requantization (docs/int8.md): within
 // every profile's limits at the seed size (the i32 sums split by output channels where a binding
-// cannot hold them), on int8 tensor cores where the profile lists the i8 shape (nvidia), and
-// exact against the reference of the rewritten graph.
+// cannot hold them), on int8 tensor cores where the profile lists an i8 shape (nvidia, amd-rdna3,
+// amd-rdna4), and exact against the reference of the rewritten graph.
 TEST(FusionRegression, QuantizedConvIntegerFormAllProfiles) {
   ir::Graph big = quantized_conv(512);
   for (const std::string& target : known_targets()) {
     ModuleImage m = compile_for(big, target);
     EXPECT_TRUE(within_limits(m));
-    const std::string kernel = target == "nvidia" ? "conv_integer_coopmat" : "conv_integer";
+    const bool int8_product = target == "nvidia" || target == "amd-rdna3" || target == "amd-rdna4";
+    const std::string kernel = int8_product ? "conv_integer_coopmat" : "conv_integer";
     bool integer = false;
     for (const DispatchDesc& d : m.manifest.dispatches) integer |= d.kernel == kernel;
     EXPECT_TRUE(integer) << target << "\n" << all_notes(m);

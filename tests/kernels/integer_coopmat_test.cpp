@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "codegen/compiler.h"
@@ -54,6 +55,8 @@ std::vector<Case> cases() {
   c.push_back({{1, 16, 10, 10}, {20, 16, 1, 1}, requantized({}, "i8", 20, -3), DType::u8, 128, true, false});
   c.push_back({{2, 48, 30}, {33, 48, 5}, requantized({{"strides", V{2}}, {"pads", V{2, 2}}}, "u8", 33, 0), DType::u8, 7});
   c.push_back({{1, 64, 24, 20}, {144, 64, 3, 3}, {{"pads", V{1, 1, 1, 1}}}, DType::u8, 100, true});
+  // Wider than any shader array of per-channel constants held (2048 scales and folded sums).
+  c.push_back({{1, 32, 6, 5}, {2048, 32, 3, 3}, requantized({{"pads", V{1, 1, 1, 1}}}, "u8", 2048, 3), DType::u8, 131});
   return c;
 }
 
@@ -88,7 +91,9 @@ std::vector<MatmulCase> matmul_cases() {
   return {{{37, 64}, {64, 48}, DType::u8, 131, true, "u8"},
           {{2, 3, 20, 32}, {32, 16}, DType::i8, -7, true, nullptr},
           {{100, 48}, {48, 32}, DType::u8, 128, false, "i8"},
-          {{260, 160}, {160, 80}, DType::u8, 5, true, nullptr}};
+          {{260, 160}, {160, 80}, DType::u8, 5, true, nullptr},
+          // 4096 per-column scales and folded sums: the H200's driver refused them as shader arrays.
+          {{70, 64}, {64, 4096}, DType::u8, 5, true, "u8"}};
 }
 
 ir::Graph matmul_graph(const MatmulCase& c, uint32_t seed) {
@@ -134,24 +139,40 @@ ModuleImage compile_for(const ir::Graph& g, const std::string& target, const std
   return codegen::compile_graph(g, o);
 }
 
-// On the nvidia profile (i8 16x16x32 listed) every case plans on tensor cores, its SPIR-V valid
-// (the compiler validates it) and its workgroup memory within the profile; where the target lists
-// no such shape (lavapipe: no cooperative matrices; RDNA3: i8 16x16x16 only) the SIMT kernel
-// runs and its notes say why.
+// On the nvidia profile (i8 16x16x32 listed) and the AMD RDNA3 / RDNA4 ones (i8 16x16x16 only) every
+// case plans on tensor cores with the target's fragment (AMD: wave32 pinned, as the fp16 loop),
+// its SPIR-V valid (the compiler validates it) and its workgroup memory within the profile; where
+// the target lists no int8 product (lavapipe: no cooperative matrices; Intel Xe2: fp16 only) the
+// SIMT kernel runs and its notes say why.
 TEST(IntegerCoopMatrixPlan, TensorCoresWhereTheTargetListsTheInt8Shape) {
   uint32_t seed = 1;
   for (const Case& c : cases()) {
     SCOPED_TRACE("x" + shape_str(c.x) + " w" + shape_str(c.w));
     ir::Graph g = conv_graph(c, seed++);
-    ModuleImage m = compile_for(g, "nvidia");
-    EXPECT_EQ(kernels_of(m), kCoop);
-    for (const DispatchDesc& d : m.manifest.dispatches)
-      EXPECT_LE(d.workgroup_memory_bytes, find_target("nvidia").limits.max_compute_shared_memory_size);
-    for (const char* target : {"lavapipe", "amd-rdna3"}) {
+    for (const char* target : {"nvidia", "amd-rdna3", "amd-rdna4"}) {
+      SCOPED_TRACE(target);
+      ModuleImage m = compile_for(g, target);
+      EXPECT_EQ(kernels_of(m), kCoop);
+      for (const DispatchDesc& d : m.manifest.dispatches)
+        EXPECT_LE(d.workgroup_memory_bytes, find_target(target).limits.max_compute_shared_memory_size);
+      const DispatchDesc& d = m.manifest.dispatches.back();
+      const bool amd = std::string(target) != "nvidia";
+      // NVIDIA's 16x16x32 is the plans' unsaid default; AMD's 16x16x16 is reported.
+      EXPECT_EQ(d.tiles.count("fragment_k"), amd ? 1u : 0u);
+      if (amd) {
+        EXPECT_EQ(d.tiles.at("fragment_k"), 16);
+      }
+      EXPECT_EQ(d.notes.find("16x16x16 fragments") != std::string::npos, amd) << d.notes;
+      EXPECT_EQ(d.subgroup_sizes[0], 32u);
+      EXPECT_EQ(d.required_subgroup_size, amd ? 32u : 0u);  // RDNA's wave32 of wave32/64, pinned
+    }
+    for (const char* target : {"lavapipe", "intel-xe2"}) {
       ModuleImage s = compile_for(g, target);
       EXPECT_EQ(kernels_of(s), "conv_integer ");
       const std::string& notes = s.manifest.dispatches.back().notes;
-      EXPECT_NE(notes.find(std::string(target) == "lavapipe" ? "no cooperative matrices" : "16x16x32 i8*i8+i32"),
+      EXPECT_NE(notes.find(std::string(target) == "lavapipe"
+                               ? "no cooperative matrices"
+                               : "lists neither the 16x16x32 i8*i8+i32 nor the 16x16x16 i8*i8+i32"),
                 std::string::npos)
           << notes;
     }
@@ -196,24 +217,118 @@ TEST(IntegerCoopMatrixPlan, MatmulsUseTheSameLoop) {
     SCOPED_TRACE("a" + shape_str(c.a) + " b" + shape_str(c.b));
     ir::Graph g = matmul_graph(c, seed++);
     EXPECT_EQ(kernels_of(compile_for(g, "nvidia")), "matmul_integer_coopmat ");
+    EXPECT_EQ(kernels_of(compile_for(g, "amd-rdna3")), "matmul_integer_coopmat ");
     EXPECT_EQ(kernels_of(compile_for(g, "lavapipe")), "matmul_integer ");
   }
   ModuleImage m = compile_for(matmul_graph({{37, 40}, {40, 24}}, 3), "nvidia");
   EXPECT_EQ(kernels_of(m), "matmul_integer ");
   EXPECT_NE(m.manifest.dispatches.back().notes.find("K = 40 or N = 24 is not a multiple of 16"), std::string::npos)
       << m.manifest.dispatches.back().notes;
-  // Per-column constants beyond the shader table's 1024 entries (the driver refused 4096 on the
-  // H200); per-tensor ones at the same width take the tensor cores.
-  MatmulCase wide{{32, 64}, {64, 2048}, DType::u8, 128, true, "u8"};
-  m = compile_for(matmul_graph(wide, 4), "nvidia");
+}
+
+// The values of the per-channel table the last dispatch binds (a constant of the module); empty
+// where it binds none.
+std::vector<int32_t> channel_table(const ModuleImage& m) {
+  std::vector<int32_t> v;
+  for (const BindingDesc& b : m.manifest.dispatches.back().bindings) {
+    if (!b.tensor.ends_with(".channel_table")) continue;
+    EXPECT_FALSE(b.writes);
+    for (const TensorDesc& t : m.manifest.tensors)
+      if (t.name == b.tensor) {
+        EXPECT_EQ(t.role, TensorRole::Constant);
+        EXPECT_EQ(t.dtype, DType::i32);
+        EXPECT_LE(t.offset + t.size_bytes(), m.constants.size());
+        v.resize(size_t(shape_numel(t.shape)));
+        std::memcpy(v.data(), m.constants.data() + t.offset, t.size_bytes());
+      }
+  }
+  return v;
+}
+
+int32_t f32_bits(double d) {
+  const float f = float(d);
+  int32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// Per-channel constants of any width on tensor cores: 4096 per-column scales and folded sums (which
+// the H200's driver refused as shader arrays), read from a table the module stores with its
+// constants; its values checked against the sums and scales computed here.
+TEST(IntegerCoopMatrixPlan, WideChannelTablesTakeTheTensorCores) {
+  MatmulCase wide{{32, 64}, {64, 4096}, DType::u8, 5, true, "u8"};
+  ir::Graph g = matmul_graph(wide, 4);
+  ModuleImage m = compile_for(g, "nvidia");
+  EXPECT_EQ(kernels_of(m), "matmul_integer_coopmat ");
+  const ir::Op& op = *g.ops().back();
+  const HostTensor& w = *op.operand(1)->producer->attr_tensor("value");
+  const std::vector<double>& scales = op.attr_floats("requantize_scale");
+  std::vector<int32_t> want;
+  for (int64_t n = 0; n < 4096; ++n) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < 64; ++k) sum += w.get_i64(k * 4096 + n);
+    want.push_back(int32_t((5 - 128) * sum));  // z' = zp - 128 for u8
+  }
+  for (double d : scales) want.push_back(f32_bits(d));
+  EXPECT_EQ(channel_table(m), want);
+  // No per-channel constant (z' = 0, one scale): no table.
+  ir::Graph per_tensor = matmul_graph({{32, 64}, {64, 4096}, DType::u8, 128, true, "u8"}, 4);
+  per_tensor.ops().back()->attrs["requantize_scale"] = std::vector<double>{1e-3};
+  m = compile_for(per_tensor, "nvidia");
+  EXPECT_EQ(kernels_of(m), "matmul_integer_coopmat ");
+  EXPECT_TRUE(channel_table(m).empty());
+  // The SIMT kernel (lavapipe) reads the same way: per-column zero points and scales.
+  m = compile_for(g, "lavapipe");
   EXPECT_EQ(kernels_of(m), "matmul_integer ");
-  EXPECT_NE(m.manifest.dispatches.back().notes.find("2048 output channels of per-channel constants, above the 1024"),
-            std::string::npos)
-      << m.manifest.dispatches.back().notes;
-  ir::Graph per_tensor = matmul_graph(wide, 4);
-  ir::Op* op = per_tensor.ops().back();
-  op->attrs["requantize_scale"] = std::vector<double>{1e-3};
-  EXPECT_EQ(kernels_of(compile_for(per_tensor, "nvidia")), "matmul_integer_coopmat ");
+  EXPECT_EQ(channel_table(m).size(), 2u * 4096u);
+}
+
+// The SIMT kernel binds the table where one more storage buffer fits: a conv with bias on
+// vulkan-min (4 storage buffers: input, filter, bias, result) keeps shader arrays and still
+// compiles; on lavapipe the same conv binds its 2 x 64 entries (zero points, scales).
+TEST(IntegerCoopMatrixPlan, SimtKeepsShaderArraysWhereNoBindingIsLeft) {
+  Case c{{1, 16, 8, 8}, {64, 16, 3, 3}, requantized({{"pads", V{1, 1, 1, 1}}}, "u8", 64, 5), DType::u8, 128, true};
+  c.w_zp = 0;
+  ir::Graph g = conv_graph(c, 9);
+  ModuleImage m = compile_for(g, "lavapipe");
+  EXPECT_EQ(kernels_of(m), "conv_integer ");
+  EXPECT_EQ(channel_table(m).size(), 128u);
+  m = compile_for(g, "vulkan-min");
+  EXPECT_EQ(kernels_of(m), "conv_integer ");
+  EXPECT_EQ(m.manifest.dispatches.back().bindings.size(), 4u);
+  EXPECT_TRUE(channel_table(m).empty());
+}
+
+// A QDQ conv with 2048 output channels (per-channel weight scales), rewritten by the pipeline: on
+// tensor cores, its requantization scales in the table.
+TEST(IntegerCoopMatrixPlan, WideQdqConvTakesTheTensorCores) {
+  ir::Graph g;
+  auto scalar = [&](DType t, double v) {
+    HostTensor s(t, Shape{});
+    s.set_f64(0, v);
+    return g.add_constant(std::move(s));
+  };
+  const int64_t F = 2048;
+  const Shape x{1, 32, 12, 12}, w{F, 32, 3, 3};
+  HostTensor wq(DType::i8, w), ws(DType::f32, {F}), wz(DType::i8, {F});
+  for (int64_t i = 0; i < wq.numel(); ++i) wq.set_i64(i, int64_t((i * 2654435761u) % 255u) - 127);
+  for (int64_t i = 0; i < F; ++i) ws.set_f64(i, 0.002 + 0.00001 * double(i));
+  ir::Value* xd = g.add_op(K::Dequantize, {g.add_input("x", {DType::u8, x}), scalar(DType::f32, 0.02),
+                                           scalar(DType::u8, 128)})->result();
+  ir::Value* wd = g.add_op(K::Dequantize, {g.add_constant(std::move(wq)), g.add_constant(std::move(ws)),
+                                           g.add_constant(std::move(wz))}, {{"axis", int64_t(0)}})->result();
+  ir::Value* y = g.add_op(K::Conv, {xd, wd}, {{"pads", V{1, 1, 1, 1}}}, "conv")->result();
+  g.add_output(g.add_op(K::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)}, {{"to", std::string("u8")}})
+                   ->result(),
+               "y");
+  ModuleImage m = compile_for(g, "nvidia");
+  EXPECT_EQ(kernels_of(m), kCoop);
+  std::vector<int32_t> table = channel_table(m);
+  ASSERT_EQ(table.size(), size_t(F));  // u8 with zero point 128: z' = 0, no folded sums
+  for (int64_t f = 0; f < F; ++f) {  // M[f] = f32(f32(x_scale * w_scale[f]) / y_scale)
+    const float mf = float(float(0.02f * float(0.002 + 0.00001 * double(f))) / 0.5f);
+    ASSERT_EQ(table[size_t(f)], f32_bits(mf)) << "channel " << f;
+  }
 }
 
 // KHR where the target has it, NV where only NV is there; each module declares one form.
@@ -283,7 +398,8 @@ class IntegerCoopMatrixGpu : public ::testing::TestWithParam<Form> {
     if (!device_has(GetParam()))
       GTEST_SKIP() << "device '" << shared_context().device_info().name << "' has no "
                    << (GetParam() == Form::khr ? "VK_KHR" : "VK_NV") << "_cooperative_matrix "
-                   << codegen::kernels::kCoopMatInt8Shape << " product (these run on the GPU machine)";
+                   << codegen::kernels::kCoopMatInt8Shapes[0] << " or " << codegen::kernels::kCoopMatInt8Shapes[1]
+                   << " product (these run on the GPU machine; lavapipe has no cooperative matrices)";
   }
   GpuRunOptions options() const {
     GpuRunOptions o;

@@ -138,7 +138,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatMulIntegerKernel,
                          ::testing::Values(MatMulCase{{16, 32}, {32, 8}, DType::u8, DType::i8, false},
                                            MatMulCase{{37, 29}, {29, 41}, DType::i8, DType::i8, true},
                                            MatMulCase{{2, 3, 12, 20}, {20, 16}, DType::u8, DType::u8, true},
-                                           MatMulCase{{4, 1, 9, 8}, {3, 8, 4}, DType::i8, DType::u8, false}));
+                                           MatMulCase{{4, 1, 9, 8}, {3, 8, 4}, DType::i8, DType::u8, false},
+                                           // 4096 per-column zero points and scales: a table, not shader arrays.
+                                           MatMulCase{{5, 16}, {16, 4096}, DType::u8, DType::i8, true}));
 
 // The QDQ conv as exporters write it: the compiler's pipeline rewrites it (conv_integer, then the
 // requantization); the module must match the reference of that same rewritten graph exactly.

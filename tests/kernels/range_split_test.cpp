@@ -98,6 +98,16 @@ std::vector<SplitCase> split_cases() {
          return graph_of(K::MatMulInteger, {typed(DType::i8, {64, 32}), typed(DType::i8, {32, 48}),
                                             typed(DType::i8, {}), typed(DType::i8, {48})});
        }},
+      // Requantized with per-column scales (docs/int8.md): each piece of rows binds the table of
+      // all its columns (scales cut no columns), a module constant.
+      {"matmul_integer_requantized_rows", [] {
+         std::vector<double> scales;
+         for (int j = 0; j < 48; ++j) scales.push_back(1e-3 * double(1 + j % 5));
+         return graph_of(K::MatMulInteger, {typed(DType::u8, {256, 32}), typed(DType::i8, {32, 48}),
+                                            typed(DType::u8, {}), typed(DType::i8, {48})},
+                         {{"requantize_to", std::string("u8")}, {"requantize_scale", scales},
+                          {"requantize_zero_point", int64_t(9)}});
+       }},
       {"conv_nhwc_batch", [] {
          return graph_of(K::Conv, {f32({4, 8, 8, 4}), f32({16, 4, 3, 3})},
                          {{"pads", Ints{1, 1, 1, 1}}, {"input_layout", S("NHWC")}, {"output_layout", S("NHWC")}});
