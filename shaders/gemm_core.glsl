@@ -54,6 +54,9 @@ const uint KK_UNROLL = ${KK_UNROLL}u;
 shared vec4 a_tile[STAGES * TK * TM / 4u];
 shared vec4 b_tile[STAGES * TK * TN / 4u];
 
+// The XOR applied to the rows of result column c in the store scratch (STORE_M_FAST).
+uint scratch_swizzle(uint c) { return (c & 3u) | ((c << 1u) & 24u); }
+
 // Row (column) of the tile that accumulator row i (column j) of invocation (tx, ty) holds.
 uint owned_row(uint ty, uint i) { return ((i / LM) * TY + ty) * LM + i % LM; }
 uint owned_col(uint tx, uint j) { return ((j / LN) * TX + tx) * LN + j % LN; }
@@ -161,20 +164,21 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   // through workgroup memory, one register column j at a time: the TX columns of pass j are
   // written [column][row] into a_tile's space, then read back with neighbouring invocations on
   // neighbouring rows, so each store instruction writes whole cache lines instead of one element
-  // of TX different lines. Rows are padded by one word so that the writes of invocations with
-  // different tx fall in different banks.
-  const uint SCRATCH_ROW = TM + 1u;
+  // of TX different lines. Column c's rows are stored XOR-swizzled by swz(c) (bits 0, 1, 3 and 4;
+  // TM is a multiple of 32, so a row stays inside its column): a warp's writes (16 tx, and ty
+  // apart by 4 rows) then fall in 32 different banks, where plain [column][row] put every tx in
+  // the same bank; the reads (32 consecutive rows of a column) stay conflict-free.
   barrier();  // every invocation has finished reading the last slice's tiles
   [[unroll]] for (uint j = 0u; j < RN; ++j) {
     [[unroll]] for (uint i = 0u; i < RM; ++i) {
-      uint w = tx * SCRATCH_ROW + owned_row(ty, i);
+      uint w = tx * TM + (owned_row(ty, i) ^ scratch_swizzle(tx));
       a_tile[w / 4u][w % 4u] = acc[i][j];
     }
     barrier();
     [[unroll]] for (uint r = 0u; r < TX * TM / THREADS; ++r) {
       uint e = lid + r * THREADS;
       uint col = e / TM, row = e % TM;
-      uint w = col * SCRATCH_ROW + row;
+      uint w = col * TM + (row ^ scratch_swizzle(col));
       store_c(m0 + row, n0 + owned_col(col, j), a_tile[w / 4u][w % 4u]);
     }
     barrier();

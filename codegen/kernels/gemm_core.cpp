@@ -37,9 +37,9 @@ bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast) const {
 
 bool GemmCoreShape::store_m_fast_fits() const {
   const uint32_t tx = tile.tn / tile.rn, n = threads();
-  // The scratch of one pass, tx columns of tm + 1 words, inside the A tiles (stages x tk x tm
-  // words); every invocation reads the same number of its tx x tm values.
-  return n != 0 && uint64_t(tx) * (tile.tm + 1) <= uint64_t(tile.stages) * tile.tk * tile.tm &&
+  // The scratch of one pass, tx columns of tm words (rows swizzled within 32), inside the A tiles
+  // (stages x tk x tm words); every invocation reads the same number of its tx x tm values.
+  return n != 0 && tile.tm % 32 == 0 && uint64_t(tx) <= uint64_t(tile.stages) * tile.tk &&
          (uint64_t(tx) * tile.tm) % n == 0;
 }
 

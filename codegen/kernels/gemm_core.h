@@ -24,7 +24,7 @@ struct GemmCoreShape {
   // Results go out with neighbouring invocations on neighbouring rows of the tile (through
   // workgroup memory, one register column at a time), for results whose M is contiguous in
   // memory; else neighbouring invocations store neighbouring columns. Needs the tile's TX columns
-  // of TM (+1) rows to fit the A tiles' space (store_m_fast_fits).
+  // of TM rows to fit the A tiles' space (store_m_fast_fits).
   bool store_m_fast = false;
   bool store_m_fast_fits() const;
   uint32_t threads() const { return tile.invocations(); }
