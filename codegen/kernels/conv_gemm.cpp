@@ -1,6 +1,4 @@
 // The tiled GEMM kernel of the implicit_gemm, split_k and im2col conv strategies.
-#include <cstdlib>
-
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
@@ -75,18 +73,19 @@ std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
 GemmCoreShape conv_gemm_core_shape(const SimtTile& t, const ir::ConvGeometry& g, const Shape& filter_shape,
                                    bool one_tap_per_slice) {
   GemmCoreShape core{t};
-  // The gathers' index math makes the loop body long: unrolled over TK it ran 3-5x slower than
+  // Per-element gathers' index math makes the loop body long: unrolled over TK it ran 3-5x slower than
   // rolled on H200 (ResNet 3x3 conv 6.1 ms unrolled, 1.2 ms rolled; bench/RESULTS.md, 2026-11-24).
   core.kk_unroll = 1;
   core.slice_hook = one_tap_per_slice;
   // With the tap decoded once per slice the loads are short, and the multiply loop unrolls as for
-  // plain matrices: fully unrolled measured 7-17% faster than rolled (H200, 2026-11-26).
+  // plain matrices: fully unrolled measured 7-17% faster than rolled, and 2 or 4 steps per
+  // iteration slower than both on the seed conv (H200, bench/RESULTS.md, session 19).
   if (one_tap_per_slice) core.kk_unroll = 0;
-  if (const char* e = std::getenv("VKC_EXP_CONV_UNROLL"); e && one_tap_per_slice) core.kk_unroll = uint32_t(std::atoi(e));
   // Output positions contiguous (channels not the output's innermost dim, e.g. NCHW): results
-  // leave with neighbouring invocations on neighbouring positions.
+  // leave with neighbouring invocations on neighbouring positions (seed conv 2.919 -> 2.698 ms,
+  // the 1x1 conv 0.047 -> 0.042; a conv with K = 2304, 1.108 -> 1.135: its long K hides the
+  // scattered stores; same call, H200).
   core.store_m_fast = g.output_pos[1] != int(g.output_pos.size()) - 1 && core.store_m_fast_fits();
-  if (const char* e = std::getenv("VKC_EXP_STORE"); e && std::atoi(e) == 0) core.store_m_fast = false;
   // B walks K fastest when the filter's output channels are not its contiguous dim (OIHW-like
   // filters: K = C x taps runs along memory), so staging reads whole cache lines.
   std::vector<int64_t> ws = ir::logical_strides(filter_shape, g.filter_pos);
