@@ -25,6 +25,7 @@
 namespace vkc::codegen::kernels {
 namespace {
 
+using conv::decode_tap_fn;
 using conv::u32;
 using integer::is_constant;
 
@@ -81,14 +82,6 @@ ir::ConvGeometry packed_geometry(const ir::ConvGeometry& g) {
   p.input_pos = {0, g.spatial_rank + 1};
   for (int i = 0; i < g.spatial_rank; ++i) p.input_pos.push_back(1 + i);
   return p;
-}
-
-// uvec3 decode_tap(uint t): kernel tap t (row-major over the kernel's spatial dims) -> coordinates.
-std::string decode_tap_fn(const ir::ConvGeometry& g) {
-  std::string s = "uvec3 decode_tap(uint t) {\n  uvec3 kk = uvec3(0u);\n";
-  for (size_t i = size_t(g.spatial_rank); i-- > 1;)
-    s += cat("  kk[", i, "] = t % ", u32(g.kernel[i]), "; t /= ", u32(g.kernel[i]), ";\n");
-  return s + "  kk[0] = t;\n  return kk;\n}\n";
 }
 
 // The pack dispatch: `fns` defines `uint pack_byte(uint row, uint col)` (a byte in the low 8
