@@ -179,19 +179,19 @@ TEST(IntegerCoopMatrixPlan, TensorCoresWhereTheTargetListsTheInt8Shape) {
   }
 }
 
-// The bench's seed conv in QDQ form (u8 activations, per-channel i8 weights), rewritten by the
-// pipeline: on tensor cores with a 16-byte-staged tile on the nvidia profile, unforced.
-TEST(IntegerCoopMatrixPlan, SeedQdqConvPlansOnTensorCores) {
+// A 3x3 QDQ conv (pads 1) of `x` to `filters` channels: u8 activations (scale 0.02, zero point
+// 128), per-channel i8 weights (scale 0.002 + 1e-5 f, zero point 0), u8 output (0.5, 120).
+ir::Graph qdq_conv_graph(const Shape& x, int64_t filters) {
   ir::Graph g;
   auto scalar = [&](DType t, double v) {
     HostTensor s(t, Shape{});
     s.set_f64(0, v);
     return g.add_constant(std::move(s));
   };
-  const Shape x{1, 64, 512, 512}, w{256, 64, 3, 3};
-  HostTensor wq(DType::i8, w), ws(DType::f32, {256}), wz(DType::i8, {256});
+  const Shape w{filters, x[1], 3, 3};
+  HostTensor wq(DType::i8, w), ws(DType::f32, {filters}), wz(DType::i8, {filters});
   for (int64_t i = 0; i < wq.numel(); ++i) wq.set_i64(i, int64_t((i * 2654435761u) % 255u) - 127);
-  for (int64_t i = 0; i < 256; ++i) ws.set_f64(i, 0.002 + 0.00001 * double(i));
+  for (int64_t i = 0; i < filters; ++i) ws.set_f64(i, 0.002 + 0.00001 * double(i));
   ir::Value* xd = g.add_op(K::Dequantize, {g.add_input("x", {DType::u8, x}), scalar(DType::f32, 0.02),
                                            scalar(DType::u8, 128)})->result();
   ir::Value* wd = g.add_op(K::Dequantize, {g.add_constant(std::move(wq)), g.add_constant(std::move(ws)),
@@ -200,6 +200,13 @@ TEST(IntegerCoopMatrixPlan, SeedQdqConvPlansOnTensorCores) {
   g.add_output(g.add_op(K::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)}, {{"to", std::string("u8")}})
                    ->result(),
                "y");
+  return g;
+}
+
+// The bench's seed conv in QDQ form (u8 activations, per-channel i8 weights), rewritten by the
+// pipeline: on tensor cores with a 16-byte-staged tile on the nvidia profile, unforced.
+TEST(IntegerCoopMatrixPlan, SeedQdqConvPlansOnTensorCores) {
+  ir::Graph g = qdq_conv_graph({1, 64, 512, 512}, 256);
   ModuleImage m = compile_for(g, "nvidia");
   EXPECT_EQ(kernels_of(m), kCoop);
   const DispatchDesc& d = m.manifest.dispatches.back();
@@ -302,25 +309,8 @@ TEST(IntegerCoopMatrixPlan, SimtKeepsShaderArraysWhereNoBindingIsLeft) {
 // A QDQ conv with 2048 output channels (per-channel weight scales), rewritten by the pipeline: on
 // tensor cores, its requantization scales in the table.
 TEST(IntegerCoopMatrixPlan, WideQdqConvTakesTheTensorCores) {
-  ir::Graph g;
-  auto scalar = [&](DType t, double v) {
-    HostTensor s(t, Shape{});
-    s.set_f64(0, v);
-    return g.add_constant(std::move(s));
-  };
   const int64_t F = 2048;
-  const Shape x{1, 32, 12, 12}, w{F, 32, 3, 3};
-  HostTensor wq(DType::i8, w), ws(DType::f32, {F}), wz(DType::i8, {F});
-  for (int64_t i = 0; i < wq.numel(); ++i) wq.set_i64(i, int64_t((i * 2654435761u) % 255u) - 127);
-  for (int64_t i = 0; i < F; ++i) ws.set_f64(i, 0.002 + 0.00001 * double(i));
-  ir::Value* xd = g.add_op(K::Dequantize, {g.add_input("x", {DType::u8, x}), scalar(DType::f32, 0.02),
-                                           scalar(DType::u8, 128)})->result();
-  ir::Value* wd = g.add_op(K::Dequantize, {g.add_constant(std::move(wq)), g.add_constant(std::move(ws)),
-                                           g.add_constant(std::move(wz))}, {{"axis", int64_t(0)}})->result();
-  ir::Value* y = g.add_op(K::Conv, {xd, wd}, {{"pads", V{1, 1, 1, 1}}}, "conv")->result();
-  g.add_output(g.add_op(K::Quantize, {y, scalar(DType::f32, 0.5), scalar(DType::u8, 120)}, {{"to", std::string("u8")}})
-                   ->result(),
-               "y");
+  ir::Graph g = qdq_conv_graph({1, 32, 12, 12}, F);
   ModuleImage m = compile_for(g, "nvidia");
   EXPECT_EQ(kernels_of(m), kCoop);
   std::vector<int32_t> table = channel_table(m);
