@@ -65,11 +65,16 @@ BenchCase im2col_case(Shape x, Ints kernel, Ints pads) {
   return c;
 }
 
-BenchCase matmul_case(int64_t n, DType dtype = DType::f32) {
+// n^3; float16 on tensor cores, `coop_tile` ("TMxTNxTK/WMxWN[/sSTAGES]") forcing one tile of that loop
+// to measure tiles against each other in one run (named ..._c<tile> with '/' as '-').
+BenchCase matmul_case(int64_t n, DType dtype = DType::f32, const std::string& coop_tile = "") {
   BenchCase c;
-  c.name = "matmul_" + std::to_string(n) + "^3" + (dtype == DType::f16 ? "_fp16" : "");
+  std::string suffix = coop_tile;
+  std::replace(suffix.begin(), suffix.end(), '/', '-');
+  c.name = "matmul_" + std::to_string(n) + "^3" + (dtype == DType::f16 ? "_fp16" : "") +
+           (coop_tile.empty() ? "" : "_c" + suffix);
   c.group = dtype == DType::f16 ? "matmul_fp16" : "matmul";
-  if (dtype == DType::f16) c.forced = {{"matmul", "coopmat"}};
+  if (dtype == DType::f16) c.forced = {{"matmul", coop_tile.empty() ? "coopmat" : "coopmat=" + coop_tile}};
   c.flops = 2.0 * double(n) * double(n) * double(n);
   c.build = [=](ir::Graph& g) {
     ir::Value* a = g.add_input("a", {dtype, {n, n}});
@@ -357,6 +362,12 @@ std::vector<BenchCase> make_cases(bool small) {
   cases.push_back(conv_case("conv_ggml_1x32x1536x1536_f64_k3_fp16", conv, s({1, 32, 1536, 1536}, {1, 8, 40, 40}),
                             s({64, 32, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
   cases.push_back(matmul_case(n(4096, 64), h));
+  // Tensor-core tiles forced, to choose them by measurement: the subgroups' share of the tile
+  // (64 x 32 on 2 x 4 of 128 x 128, 64 x 64 on 2 x 4 of 128 x 256), K slices, one or two copies.
+  for (const char* tile : {"128x128x64/2x4", "128x128x32/2x4", "128x128x32/2x4/s2", "128x128x32/2x2", "128x128x32/2x2/s2",
+                           "128x256x32/2x4", "256x128x32/4x2", "128x256x32/4x2", "256x128x32/2x4",
+                           "128x128x64/2x2", "64x128x32/1x2/s2", "128x64x32/2x1/s2"})
+    cases.push_back(matmul_case(n(4096, 64), h, tile));
   // The same products in QDQ form on int8 tensor cores: per-tensor weight scales at 4096^3, and
   // per-column scales with 1024 columns (a larger per-column table stays on the SIMT kernel:
   // docs/int8.md), and 4096 columns on the SIMT kernel.

@@ -1,6 +1,7 @@
 #include "codegen/gemm_planner.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "codegen/kernels/gemm_coopmat.h"
 #include "codegen/kernels/gemm_core.h"
@@ -144,17 +145,11 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (e.matrix_operands_only && !p.matrix_operands) return std::nullopt;
   if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
-    CoopTile tile = *c;
-    tile.subgroup = kernels::coopmat_subgroup_size(t);
-    const std::array<uint32_t, 3> fragment =
-        tile.int8() ? kernels::coopmat_int8_fragment(t) : kernels::coopmat_fragment(t);
-    tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
+    CoopTile tile = coop_tile_for(*c, p, t);
     // Float accumulators each invocation holds: at most the 64 of the largest tile measured (NVIDIA,
     // subgroups of 32). Narrower subgroups spread a tile over fewer lanes (Intel Xe2: 16,
     // Alchemist: 8), where the same tile would hold 128-256 per lane, beyond their register files.
     if (tile.subgroup != 0 && (tile.tm / tile.wm) * (tile.tn / tile.wn) / tile.subgroup > 64) return std::nullopt;
-    tile.a_kfast = p.a_kfast;
-    tile.b_kfast = p.b_kfast;
     return tile;
   }
   if (!p.simt) return std::nullopt;
@@ -217,6 +212,28 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
 }
 
 }  // namespace
+
+CoopTile coop_tile_for(CoopTile tile, const GemmProblem& p, const TargetLimits& t) {
+  tile.subgroup = kernels::coopmat_subgroup_size(t);
+  const std::array<uint32_t, 3> fragment = tile.int8() ? kernels::coopmat_int8_fragment(t) : kernels::coopmat_fragment(t);
+  tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
+  tile.a_kfast = p.a_kfast;
+  tile.b_kfast = p.b_kfast;
+  return tile;
+}
+
+CoopTile parse_coop_tile(const std::string& text, const std::string& what) {
+  CoopTile c;
+  char x1 = 0, x2 = 0, s1 = 0, x3 = 0, s2 = '/', st = 's';
+  std::istringstream in(text);
+  in >> c.tm >> x1 >> c.tn >> x2 >> c.tk >> s1 >> c.wm >> x3 >> c.wn;
+  // (peek at the end sets failbit: test eof first)
+  if (in && !in.eof() && in.peek() == '/') in >> s2 >> st >> c.stages;
+  check(!in.fail() && in.eof() && x1 == 'x' && x2 == 'x' && s1 == '/' && x3 == 'x' && s2 == '/' && st == 's' &&
+            c.tm > 0 && c.tn > 0 && c.tk > 0 && c.wm > 0 && c.wn > 0 && c.stages > 0,
+        what, ": tensor-core tile '", text, "' is not TMxTNxTK/WMxWN[/sSTAGES] (e.g. 128x128x32/2x4 or 128x128x32/2x4/s2)");
+  return c;
+}
 
 const std::vector<GemmTileEntry>& gemm_tile_table() {
   static const std::vector<GemmTileEntry> table = make_table();

@@ -59,6 +59,13 @@ const std::vector<GemmTileEntry>& gemm_tile_table();
 // memory, invocations, and for tensor cores the target's cooperative-matrix support.
 std::string tile_misfit(const GemmTile& tile, const TargetLimits& t);
 
+// A tensor-core tile's shape (tm, tn, tk, wm, wn, vec, stages) as it runs `p` on `t`: the target's
+// subgroup size and fragment, the problem's staging order. Check it with tile_misfit.
+CoopTile coop_tile_for(CoopTile shape, const GemmProblem& p, const TargetLimits& t);
+// A forced tensor-core tile as a user writes it, "TMxTNxTK/WMxWN[/sSTAGES]" (e.g. 128x128x32/2x4/s2);
+// throws naming `what` where it is not of that form.
+CoopTile parse_coop_tile(const std::string& text, const std::string& what);
+
 // Output tiles of `tile` over the problem (batches x M tiles x N tiles).
 uint64_t tiles_of(const GemmTile& tile, const GemmProblem& p);
 // K steps of `tile` (ceil(K / TK)).

@@ -8,18 +8,31 @@ std::string SimtTile::str() const {
   return cat(tm, "x", tn, "x", tk, " tile, ", rm, "x", rn, " per invocation", stages > 1 ? cat(", ", stages, " stages") : "");
 }
 
-uint32_t CoopTile::workgroup_memory_bytes() const {
+namespace {
+// Bytes of one copy of A's tile, of B's, and of the accumulator scratch (see CoopTile).
+uint32_t a_tile_bytes(const CoopTile& c) {
   // Rows padded by 16 bytes: 8 float16 values or 16 int8 values.
-  const uint32_t pad = int8() ? 16 : 8, bytes = int8() ? 1 : 2;
-  uint32_t a = a_kfast ? tm * (tk + pad) : tk * (tm + pad);
-  uint32_t b = b_kfast ? tn * (tk + pad) : tk * (tn + pad);
-  return bytes * (a + b) + 4 * fm * fn * wm * wn;
+  const uint32_t pad = c.int8() ? 16 : 8, bytes = c.int8() ? 1 : 2;
+  return bytes * (c.a_kfast ? c.tm * (c.tk + pad) : c.tk * (c.tm + pad));
+}
+uint32_t b_tile_bytes(const CoopTile& c) {
+  const uint32_t pad = c.int8() ? 16 : 8, bytes = c.int8() ? 1 : 2;
+  return bytes * (c.b_kfast ? c.tn * (c.tk + pad) : c.tk * (c.tn + pad));
+}
+uint32_t scratch_bytes(const CoopTile& c) { return 4 * c.fm * c.fn * c.wm * c.wn; }
+}  // namespace
+
+bool CoopTile::c_scratch_in_a_tiles() const { return vec == 8 && stages * a_tile_bytes(*this) >= scratch_bytes(*this); }
+
+uint32_t CoopTile::workgroup_memory_bytes() const {
+  return stages * (a_tile_bytes(*this) + b_tile_bytes(*this)) + (c_scratch_in_a_tiles() ? 0 : scratch_bytes(*this));
 }
 
 std::string CoopTile::str() const {
   return cat(tm, "x", tn, "x", tk, int8() ? " int8" : " fp16", " tensor cores, ", wm, "x", wn, " subgroups, ",
              vec == 8 || vec == 16 ? "16-byte" : "2-byte", " staging loads",
-             default_fragment() ? "" : cat(", ", fm, "x", fn, "x", fk, " fragments"));
+             default_fragment() ? "" : cat(", ", fm, "x", fn, "x", fk, " fragments"),
+             stages > 1 ? cat(", ", stages, " stages") : "");
 }
 
 uint32_t tile_m(const GemmTile& t) {

@@ -38,11 +38,17 @@ struct CoopTile {
   // coopmat_loop_shape): 16x16x16 on NVIDIA and AMD, 8x16x16 on Intel Xe2, 8x8x16 on Alchemist.
   // int8 (kernels::coopmat_int8_fragment): 16x16x32 on NVIDIA, 16x16x16 on AMD RDNA3/RDNA4.
   uint32_t fm = 16, fn = 16, fk = 16;
+  // Copies of the operand tiles in workgroup memory (fp16 loop only): 1, or 2 so that slice t + 1 is
+  // written while slice t is read, one barrier per slice instead of two.
+  uint32_t stages = 1;
+  // Whether the fp16 loop's accumulator scratch (one float fm x fn fragment per subgroup) reuses
+  // A's tiles after the last slice: with 16-byte staging, where they are large enough.
+  bool c_scratch_in_a_tiles() const;
   // The fragment the plans' text leaves unsaid: 16x16x16 for fp16, 16x16x32 for int8.
   bool default_fragment() const { return fm == 16 && fn == 16 && fk == (int8() ? 32u : 16u); }
   uint32_t invocations() const { return wm * wn * subgroup; }
-  // Both operand tiles (rows padded by 16 bytes) and one 32-bit fm x fn scratch per subgroup:
-  // exactly the shader's shared arrays.
+  // Both operand tiles (rows padded by 16 bytes) per stage and one 32-bit fm x fn scratch per
+  // subgroup unless it lies in A's tiles: exactly the shader's shared arrays.
   uint32_t workgroup_memory_bytes() const;
   std::string str() const;
   bool operator==(const CoopTile&) const = default;

@@ -17,11 +17,16 @@
 //   the address arithmetic and loads of VEC 1, which was what bounded this loop (bench/RESULTS.md,
 //   Run I: the MMAs alone took a quarter of the time).
 // Register double buffering either way: slice t is fetched into registers while slice t - 1 is
-// multiplied. Workgroup-memory rows are padded by 8 halves (16 bytes), which keeps every
-// fragment's start and stride 16-byte aligned and spreads a fragment's rows over the banks.
+// multiplied. STAGES 1: one copy of each operand tile in workgroup memory, two barriers per slice
+// (all reads done before it is overwritten; all writes done before it is read). STAGES 2: two
+// copies; slice t + 1 is written into one while slice t is read from the other, one barrier per
+// slice. Workgroup-memory rows are padded by 8 halves (16 bytes), which keeps every fragment's
+// start and stride 16-byte aligned and spreads a fragment's rows over the banks.
 // The accumulators leave through a per-subgroup FRAG_M x FRAG_N float scratch so that store_c (bias, the
 // fused epilogue, any output layout) sees one element at a time, walking M or N fastest
-// (STORE_M_FAST) to follow the output's contiguous dim.
+// (STORE_M_FAST) to follow the output's contiguous dim. With 16-byte staging the scratch reuses
+// A's tiles once the last slice is multiplied (C_IN_A, where they are large enough:
+// CoopTile::c_scratch_in_a_tiles, which counts the bytes the same way), else it has its own array.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -46,17 +51,27 @@ const uint AS = A_KFAST == 1u ? TK + 8u : TM + 8u, BS = B_KFAST == 1u ? TK + 8u 
 const uint A_ROUNDS = TM * TK / THREADS / VEC, B_ROUNDS = TN * TK / THREADS / VEC;
 const uint A_RUN = (A_KFAST == 1u ? TK : TM) / VEC, B_RUN = (B_KFAST == 1u ? TK : TN) / VEC;
 
-shared STAGE_T a_tile[(A_KFAST == 1u ? TM * AS : TK * AS) / VEC];
-shared STAGE_T b_tile[(B_KFAST == 1u ? TN * BS : TK * BS) / VEC];
+const uint STAGES = ${STAGES}u, C_IN_A = ${C_IN_A}u;
+const uint A_STAGE = (A_KFAST == 1u ? TM * AS : TK * AS) / VEC, B_STAGE = (B_KFAST == 1u ? TN * BS : TK * BS) / VEC;
+shared STAGE_T a_tile[STAGES * A_STAGE];
+shared STAGE_T b_tile[STAGES * B_STAGE];
+#if ${C_IN_A} == 1
+// The accumulator scratch in A's tiles (uvec4: 4 floats each), used after the last slice.
+#define STORE_SCRATCH(m) coopMatStoreNV(m, a_tile, scratch / 4u, FRAG_N / 4u, false)
+float scratch_at(uint i) { return uintBitsToFloat(a_tile[i / 4u][i % 4u]); }
+#else
 shared float c_tile[WM * WN * FRAG];
+#define STORE_SCRATCH(m) coopMatStoreNV(m, c_tile, scratch, FRAG_N, false)
+float scratch_at(uint i) { return c_tile[i]; }
+#endif
 
-// Hands one FRAG_M x FRAG_N fragment, stored at c_tile[scratch..], to store_c; its tile row m and column n.
+// Hands one FRAG_M x FRAG_N fragment, stored at the scratch from `scratch` on, to store_c; its tile row m and column n.
 void store_fragment(uint m, uint n, uint scratch, uint lane) {
   subgroupMemoryBarrierShared();
   subgroupBarrier();
   for (uint e = lane; e < FRAG; e += SG) {
     uint r = STORE_M_FAST == 1u ? e % FRAG_M : e / FRAG_N, c = STORE_M_FAST == 1u ? e / FRAG_M : e % FRAG_N;
-    store_c(m + r, n + c, c_tile[scratch + r * FRAG_N + c]);
+    store_c(m + r, n + c, scratch_at(scratch + r * FRAG_N + c));
   }
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -68,74 +83,109 @@ uvec2 staged_at(uint e, uint run, uint kfast) {
   return kfast == 1u ? uvec2(slow, fast) : uvec2(fast, slow);
 }
 
+// The loop's state, at module scope so that the slice steps below can share it (they are inlined).
+fcoopmatNV<32, 3, FRAG_M, FRAG_N> acc[FM][FN];
+STAGE_T a_next[A_ROUNDS];
+STAGE_T b_next[B_ROUNDS];
+
+// Reads the K slice from k0 into a_next / b_next.
+void fetch_slice(uint m0, uint n0, uint k0, uint lid) {
+  [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
+    uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
+#if ${VEC} == 8
+    a_next[r] = a_load8(m0 + at.x, k0 + at.y);
+#else
+    if (A_KFAST == 1u) a_begin(m0 + at.x);
+    a_next[r] = float16_t(a_load(m0 + at.x, k0 + at.y));
+#endif
+  }
+  [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
+    uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
+#if ${VEC} == 8
+    b_next[r] = b_load8(n0 + at.x, k0 + at.y);
+#else
+    if (B_KFAST == 1u) b_begin(n0 + at.x);
+    b_next[r] = float16_t(b_load(n0 + at.x, k0 + at.y));
+#endif
+  }
+}
+
+// Writes a_next / b_next into the workgroup-memory copy `stage`.
+void stash_slice(uint stage, uint lid) {
+  [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
+    uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
+    a_tile[stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC] = a_next[r];
+  }
+  [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
+    uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
+    b_tile[stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[r];
+  }
+}
+
+// Multiplies the slice in copy `stage` into the subgroup's accumulators (its corner row0, col0).
+void multiply_slice(uint stage, uint row0, uint col0) {
+  const uint a0 = stage * A_STAGE, b0 = stage * B_STAGE;
+  [[unroll]] for (uint kk = 0u; kk < TK; kk += FRAG_K) {
+    fcoopmatNV<16, 3, FRAG_M, FRAG_K> fa[FM];
+    fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
+    // Offsets and strides count STAGE_T elements (VEC halves each).
+    [[unroll]] for (uint i = 0u; i < FM; ++i) {
+      uint m = row0 + i * FRAG_M;
+      if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, a0 + (m * AS + kk) / VEC, AS / VEC, false);
+      else coopMatLoadNV(fa[i], a_tile, a0 + (kk * AS + m) / VEC, AS / VEC, true);
+    }
+    [[unroll]] for (uint j = 0u; j < FN; ++j) {
+      uint n = col0 + j * FRAG_N;
+      if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, b0 + (n * BS + kk) / VEC, BS / VEC, true);
+      else coopMatLoadNV(fb[j], b_tile, b0 + (kk * BS + n) / VEC, BS / VEC, false);
+    }
+    [[unroll]] for (uint i = 0u; i < FM; ++i)
+      [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+  }
+}
+
 void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   uint lid = gl_LocalInvocationIndex;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint row0 = (sg / WN) * FM * FRAG_M, col0 = (sg % WN) * FN * FRAG_N;  // the subgroup's corner in the tile
-  fcoopmatNV<32, 3, FRAG_M, FRAG_N> acc[FM][FN];
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, FRAG_M, FRAG_N>(0.0);
-  STAGE_T a_next[A_ROUNDS];
-  STAGE_T b_next[B_ROUNDS];
 #if ${VEC} == 1
   // Row-fast staging keeps each invocation on one row (THREADS % TM == 0, checked by the planner).
   if (A_KFAST == 0u) a_begin(m0 + lid % TM);
   if (B_KFAST == 0u) b_begin(n0 + lid % TN);
 #endif
+#if ${STAGES} == 2
+  if (k_begin < k_end) {
+    fetch_slice(m0, n0, k_begin, lid);
+    stash_slice(0u, lid);
+  }
+  barrier();
+  uint stage = 0u;
+  for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
+    bool more = k0 + TK < k_end;
+    if (more) fetch_slice(m0, n0, k0 + TK, lid);
+    multiply_slice(stage, row0, col0);
+    // Copy stage ^ 1 was last read in the previous slice, before the barrier that ended it.
+    if (more) stash_slice(stage ^ 1u, lid);
+    barrier();
+    stage ^= 1u;
+  }
+#else
   for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
     bool more = k0 < k_end;
-    if (more) {
-      [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
-        uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-#if ${VEC} == 8
-        a_next[r] = a_load8(m0 + at.x, k0 + at.y);
-#else
-        if (A_KFAST == 1u) a_begin(m0 + at.x);
-        a_next[r] = float16_t(a_load(m0 + at.x, k0 + at.y));
-#endif
-      }
-      [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
-        uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
-#if ${VEC} == 8
-        b_next[r] = b_load8(n0 + at.x, k0 + at.y);
-#else
-        if (B_KFAST == 1u) b_begin(n0 + at.x);
-        b_next[r] = float16_t(b_load(n0 + at.x, k0 + at.y));
-#endif
-      }
-    }
+    if (more) fetch_slice(m0, n0, k0, lid);
     if (k0 > k_begin) {
-      [[unroll]] for (uint kk = 0u; kk < TK; kk += FRAG_K) {
-        fcoopmatNV<16, 3, FRAG_M, FRAG_K> fa[FM];
-        fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
-        // Offsets and strides count STAGE_T elements (VEC halves each).
-        [[unroll]] for (uint i = 0u; i < FM; ++i) {
-          uint m = row0 + i * FRAG_M;
-          if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, (m * AS + kk) / VEC, AS / VEC, false);
-          else coopMatLoadNV(fa[i], a_tile, (kk * AS + m) / VEC, AS / VEC, true);
-        }
-        [[unroll]] for (uint j = 0u; j < FN; ++j) {
-          uint n = col0 + j * FRAG_N;
-          if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, (n * BS + kk) / VEC, BS / VEC, true);
-          else coopMatLoadNV(fb[j], b_tile, (kk * BS + n) / VEC, BS / VEC, false);
-        }
-        [[unroll]] for (uint i = 0u; i < FM; ++i)
-          [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
-      }
+      multiply_slice(0u, row0, col0);
       barrier();
     }
     if (more) {
-      [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
-        uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-        a_tile[(A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC] = a_next[r];
-      }
-      [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
-        uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
-        b_tile[(B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[r];
-      }
+      stash_slice(0u, lid);
       barrier();
     }
   }
+#endif
+  // Every slice ended with a barrier: A's tiles are free for the scratch (C_IN_A).
   uint scratch = sg * FRAG;
   // One statement per fragment, written out by the code generator: a loop over the fragments
   // around store_fragment's own (rolled) loop was left rolled by spirv-opt, and the run-time

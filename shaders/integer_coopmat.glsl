@@ -35,6 +35,7 @@ const uint A_RUN = (A_KFAST == 1u ? TK : TM) / 16u, B_RUN = (B_KFAST == 1u ? TK 
 shared uvec4 a_tile[(A_KFAST == 1u ? TM * AS : TK * AS) / 16u];
 shared uvec4 b_tile[(B_KFAST == 1u ? TN * BS : TK * BS) / 16u];
 shared int c_tile[WM * WN * 256u];
+#define STORE_SCRATCH(m) coopMatStoreNV(m, c_tile, scratch, 16u, false)
 
 // Hands one 16 x 16 fragment, stored at c_tile[scratch..], to store_c; its tile row m and column n.
 void store_fragment(uint m, uint n, uint scratch, uint lane) {

@@ -135,7 +135,12 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // "tiled=TMxTNxTK/RMxRN/STAGES" forces one FMA tile (to measure tiles against each other, e.g.
   // bench/bench_cases.cpp); it must fit the target and the loop like any planned tile.
   std::optional<GemmChoice> forced_tile;
-  if (forced_text.rfind("tiled=", 0) == 0) {
+  // "coopmat=TMxTNxTK/WMxWN[/sSTAGES]" forces one tensor-core tile the same way.
+  std::optional<CoopTile> forced_coop;
+  if (forced_text.rfind("coopmat=", 0) == 0) {
+    forced_coop = parse_coop_tile(forced_text.substr(8), what);
+    forced = S::coopmat;
+  } else if (forced_text.rfind("tiled=", 0) == 0) {
     forced_tile = parse_simt_tile(forced_text.substr(6), what);
     std::string why = tile_misfit(forced_tile->tile, ctx.target);
     if (why.empty() && forced_tile->split > 1)
@@ -278,7 +283,15 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     if (why.empty() && (av->type.dtype != DType::f16 || bv->type.dtype != DType::f16))
       why = "its operands are not both float16";
     std::optional<GemmChoice> coop;
-    if (why.empty()) coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1), ctx.target);
+    if (why.empty() && forced_coop) {
+      forced_coop->vec = vec8 ? 8 : 1;
+      CoopTile tile = coop_tile_for(*forced_coop, gemm_problem(M, N, K, batches, a, b, forced_coop->vec), ctx.target);
+      std::string misfit = tile_misfit(tile, ctx.target);
+      check(misfit.empty(), what, ": tile ", forced_text.substr(8), " does not fit target '", ctx.target.name, "': ", misfit);
+      coop = GemmChoice{tile, 1};
+    } else if (why.empty()) {
+      coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1), ctx.target);
+    }
     if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
     check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
     const CoopTile& c = std::get<CoopTile>(coop->tile);
@@ -388,7 +401,7 @@ std::string_view contraction_strategy_name(ContractionStrategy s) {
 ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what) {
   for (S s : {S::tiled, S::coopmat, S::dot, S::naive})
     if (text == contraction_strategy_name(s)) return s;
-  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, tiled=TMxTNxTK/RMxRN/STAGES, coopmat, dot, naive)"));
+  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, tiled=TMxTNxTK/RMxRN/STAGES, coopmat, coopmat=TMxTNxTK/WMxWN[/sSTAGES], dot, naive)"));
 }
 
 GemmChoice parse_simt_tile(const std::string& text, const std::string& what) {

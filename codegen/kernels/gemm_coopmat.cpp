@@ -72,6 +72,7 @@ bool coop_loop_supports(const CoopTile& c) {
   uint32_t threads = c.invocations();
   if (threads == 0 || c.fm % 8 != 0 || c.fn % 8 != 0 || c.fk % 8 != 0) return false;  // 16-byte fragment rows
   if (c.tm % (c.wm * c.fm) != 0 || c.tn % (c.wn * c.fn) != 0 || c.tk % c.fk != 0) return false;
+  if (c.stages != 1 && (c.int8() || c.stages != 2)) return false;  // two copies: the fp16 loop only
   if (c.int8()) {  // shaders/integer_coopmat.glsl: 16 x FK by FK x 16 fragments (FK 32 or 16), 16-byte runs
     return c.fm == 16 && c.fn == 16 && (c.fk == 32 || c.fk == 16) && (c.tm * c.tk) % (threads * 16) == 0 &&
            (c.tn * c.tk) % (threads * 16) == 0;
@@ -89,7 +90,7 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
   std::string fragments;
   for (uint32_t i = 0; i < c.tm / c.wm / c.fm; ++i)
     for (uint32_t j = 0; j < c.tn / c.wn / c.fn; ++j)
-      fragments += cat("  coopMatStoreNV(acc[", i, "][", j, "], c_tile, scratch, ", c.fn, "u, false);\n",
+      fragments += cat("  STORE_SCRATCH(acc[", i, "][", j, "]);\n",
                        "  store_fragment(m0 + row0 + ", i * c.fm, "u, n0 + col0 + ", j * c.fn, "u, scratch, lane);\n");
   // For the KHR rewrite B needs a type of its own: its scope through a specialization constant
   // (codegen/spirv_coopmat_khr.h). The NV kernels keep the plain literal.
@@ -112,6 +113,8 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
   std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
+                               {"STAGES", std::to_string(c.stages)},
+                               {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},
                                {"FRAG_K", std::to_string(c.fk)}});

@@ -8,6 +8,7 @@
 
 #include "codegen/compiler.h"
 #include "codegen/conv_planner.h"
+#include "codegen/gemm_planner.h"
 #include "codegen/kernels/gemm_coopmat.h"
 #include "common/gpu_harness.h"
 #include "common/mobilenet_like_graph.h"
@@ -245,6 +246,57 @@ TEST(CoopMatrixPlan, ForcingItWhereItCannotRunNamesTheReason) {
   EXPECT_NE(why.find("not float16"), std::string::npos) << why;
 }
 
+// Forced tensor-core tiles compile on every profile with the loop: valid SPIR-V (the KHR rewrite
+// where the profile has KHR), workgroup memory as planned (the compiler re-measures it from the
+// SPIR-V), the scratch in A's tiles where CoopTile says so. A tile beyond the budget or the loop's
+// staging rules, or text not of the form, is refused naming the op.
+TEST(CoopMatrixPlan, ForcedTilesCompileOrNameWhyNot) {
+  int compiled = 0;
+  for (const std::string& target : known_targets()) {
+    codegen::CompileOptions o;
+    o.target = find_target(target).limits;
+    if (!codegen::kernels::coopmat_misfit(o.target).empty()) continue;
+    for (const char* tile : {"128x128x32/2x4/s2", "128x256x32/2x4", "64x64x32/2x2/s2", "32x64x16/1x2"})
+      for (int64_t k : {72, 36}) {
+        SCOPED_TRACE(target + " " + tile + " K " + std::to_string(k));
+        o.forced_strategy["matmul"] = std::string("coopmat=") + tile;
+        codegen::CoopTile c = codegen::parse_coop_tile(std::string(tile), "test");
+        c.subgroup = codegen::kernels::coopmat_subgroup_size(o.target);
+        const auto f = codegen::kernels::coopmat_fragment(o.target);
+        c.fm = f[0], c.fn = f[1], c.fk = f[2];
+        c.a_kfast = true;
+        c.vec = k == 72 ? 8 : 1;
+        if (!codegen::tile_misfit(c, o.target).empty()) {
+          EXPECT_THROW(codegen::compile_graph(f16_matmul({100, k}, {k, 304}, false), o), Error);
+          continue;
+        }
+        ModuleImage m = codegen::compile_graph(f16_matmul({100, k}, {k, 304}, false), o);
+        const DispatchDesc& d = m.manifest.dispatches.at(0);
+        EXPECT_EQ(d.kernel, "matmul_coopmat");
+        EXPECT_EQ(d.workgroup_memory_bytes, c.workgroup_memory_bytes());
+        ++compiled;
+      }
+  }
+  EXPECT_GT(compiled, 8);
+  // The 128 x 128 tile in two copies of 64-deep slices needs 71680 bytes: more than nvidia's 49152.
+  codegen::CompileOptions o;
+  o.target = find_target("nvidia").limits;
+  for (auto [forced, says] : std::vector<std::pair<std::string, std::string>>{
+           {"coopmat=128x128x64/2x4/s2", "71680 bytes of workgroup memory > 49152"},
+           {"coopmat=128x128x32/2x4/s3", "cannot stage"},
+           {"coopmat=128x128x32", "is not TMxTNxTK/WMxWN"}}) {
+    o.forced_strategy["matmul"] = forced;
+    std::string why = "(no error)";
+    try {
+      codegen::compile_graph(f16_matmul({100, 72}, {72, 304}, false), o);
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    EXPECT_NE(why.find(says), std::string::npos) << forced << ": " << why;
+    EXPECT_NE(why.find("matmul 'mm'"), std::string::npos) << why;
+  }
+}
+
 // An m x 300 x 256 problem for the tensor-core loop only.
 codegen::GemmProblem coop_problem(int64_t m, bool a_kfast, bool b_kfast, uint32_t vec) {
   codegen::GemmProblem p{m, 300, 256, 1};
@@ -408,6 +460,32 @@ TEST_P(CoopMatrixGpu, Fp16MatmulsMatchTheReference) {
     EXPECT_NE(strategies(run.module).find("coopmat"), std::string::npos) << strategies(run.module);
     EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+// Every form of the fp16 loop, forced: one or two copies of the operand tiles, subgroups holding
+// 64 x 32 or 64 x 64 of the tile, the accumulator scratch in A's tiles (16-byte staging, A's tiles
+// large enough) or in its own array (32 x 64 x 16 with one copy: A's 1.5 KiB are less than the two
+// subgroups' 2 KiB; and every one-element staging, the last shape, whose K of 70 is not a multiple
+// of 8), partial edge tiles and K not a multiple of the slice.
+TEST_P(CoopMatrixGpu, ForcedFp16TilesMatchTheReference) {
+  uint32_t seed = 80;
+  for (const char* tile : {"128x128x32/2x4/s2", "128x128x32/2x2", "128x128x32/2x2/s2", "128x256x32/2x4", "64x32x32/2x1/s2",
+                           "32x64x16/1x2", "64x64x32/2x2/s2"}) {
+    for (auto [a, b, tb] : std::vector<std::tuple<Shape, Shape, bool>>{
+             {{200, 328}, {328, 264}, false}, {{2, 72, 96}, {136, 96}, true}, {{150, 70}, {70, 90}, false}}) {
+      ir::Graph g = f16_matmul(a, b, tb);
+      SCOPED_TRACE(std::string(tile) + " a" + shape_str(a) + " b" + shape_str(b));
+      GpuRunOptions o = fp16_tolerance();
+      keep_only(o, GetParam());
+      o.forced_strategy["matmul"] = std::string("coopmat=") + tile;
+      GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
+      const std::string s = strategies(run.module);
+      const std::string t = tile;
+      EXPECT_NE(s.find("coopmat " + t.substr(0, t.find('/'))), std::string::npos) << s;
+      EXPECT_EQ(s.find("2 stages") != std::string::npos, t.find("/s2") != std::string::npos) << s;
+      EXPECT_TRUE(outputs_match(run, o));
+    }
   }
 }
 
