@@ -127,13 +127,22 @@ void multiply_slice(uint stage, uint row0, uint col0) {
   const uint a0 = stage * A_STAGE, b0 = stage * B_STAGE;
   [[unroll]] for (uint kk = 0u; kk < TK; kk += FRAG_K) {
     fcoopmatNV<16, 3, FRAG_M, FRAG_K> fa[FM];
-    fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
     // Offsets and strides count STAGE_T elements (VEC halves each).
     [[unroll]] for (uint i = 0u; i < FM; ++i) {
       uint m = row0 + i * FRAG_M;
       if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, a0 + (m * AS + kk) / VEC, AS / VEC, false);
       else coopMatLoadNV(fa[i], a_tile, a0 + (kk * AS + m) / VEC, AS / VEC, true);
     }
+#if ${B_ONE} == 1
+    [[unroll]] for (uint j = 0u; j < FN; ++j) {
+      fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb;  // its own type for the KHR rewrite
+      uint n = col0 + j * FRAG_N;
+      if (B_KFAST == 1u) coopMatLoadNV(fb, b_tile, b0 + (n * BS + kk) / VEC, BS / VEC, true);
+      else coopMatLoadNV(fb, b_tile, b0 + (kk * BS + n) / VEC, BS / VEC, false);
+      [[unroll]] for (uint i = 0u; i < FM; ++i) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+    }
+#else
+    fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
     [[unroll]] for (uint j = 0u; j < FN; ++j) {
       uint n = col0 + j * FRAG_N;
       if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, b0 + (n * BS + kk) / VEC, BS / VEC, true);
@@ -141,6 +150,7 @@ void multiply_slice(uint stage, uint row0, uint col0) {
     }
     [[unroll]] for (uint i = 0u; i < FM; ++i)
       [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+#endif
   }
 }
 
