@@ -122,6 +122,30 @@ void stash_slice(uint stage, uint lid) {
   }
 }
 
+// Copies the K slice from k0 straight into the workgroup-memory copy `stage` (no registers held).
+void copy_slice(uint m0, uint n0, uint k0, uint lid, uint stage) {
+  [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
+    uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
+    uint to = stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC;
+#if ${VEC} == 8
+    a_tile[to] = a_load8(m0 + at.x, k0 + at.y);
+#else
+    if (A_KFAST == 1u) a_begin(m0 + at.x);
+    a_tile[to] = float16_t(a_load(m0 + at.x, k0 + at.y));
+#endif
+  }
+  [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
+    uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
+    uint to = stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC;
+#if ${VEC} == 8
+    b_tile[to] = b_load8(n0 + at.x, k0 + at.y);
+#else
+    if (B_KFAST == 1u) b_begin(n0 + at.x);
+    b_tile[to] = float16_t(b_load(n0 + at.x, k0 + at.y));
+#endif
+  }
+}
+
 // Multiplies the slice in copy `stage` into the subgroup's accumulators (its corner row0, col0).
 void multiply_slice(uint stage, uint row0, uint col0) {
   const uint a0 = stage * A_STAGE, b0 = stage * B_STAGE;
@@ -133,15 +157,6 @@ void multiply_slice(uint stage, uint row0, uint col0) {
       if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, a0 + (m * AS + kk) / VEC, AS / VEC, false);
       else coopMatLoadNV(fa[i], a_tile, a0 + (kk * AS + m) / VEC, AS / VEC, true);
     }
-#if ${B_ONE} == 1
-    [[unroll]] for (uint j = 0u; j < FN; ++j) {
-      fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb;  // its own type for the KHR rewrite
-      uint n = col0 + j * FRAG_N;
-      if (B_KFAST == 1u) coopMatLoadNV(fb, b_tile, b0 + (n * BS + kk) / VEC, BS / VEC, true);
-      else coopMatLoadNV(fb, b_tile, b0 + (kk * BS + n) / VEC, BS / VEC, false);
-      [[unroll]] for (uint i = 0u; i < FM; ++i) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
-    }
-#else
     fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
     [[unroll]] for (uint j = 0u; j < FN; ++j) {
       uint n = col0 + j * FRAG_N;
@@ -150,7 +165,6 @@ void multiply_slice(uint stage, uint row0, uint col0) {
     }
     [[unroll]] for (uint i = 0u; i < FM; ++i)
       [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
-#endif
   }
 }
 
@@ -165,7 +179,17 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   if (A_KFAST == 0u) a_begin(m0 + lid % TM);
   if (B_KFAST == 0u) b_begin(n0 + lid % TN);
 #endif
-#if ${STAGES} == 2
+#if ${STAGES} == 2 && ${DIRECT} == 1
+  if (k_begin < k_end) copy_slice(m0, n0, k_begin, lid, 0u);
+  barrier();
+  uint stage = 0u;
+  for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
+    if (k0 + TK < k_end) copy_slice(m0, n0, k0 + TK, lid, stage ^ 1u);
+    multiply_slice(stage, row0, col0);
+    barrier();
+    stage ^= 1u;
+  }
+#elif ${STAGES} == 2
   if (k_begin < k_end) {
     fetch_slice(m0, n0, k_begin, lid);
     stash_slice(0u, lid);

@@ -115,7 +115,7 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
   std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
                                {"STAGES", std::to_string(c.stages)},
-                               {"B_ONE", std::getenv("VKC_EXP_B_ONE") && std::string(std::getenv("VKC_EXP_B_ONE")) == "1" ? "1" : "0"},
+                               {"DIRECT", std::getenv("VKC_EXP_DIRECT") && std::string(std::getenv("VKC_EXP_DIRECT")) == "1" ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},
