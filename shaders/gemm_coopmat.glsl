@@ -11,6 +11,10 @@
 // - VEC 1: the same contract with the kernel as gemm_core.glsl (a_begin / a_load, b_begin /
 //   b_load, one element per call, returned as float) for any operand the kernel can index,
 //   fused prologues included; staged as float16_t.
+// - A_ROWS (VEC 8, a conv whose K slices each hold one kernel tap): A comes from a_load8_row(r, k)
+//   for the invocation's r-th staged row, after a_row_begin(r, m) once per tile and k_slice(k0)
+//   once per slice (codegen/kernels/conv_common.h, packed_row_fns), which decode what the row and
+//   the slice's tap need once instead of per load.
 // - VEC 8: the kernel hands 8 float16 values packed in a uvec4 (one 16-byte load) from
 //   a_load8(m, k) / b_load8(n, k): 8 consecutive k from k for a K-fast operand, else 8
 //   consecutive rows (columns) from m (n). Staged as uvec4. Per staged value that is one eighth of
@@ -90,9 +94,14 @@ STAGE_T b_next[B_ROUNDS];
 
 // Reads the K slice from k0 into a_next / b_next.
 void fetch_slice(uint m0, uint n0, uint k0, uint lid) {
+#if ${A_ROWS} == 1
+  k_slice(k0);
+#endif
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-#if ${VEC} == 8
+#if ${A_ROWS} == 1
+    a_next[r] = a_load8_row(r, k0 + at.y);
+#elif ${VEC} == 8
     a_next[r] = a_load8(m0 + at.x, k0 + at.y);
 #else
     if (A_KFAST == 1u) a_begin(m0 + at.x);
@@ -119,30 +128,6 @@ void stash_slice(uint stage, uint lid) {
   [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
     b_tile[stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[r];
-  }
-}
-
-// Copies the K slice from k0 straight into the workgroup-memory copy `stage` (no registers held).
-void copy_slice(uint m0, uint n0, uint k0, uint lid, uint stage) {
-  [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
-    uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-    uint to = stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC;
-#if ${VEC} == 8
-    a_tile[to] = a_load8(m0 + at.x, k0 + at.y);
-#else
-    if (A_KFAST == 1u) a_begin(m0 + at.x);
-    a_tile[to] = float16_t(a_load(m0 + at.x, k0 + at.y));
-#endif
-  }
-  [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
-    uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
-    uint to = stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC;
-#if ${VEC} == 8
-    b_tile[to] = b_load8(n0 + at.x, k0 + at.y);
-#else
-    if (B_KFAST == 1u) b_begin(n0 + at.x);
-    b_tile[to] = float16_t(b_load(n0 + at.x, k0 + at.y));
-#endif
   }
 }
 
@@ -174,22 +159,16 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   uint row0 = (sg / WN) * FM * FRAG_M, col0 = (sg % WN) * FN * FRAG_N;  // the subgroup's corner in the tile
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, FRAG_M, FRAG_N>(0.0);
+#if ${A_ROWS} == 1
+  // The kernel's row hooks (A_ROWS): each staged A row's position, decoded once per tile.
+  [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) a_row_begin(r, m0 + staged_at(lid + r * THREADS, A_RUN, A_KFAST).x);
+#endif
 #if ${VEC} == 1
   // Row-fast staging keeps each invocation on one row (THREADS % TM == 0, checked by the planner).
   if (A_KFAST == 0u) a_begin(m0 + lid % TM);
   if (B_KFAST == 0u) b_begin(n0 + lid % TN);
 #endif
-#if ${STAGES} == 2 && ${DIRECT} == 1
-  if (k_begin < k_end) copy_slice(m0, n0, k_begin, lid, 0u);
-  barrier();
-  uint stage = 0u;
-  for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
-    if (k0 + TK < k_end) copy_slice(m0, n0, k0 + TK, lid, stage ^ 1u);
-    multiply_slice(stage, row0, col0);
-    barrier();
-    stage ^= 1u;
-  }
-#elif ${STAGES} == 2
+#if ${STAGES} == 2
   if (k_begin < k_end) {
     fetch_slice(m0, n0, k_begin, lid);
     stash_slice(0u, lid);

@@ -174,5 +174,13 @@ bool input_gathered_in_place(const ConvOperands& c);
 // the padding), for shaders/gemm_coopmat.glsl with VEC 8. With `gathered_input` (the input's
 // shape), A's 8 values are read through the fused prologue `x_at` instead of from `xp`.
 std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_input = nullptr);
+// Where each K slice of `tk` columns holds one kernel tap (a group's input channels a multiple of
+// tk; not transposed) and A comes from the packed input: the row hooks of shaders/gemm_coopmat.glsl
+// (A_ROWS) for a loop whose invocations each stage `rounds` A rows. a_row_begin decodes a staged
+// row's output position once per tile, k_slice the slice's tap and each row's bounds test and
+// offset once per slice, so that a_load8_row is one add and a 16-byte load (as the FMA loop's
+// one-tap loads, conv_gemm.cpp). Needs packed_operand_fns' x_row and decode_tap.
+bool packed_rows_apply(const ir::ConvGeometry& g, uint32_t tk);
+std::string packed_row_fns(const ir::ConvGeometry& g, uint32_t rounds);
 
 }  // namespace vkc::codegen::kernels::conv

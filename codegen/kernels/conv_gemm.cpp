@@ -1,4 +1,6 @@
 // The tiled GEMM kernel of the implicit_gemm, split_k and im2col conv strategies.
+#include <cstdlib>
+
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
@@ -158,8 +160,12 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   std::string helpers = xl.functions + wl.functions + st.functions + decode_out_fn(g, by_phase) +
                         out_offset_fn(g, c.output->type.shape) + phase_fns(g);
   if (!split) helpers += bias_fn(c.bias != nullptr, "b");
+  // The tensor-core loop's row hooks where each K slice holds one tap of the packed input.
+  const bool coop_rows = vec8 && !packed->input.empty() && !by_phase && packed_rows_apply(g, plan.coop().tk) &&
+                         std::getenv("VKC_EXP_NOROWS") == nullptr;
   if (vec8) {
     helpers += packed_operand_fns(g, packed->input.empty() ? &c.input->type.shape : nullptr);
+    if (coop_rows) helpers += packed_row_fns(g, coop_a_rounds(plan.coop()));
   } else {
     helpers += load_filter_fn(g, c.filter->type.shape, "w_at", by_phase);
     if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float", by_phase);
@@ -182,7 +188,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   // device with another size must refuse the module (module/device_fit.h), not run it wrong.
   if (coop) k.subgroup_sizes = {plan.coop().subgroup, plan.coop().subgroup};
   std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1,
-                                              k.cooperative_matrix_khr)
+                                              k.cooperative_matrix_khr, coop_rows)
                           : gemm_core_glsl(conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape, one_tap));
   uint32_t threads = invocations(plan.tile);
   check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);

@@ -1,7 +1,6 @@
 #include "codegen/kernels/gemm_coopmat.h"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "codegen/shader_library.h"
 #include "support/error.h"
@@ -110,12 +109,13 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
           {"STORE_M_FAST", store_m_fast ? "1" : "0"}};
 }
 
-std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
+std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr, bool a_rows) {
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
+  check(!a_rows || (c.vec == 8 && c.a_kfast), "internal: row hooks need 16-byte K-fast staging of A");
   std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
                                {"STAGES", std::to_string(c.stages)},
-                               {"DIRECT", std::getenv("VKC_EXP_DIRECT") && std::string(std::getenv("VKC_EXP_DIRECT")) == "1" ? "1" : "0"},
+                               {"A_ROWS", a_rows ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},

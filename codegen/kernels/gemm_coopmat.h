@@ -60,7 +60,11 @@ bool coopmat_uses_khr(const TargetLimits& t);
 // The GLSL for a kernel's ${GEMM_CORE}; store_m_fast: results leave walking M fastest. for_khr:
 // the form codegen/spirv_coopmat_khr.h rewrites (B's matrices of their own type); a kernel that
 // uses it sets EmittedKernel::cooperative_matrix_khr so that its SPIR-V is rewritten.
-std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr);
+// a_rows: A is staged through the kernel's row hooks (shaders/gemm_coopmat.glsl, A_ROWS), whose
+// arrays hold coop_a_rounds(tile) rows.
+std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr, bool a_rows = false);
+// The A rows each invocation stages per K slice (A_ROUNDS in the loop).
+inline uint32_t coop_a_rounds(const CoopTile& c) { return c.tm * c.tk / c.invocations() / c.vec; }
 
 // The placeholders the fp16 and int8 loops share (tile, subgroups, staging order, B's scope for the
 // KHR rewrite, one store statement per accumulator fragment); each loop adds its own.

@@ -49,6 +49,10 @@ std::vector<ConvCase> conv_cases() {
                                         {"input_layout", nhwc}, {"filter_layout", std::string("FHWC")}}, true,
        kGemmOnly},
       {{1, 64, 16, 16}, {64, 16, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}, {"groups", int64_t(4)}}, false, kPackBoth},
+      // 64 channels: each K slice one tap (the loop's row hooks), with strides, dilations, uneven
+      // pads, three images and a partial last M tile.
+      {{3, 64, 11, 13}, {80, 64, 3, 3}, {{"pads", Ints{1, 0, 2, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{1, 2}}},
+       true, kPackBoth},
       {{2, 32, 70}, {48, 32, 5}, {{"pads", Ints{2, 2}}}, true, kPackBoth},
       {{1, 16, 6, 10, 10}, {32, 16, 3, 3, 3}, {{"pads", Ints{1, 1, 1, 1, 1, 1}}}, false, kPackBoth},
       {{1, 32, 9, 7}, {32, 24, 4, 4}, {{"pads", Ints{1, 1, 1, 1}}, {"strides", Ints{2, 2}}, {"groups", int64_t(2)}}, true,
