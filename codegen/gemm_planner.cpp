@@ -1,6 +1,7 @@
 #include "codegen/gemm_planner.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 #include "codegen/kernels/gemm_coopmat.h"
@@ -110,7 +111,7 @@ std::vector<GemmTileEntry> make_table() {
   //   invocation (see instantiate).
   // Plain matrices only: on the fp16 convs (same call) it lost 10% on resnet3x3 8x256x56x56 and
   // won 11% on ggml's 16x256x19x19 * 4096x256x4x4.
-  for (uint32_t tk : {64u}) t.push_back({CoopTile{128, 128, tk, 2, 2, 0, false, false, 8}, Vendor::nvidia, true});
+  for (uint32_t tk : {64u}) t.push_back({CoopTile{128, 128, tk, 2, 2, 0, false, false, 8}, Vendor::nvidia, std::getenv("VKC_EXP_CONV22") == nullptr});
   coop({{128, 128, 2, 4}, {64, 64, 2, 2}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
        {64, 32}, 8);
   // Intel's subgroups of 8 (Alchemist) hold a 64 x 64 tile within the accumulator bound (see
