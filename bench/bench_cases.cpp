@@ -361,6 +361,14 @@ std::vector<BenchCase> make_cases(bool small) {
                             s({4096, 256, 4, 4}, {32, 16, 4, 4}), false, 1, p0, {}, h));
   cases.push_back(conv_case("conv_ggml_1x32x1536x1536_f64_k3_fp16", conv, s({1, 32, 1536, 1536}, {1, 8, 40, 40}),
                             s({64, 32, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
+  // ResNet's stem at batch 32 in float16 (3 input channels: no 16-byte staging): on tensor cores
+  // with one-element staging (forced), and as planned.
+  const Ints p3{3, 3, 3, 3}, s2{2, 2};
+  cases.push_back(conv_case("conv_stem_32x3x224x224_f64_k7s2_fp16", conv, s({32, 3, 224, 224}, {2, 3, 32, 32}),
+                            s({64, 3, 7, 7}, {16, 3, 7, 7}), true, 1, p3, s2, h));
+  cases.push_back(conv_case("conv_stem_32x3x224x224_f64_k7s2_fp16_planned", conv, s({32, 3, 224, 224}, {2, 3, 32, 32}),
+                            s({64, 3, 7, 7}, {16, 3, 7, 7}), true, 1, p3, s2, h));
+  cases.back().forced.clear();
   cases.push_back(matmul_case(n(4096, 64), h));
   // Tensor-core tiles forced, to choose them by measurement: the subgroups' share of the tile
   // (64 x 32 on 2 x 4 of 128 x 128, 64 x 64 on 2 x 4 of 128 x 256), K slices, one or two copies.
