@@ -1,7 +1,6 @@
 #include "codegen/gemm_planner.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 
 #include "codegen/kernels/gemm_coopmat.h"
@@ -108,10 +107,13 @@ std::vector<GemmTileEntry> make_table() {
   //   0.499 ms (64-deep slices, 247 registers) and 0.536 (32-deep, two copies) against 0.594 for
   //   128 x 128 on 2 x 4 (64 x 32 each); 128 x 256 and 256 x 128 on 2 x 4 / 4 x 2 (one workgroup
   //   per SM at 214 registers) 0.554-0.586. Measured on NVIDIA only: 128 accumulators per
-  //   invocation (see instantiate).
-  // Plain matrices only: on the fp16 convs (same call) it lost 10% on resnet3x3 8x256x56x56 and
-  // won 11% on ggml's 16x256x19x19 * 4096x256x4x4.
-  for (uint32_t tk : {64u}) t.push_back({CoopTile{128, 128, tk, 2, 2, 0, false, false, 8}, Vendor::nvidia, std::getenv("VKC_EXP_CONV22") == nullptr});
+  //   invocation (see instantiate). Two copies of the operand tiles (CoopTile::stages) are for
+  //   forced tiles only: 128 x 128 x 64 does not fit them in 48 KiB, and 32-deep slices with two
+  //   copies (0.536 ms) lost to 64-deep ones with one.
+  // Plain matrices only: on the fp16 convs it lost 10-16% on the seed conv and resnet3x3
+  // 8x256x56x56 and resnet50 at batch 32 took 5.31 ms against 4.81, though ggml's
+  // 16x256x19x19 * 4096x256x4x4 won 10% (session 20, calls 2 and 5).
+  for (uint32_t tk : {64u}) t.push_back({CoopTile{128, 128, tk, 2, 2, 0, false, false, 8}, Vendor::nvidia, true});
   coop({{128, 128, 2, 4}, {64, 64, 2, 2}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
        {64, 32}, 8);
   // Intel's subgroups of 8 (Alchemist) hold a 64 x 64 tile within the accumulator bound (see

@@ -1,6 +1,4 @@
 // The tiled GEMM kernel of the implicit_gemm, split_k and im2col conv strategies.
-#include <cstdlib>
-
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/conv_common.h"
@@ -161,8 +159,9 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
                         out_offset_fn(g, c.output->type.shape) + phase_fns(g);
   if (!split) helpers += bias_fn(c.bias != nullptr, "b");
   // The tensor-core loop's row hooks where each K slice holds one tap of the packed input.
-  const bool coop_rows = vec8 && !packed->input.empty() && !by_phase && packed_rows_apply(g, plan.coop().tk) &&
-                         std::getenv("VKC_EXP_NOROWS") == nullptr;
+  // H200, session 20: seed conv 0.712 -> 0.673 ms, resnet3x3 8x256x56x56 0.204 -> 0.182, ggml's
+  // 16x256x19x19 * 4096x256x4x4 0.778 -> 0.711.
+  const bool coop_rows = vec8 && !packed->input.empty() && !by_phase && packed_rows_apply(g, plan.coop().tk);
   if (vec8) {
     helpers += packed_operand_fns(g, packed->input.empty() ? &c.input->type.shape : nullptr);
     if (coop_rows) helpers += packed_row_fns(g, coop_a_rounds(plan.coop()));
