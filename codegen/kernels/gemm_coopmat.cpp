@@ -1,7 +1,6 @@
 #include "codegen/kernels/gemm_coopmat.h"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "codegen/shader_library.h"
 #include "support/error.h"
@@ -117,7 +116,6 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
                                {"STAGES", std::to_string(c.stages)},
                                {"A_ROWS", a_rows ? "1" : "0"},
-                               {"STORE_UNROLL", std::getenv("VKC_EXP_STORE_UNROLL") != nullptr ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},
