@@ -29,7 +29,8 @@
 // start and stride 16-byte aligned and spreads a fragment's rows over the banks.
 // The accumulators leave through a per-subgroup FRAG_M x FRAG_N float scratch so that store_c (bias, the
 // fused epilogue, any output layout) sees one element at a time, walking M or N fastest
-// (STORE_M_FAST) to follow the output's contiguous dim. With 16-byte staging the scratch reuses
+// (STORE_M_FAST) to follow the output's contiguous dim (store_fragment, written by
+// codegen/kernels/gemm_coopmat.cpp for both loops). With 16-byte staging the scratch reuses
 // A's tiles once the last slice is multiplied (C_IN_A, where they are large enough:
 // CoopTile::c_scratch_in_a_tiles, which counts the bytes the same way), else it has its own array.
 #extension GL_NV_cooperative_matrix : require
@@ -70,33 +71,7 @@ shared float c_tile[WM * WN * FRAG];
 float scratch_at(uint i) { return c_tile[i]; }
 #endif
 
-// Hands one FRAG_M x FRAG_N fragment, stored at the scratch from `scratch` on, to store_c; its tile row m and column n.
-void store_fragment(uint m, uint n, uint scratch, uint lane) {
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-  // Unrolled where a subgroup covers whole columns (M fast) or rows of the fragment: each lane
-  // then keeps one row (column) for all its FRAG / SG elements, and the compiler decodes what
-  // store_c computes of it (the output position, its offset) once, not per element. H200, session
-  // 20, against the rolled loop: the 4096^3 matmul 0.500 -> 0.466 ms, the seed conv 0.675 ->
-  // 0.605, ggml's 1x32x1536x1536 conv 1.090 -> 0.992 (resnet50 at batch 32 unchanged, 4.83/4.93).
-  const uint RUN = STORE_M_FAST == 1u ? FRAG_M : FRAG_N;
-  if (SG % RUN == 0u && FRAG % SG == 0u) {
-    const uint kept = lane % RUN, first = lane / RUN;
-    [[unroll]] for (uint i = 0u; i < FRAG / SG; ++i) {
-      const uint other = first + i * (SG / RUN);
-      uint r = STORE_M_FAST == 1u ? kept : other, c = STORE_M_FAST == 1u ? other : kept;
-      store_c(m + r, n + c, scratch_at(scratch + r * FRAG_N + c));
-    }
-  } else {
-    for (uint e = lane; e < FRAG; e += SG) {
-      uint r = STORE_M_FAST == 1u ? e % FRAG_M : e / FRAG_N, c = STORE_M_FAST == 1u ? e / FRAG_M : e % FRAG_N;
-      store_c(m + r, n + c, scratch_at(scratch + r * FRAG_N + c));
-    }
-  }
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-}
-
+${STORE_FRAGMENT_FN}
 // The tile coordinates of staged value e: (row, k) along the operand's fast dim, VEC values from it.
 uvec2 staged_at(uint e, uint run, uint kfast) {
   uint slow = e / run, fast = (e % run) * VEC;

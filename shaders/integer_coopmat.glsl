@@ -14,7 +14,8 @@
 // Workgroup-memory rows are padded by 16 bytes, which keeps every fragment's start and stride
 // 16-byte aligned and spreads a fragment's rows over the banks. The accumulators leave through a
 // per-subgroup 16 x 16 int scratch so that store_c (zero-point correction, bias, requantization,
-// any output layout) sees one element at a time, walking M or N fastest (STORE_M_FAST).
+// any output layout) sees one element at a time, walking M or N fastest (STORE_M_FAST;
+// store_fragment, written by codegen/kernels/gemm_coopmat.cpp for both loops).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_NV_integer_cooperative_matrix : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
@@ -37,18 +38,8 @@ shared uvec4 b_tile[(B_KFAST == 1u ? TN * BS : TK * BS) / 16u];
 shared int c_tile[WM * WN * 256u];
 #define STORE_SCRATCH(m) coopMatStoreNV(m, c_tile, scratch, 16u, false)
 
-// Hands one 16 x 16 fragment, stored at c_tile[scratch..], to store_c; its tile row m and column n.
-void store_fragment(uint m, uint n, uint scratch, uint lane) {
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-  for (uint e = lane; e < 256u; e += SG) {
-    uint r = STORE_M_FAST == 1u ? e % 16u : e / 16u, c = STORE_M_FAST == 1u ? e / 16u : e % 16u;
-    store_c(m + r, n + c, c_tile[scratch + r * 16u + c]);
-  }
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-}
-
+int scratch_at(uint i) { return c_tile[i]; }
+${STORE_FRAGMENT_FN}
 // The tile coordinates of staged run e: (row, k) along the operand's fast dim, 16 values from it.
 uvec2 staged_at(uint e, uint run, uint kfast) {
   uint slow = e / run, fast = (e % run) * 16u;
@@ -64,12 +55,24 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = icoopmatNV<32, 3, 16, 16>(0);
   uvec4 a_next[A_ROUNDS];
   uvec4 b_next[B_ROUNDS];
+#if ${A_ROWS} == 1
+  // The kernel's row hooks (A_ROWS, as in gemm_coopmat.glsl): each staged A row's position
+  // decoded once per tile, the slice's tap once per slice.
+  [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) a_row_begin(r, m0 + staged_at(lid + r * THREADS, A_RUN, A_KFAST).x);
+#endif
   for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
     bool more = k0 < k_end;
     if (more) {
+#if ${A_ROWS} == 1
+      k_slice(k0);
+#endif
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
         uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
+#if ${A_ROWS} == 1
+        a_next[r] = a_load16_row(r, k0 + at.y);
+#else
         a_next[r] = a_load16(m0 + at.x, k0 + at.y);
+#endif
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);

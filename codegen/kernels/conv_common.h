@@ -175,12 +175,16 @@ bool input_gathered_in_place(const ConvOperands& c);
 // shape), A's 8 values are read through the fused prologue `x_at` instead of from `xp`.
 std::string packed_operand_fns(const ir::ConvGeometry& g, const Shape* gathered_input = nullptr);
 // Where each K slice of `tk` columns holds one kernel tap (a group's input channels a multiple of
-// tk; not transposed) and A comes from the packed input: the row hooks of shaders/gemm_coopmat.glsl
-// (A_ROWS) for a loop whose invocations each stage `rounds` A rows. a_row_begin decodes a staged
-// row's output position once per tile, k_slice the slice's tap and each row's bounds test and
-// offset once per slice, so that a_load8_row is one add and a 16-byte load (as the FMA loop's
-// one-tap loads, conv_gemm.cpp). Needs packed_operand_fns' x_row and decode_tap.
+// tk; not transposed) and A comes from the packed input `xp`: the row hooks (A_ROWS) of the fp16
+// and int8 tensor-core loops (shaders/gemm_coopmat.glsl, integer_coopmat.glsl) for a loop whose
+// invocations each stage `rounds` A rows of `per_load` values per 16-byte load (8 float16 or 16
+// int8 values), reading a_load<per_load>_row. a_row_begin decodes a staged row's output position
+// once per tile, k_slice the slice's tap and each row's bounds test and offset once per slice, so
+// that a load is one add and a 16-byte read (as the FMA loop's one-tap loads, conv_gemm.cpp).
+// Padding reads uvec4(pad_word) (int8: the input zero point's bytes, XORed as the pack's are),
+// rows past M zeros. `xs1`: the packed input's channel stride. Needs x_row, row_tap (the packed
+// geometry's gather_input_fn) and decode_tap.
 bool packed_rows_apply(const ir::ConvGeometry& g, uint32_t tk);
-std::string packed_row_fns(const ir::ConvGeometry& g, uint32_t rounds);
+std::string packed_row_fns(const ir::ConvGeometry& g, uint32_t rounds, uint32_t per_load, uint32_t pad_word, int64_t xs1);
 
 }  // namespace vkc::codegen::kernels::conv

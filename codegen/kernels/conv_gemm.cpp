@@ -164,7 +164,8 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   const bool coop_rows = vec8 && !packed->input.empty() && !by_phase && packed_rows_apply(g, plan.coop().tk);
   if (vec8) {
     helpers += packed_operand_fns(g, packed->input.empty() ? &c.input->type.shape : nullptr);
-    if (coop_rows) helpers += packed_row_fns(g, coop_a_rounds(plan.coop()));
+    if (coop_rows)  // the packed input holds channels innermost: stride 1
+      helpers += packed_row_fns(g, coop_a_rounds(plan.coop()), 8, 0, 1);
   } else {
     helpers += load_filter_fn(g, c.filter->type.shape, "w_at", by_phase);
     if (!from_columns) helpers += gather_input_fn(g, c.input->type.shape, "x_at", "float", by_phase);

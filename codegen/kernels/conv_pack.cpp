@@ -192,24 +192,26 @@ bool packed_rows_apply(const ir::ConvGeometry& g, uint32_t tk) {
   return !g.transposed && tk > 0 && g.in_channels_per_group() % int64_t(tk) == 0;
 }
 
-std::string packed_row_fns(const ir::ConvGeometry& g, uint32_t rounds) {
+std::string packed_row_fns(const ir::ConvGeometry& g, uint32_t rounds, uint32_t per_load, uint32_t pad_word,
+                           int64_t channel_stride) {
   ConvGemmShape s = conv_gemm_shape(g);
-  const std::string cg = u32(g.in_channels_per_group()), r = u32(rounds);
-  const std::string xs1 = u32(ir::logical_strides(packed_input_shape(g), packed_input_pos(g))[1]);
+  const std::string cg = u32(g.in_channels_per_group()), r = u32(rounds), xs1 = u32(channel_stride);
   // One statement per row, written out: constant indices keep the arrays in registers (this text
   // precedes the loop's extensions, so it cannot ask for an unrolled loop).
   std::string rows;
   for (uint32_t i = 0; i < rounds; ++i)
     rows += cat("  off = 0u;\n  a_sok[", i, "] = a_rok[", i, "] && row_tap(a_rows[", i, "], kk, off);\n  a_sbase[", i,
                 "] = off + (cgrp() * ", cg, " - s_ktap) * ", xs1, ";\n");
+  const std::string read = cat("xp.data[(a_sbase[i] + k * ", xs1, ") / ", per_load, "u]");
+  const std::string load =
+      pad_word == 0 ? cat("a_sok[i] ? ", read, " : uvec4(0u)")
+                    : cat("a_rok[i] ? ((a_sok[i] ? ", read, " : uvec4(0u)) ^ uvec4(", pad_word, "u)) : uvec4(0u)");
   return cat("XRow a_rows[", r, "];\nbool a_rok[", r, "], a_sok[", r, "];\nuint a_sbase[", r, "], s_ktap;\n",
              "void a_row_begin(uint i, uint m) {\n  a_rok[i] = m < ", u32(s.m), ";\n  a_rows[i] = x_row(m / ",
              u32(s.positions), ", decode_out(m % ", u32(s.positions), "));\n}\n",
              "void k_slice(uint k0) {\n  uint t = k0 / ", cg, ";\n  s_ktap = t * ", cg, ";\n  uvec3 kk = decode_tap(t);\n",
-             "  uint off;\n  // a_sbase wraps below zero for the columns before s_ktap, which a_load8_row never asks for.\n",
-             rows, "}\n",
-             "uvec4 a_load8_row(uint i, uint k) { return a_sok[i] ? xp.data[(a_sbase[i] + k * ", xs1,
-             ") / 8u] : uvec4(0u); }\n");
+             "  uint off;\n  // a_sbase wraps below zero for the columns before s_ktap, which the loads never ask for.\n",
+             rows, "}\n", "uvec4 a_load", per_load, "_row(uint i, uint k) { return ", load, "; }\n");
 }
 
 }  // namespace vkc::codegen::kernels::conv

@@ -190,10 +190,11 @@ void bind_table(const integer::ChannelTable& table, const std::string& out, std:
 
 }  // namespace
 
-std::string integer_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr) {
+std::string integer_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr, bool a_rows) {
   check(c.int8() && coop_loop_supports(c), "internal: the int8 GEMM loop does not support tile ", c.str());
   std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
   values.push_back({"FRAG_K", std::to_string(c.fk)});
+  values.push_back({"A_ROWS", a_rows ? "1" : "0"});
   return instantiate_shader("integer_coopmat.glsl", values);
 }
 
@@ -260,7 +261,7 @@ namespace {
 // `buffers` and `helpers` define a_load16, b_load16 and store_c; `batches` x M x N output tiles.
 EmittedKernel gemm_kernel(const ir::Op& op, const CoopTile& tile, const KernelContext& ctx, std::string buffers,
                           std::vector<KernelBinding> bindings, const std::string& helpers, int64_t m, int64_t n, int64_t k,
-                          int64_t batches, bool store_m_fast, const std::string& name) {
+                          int64_t batches, bool store_m_fast, const std::string& name, bool a_rows = false) {
   const std::string what = op.describe();
   EmittedKernel e;
   e.kernel = name;
@@ -282,7 +283,7 @@ EmittedKernel gemm_kernel(const ir::Op& op, const CoopTile& tile, const KernelCo
                                             {"THREADS", std::to_string(threads)},
                                             {"BUFFERS", buffers},
                                             {"HELPERS", helpers},
-                                            {"GEMM_CORE", integer_coopmat_glsl(tile, store_m_fast, e.cooperative_matrix_khr)},
+                                            {"GEMM_CORE", integer_coopmat_glsl(tile, store_m_fast, e.cooperative_matrix_khr, a_rows)},
                                             {"K_STEPS", std::to_string(ceil_div(uint64_t(k), tile.tk))},
                                             {"SPLITS", "1"},
                                             {"M_TILES", std::to_string(m_tiles)},
@@ -369,6 +370,9 @@ std::vector<EmittedKernel> emit_conv(const ir::Op& op, const CoopTile& tile, con
                  ") return uvec4(0u);\n  XRow r = x_row(m / ", u32(s.positions), ", decode_out(m % ", u32(s.positions),
                  "));\n  return gather_row(r, cgrp() * ", u32(cg), " + k % ", u32(cg), ", decode_tap(k / ", u32(cg),
                  ")) ^ uvec4(", pad, "u);\n}\n");
+  // The loop's row hooks where each K slice holds one tap (the packed input: channels innermost).
+  const bool a_rows = conv::packed_rows_apply(g, tile.tk);
+  if (a_rows) helpers += conv::packed_row_fns(g, tile.tm * tile.tk / tile.invocations() / 16, 16, pad, 1);
   // B: zeros past K, so that nothing there counts whatever A holds.
   helpers += cat("uvec4 b_load16(uint nn, uint k) {\n  if (nn >= ", u32(s.n), " || k >= ", u32(s.k),
                  ") return uvec4(0u);\n  return wp.data[((cgrp() * ", u32(s.n), " + nn) * ", u32(s.k),
@@ -384,7 +388,7 @@ std::vector<EmittedKernel> emit_conv(const ir::Op& op, const CoopTile& tile, con
   // Results leave walking M fastest unless the output's channels are its innermost dim.
   const bool store_m_fast = g.output_pos[1] != int(g.output_pos.size()) - 1;
   kernels.push_back(gemm_kernel(op, tile, ctx, buffers, bindings, helpers, s.m, s.n, s.k, s.groups, store_m_fast,
-                                "conv_integer_coopmat"));
+                                "conv_integer_coopmat", a_rows));
   return kernels;
 }
 

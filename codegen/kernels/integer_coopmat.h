@@ -39,6 +39,7 @@ std::vector<EmittedKernel> emit_integer_coopmat(const ir::Op& op, const GemmChoi
                                                 std::vector<ScratchTensor>& scratch);
 
 // The GLSL of the loop for `tile` (a CoopTile with vec 16); for_khr as gemm_coopmat_glsl.
-std::string integer_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr);
+// a_rows: A through the kernel's row hooks (conv::packed_row_fns with 16 values per load).
+std::string integer_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr, bool a_rows = false);
 
 }  // namespace vkc::codegen::kernels
