@@ -1,7 +1,6 @@
 #include "codegen/kernels/gemm_coopmat.h"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "codegen/shader_library.h"
 #include "support/error.h"
@@ -94,7 +93,7 @@ namespace {
 std::string store_fragment_fn(const CoopTile& c, bool store_m_fast) {
   const uint32_t frag = c.fm * c.fn, run = store_m_fast ? c.fm : c.fn;
   std::string body;
-  if (c.subgroup != 0 && c.subgroup % run == 0 && frag % c.subgroup == 0 && !(c.int8() && std::getenv("VKC_EXP_OLD"))) {
+  if (c.subgroup != 0 && c.subgroup % run == 0 && frag % c.subgroup == 0) {
     // A subgroup covers whole columns (M fast) or rows of the fragment: each lane keeps one row
     // (column) for all its elements, unrolled, so the compiler decodes what store_c computes of it
     // (the output position, its offset) once per lane, not per element. H200, session 20, against
