@@ -63,7 +63,7 @@ bool coopmat_uses_khr(const TargetLimits& t);
 // a_rows: A is staged through the kernel's row hooks (shaders/gemm_coopmat.glsl, A_ROWS), whose
 // arrays hold coop_a_rounds(tile) rows.
 std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr, bool a_rows = false);
-// The A rows each invocation stages per K slice (A_ROUNDS in the loop).
+// The A rows each invocation stages per K slice (A_ROUNDS in the fp16 and int8 loops).
 inline uint32_t coop_a_rounds(const CoopTile& c) { return c.tm * c.tk / c.invocations() / c.vec; }
 
 // The placeholders the fp16 and int8 loops share (tile, subgroups, staging order, B's scope for the

@@ -373,7 +373,7 @@ std::vector<EmittedKernel> emit_conv(const ir::Op& op, const CoopTile& tile, con
   // The loop's row hooks where each K slice holds one tap (the packed input: channels innermost).
   // H200, session 20 (with the unrolled stores): the seed QDQ conv 0.408 -> 0.389 ms.
   const bool a_rows = conv::packed_rows_apply(g, tile.tk);
-  if (a_rows) helpers += conv::packed_row_fns(g, tile.tm * tile.tk / tile.invocations() / 16, 16, pad, 1);
+  if (a_rows) helpers += conv::packed_row_fns(g, coop_a_rounds(tile), 16, pad, 1);
   // B: zeros past K, so that nothing there counts whatever A holds.
   helpers += cat("uvec4 b_load16(uint nn, uint k) {\n  if (nn >= ", u32(s.n), " || k >= ", u32(s.k),
                  ") return uvec4(0u);\n  return wp.data[((cgrp() * ", u32(s.n), " + nn) * ", u32(s.k),
