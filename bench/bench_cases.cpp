@@ -371,7 +371,8 @@ std::vector<BenchCase> make_cases(bool small) {
   cases.back().forced.clear();
   cases.push_back(matmul_case(n(4096, 64), h));
   // Tensor-core tiles forced, to choose them by measurement: the subgroups' share of the tile
-  // (64 x 32 on 2 x 4 of 128 x 128, 64 x 64 on 2 x 4 of 128 x 256), K slices, one or two copies.
+  // (64 x 32 on 2 x 4 of 128 x 128, 64 x 64 on 2 x 2 of it or on 1 x 4 of 64 x 256), K slices, one
+  // or two copies of the operand tiles (/s2). RESULTS.md, session 20, has the wider sweep.
   for (const char* tile : {"128x128x64/2x4", "128x128x32/2x2/s2", "128x128x64/2x2", "128x128x32/2x4/s2", "64x256x32/1x4/s2",
                            "64x256x64/1x4", "128x64x32/2x1/s2", "64x128x32/1x2/s2"})
     cases.push_back(matmul_case(n(4096, 64), h, tile));
