@@ -173,27 +173,31 @@ BenchCase relu_case(int64_t n, uint64_t max_binding_bytes = 0, const std::string
 }
 
 // Attention as BERT exports it (matmul, divide by sqrt(d), softmax, matmul): the fuse-attention
-// pass makes it one kernel; `tiles` forces its tiling (BQxBK) to compare tilings in one run.
-// Against torch's scaled_dot_product_attention (issue 23: faster than SDPA fp32 at 1x12x1024x64).
-BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::string& tiles = "", int64_t batch = 1) {
+// pass makes it one kernel; `tiles` forces its tiling (BQxBK, or coopmat=BQxBK for the tensor-core
+// kernel) to compare tilings in one run. Against torch's scaled_dot_product_attention (issue 23:
+// faster than SDPA fp32 at 1x12x1024x64). float16 (a float16 model): the tensor-core kernel,
+// against SDPA fp16 (flash attention).
+BenchCase attention_case(int64_t heads, int64_t seq, int64_t d, const std::string& tiles = "", int64_t batch = 1,
+                         DType dtype = DType::f32) {
   BenchCase c;
+  const std::string tag = tiles.rfind("coopmat=", 0) == 0 ? "c" + tiles.substr(8) : tiles;
   c.name = "attention_" + std::to_string(batch) + "x" + std::to_string(heads) + "x" + std::to_string(seq) + "x" + std::to_string(d) +
-           (tiles.empty() ? "" : "_" + tiles);
-  c.group = "attention";
+           (dtype == DType::f16 ? "_fp16" : "") + (tiles.empty() ? "" : "_" + tag);
+  c.group = dtype == DType::f16 ? "attention_fp16" : "attention";
   if (!tiles.empty()) c.forced = {{"attention", tiles}};
   c.flops = 4.0 * double(batch) * double(heads) * double(seq) * double(seq) * double(d);
   c.build = [=](ir::Graph& g) {
-    ir::Value* q = g.add_input("q", {DType::f32, {batch, heads, seq, d}});
-    ir::Value* k = g.add_input("k", {DType::f32, {batch, heads, seq, d}});
-    ir::Value* v = g.add_input("v", {DType::f32, {batch, heads, seq, d}});
+    ir::Value* q = g.add_input("q", {dtype, {batch, heads, seq, d}});
+    ir::Value* k = g.add_input("k", {dtype, {batch, heads, seq, d}});
+    ir::Value* v = g.add_input("v", {dtype, {batch, heads, seq, d}});
     ir::Value* kt = g.add_op(OpKind::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
-    HostTensor root(DType::f32, {1});
+    HostTensor root(dtype, {1});
     root.set_f64(0, std::sqrt(double(d)));
     ir::Value* s = g.add_op(OpKind::Div, {g.add_op(OpKind::MatMul, {q, kt})->result(), g.add_constant(root)})->result();
     ir::Value* p = g.add_op(OpKind::Softmax, {s}, {{"axis", int64_t(-1)}}, "softmax")->result();
     g.add_output(g.add_op(OpKind::MatMul, {p, v})->result(), "y");
   };
-  c.torch = {{"op", "sdpa"}};
+  c.torch = {{"op", "sdpa"}, {"dtype", std::string(dtype_name(dtype))}};
   return c;
 }
 
@@ -340,6 +344,11 @@ std::vector<BenchCase> make_cases(bool small) {
   // ViT-B/16's attention at batch 8 (197 tokens: a partial last tile).
   for (const char* tiles : {"", "64x32", "32x32", "32x16"})
     cases.push_back(attention_case(n(12, 2), n(197, 37), 64, tiles, n(8, 2)));
+  // float16 attention on tensor cores (the planner's tile, then candidate tiles forced).
+  for (const char* tiles : {"", "coopmat=64x64", "coopmat=64x32", "coopmat=32x64", "coopmat=32x32", "64x32"})
+    cases.push_back(attention_case(n(12, 2), n(1024, 64), 64, tiles, 1, DType::f16));
+  for (const char* tiles : {"", "coopmat=64x64", "coopmat=32x64", "coopmat=32x32"})
+    cases.push_back(attention_case(n(12, 2), n(197, 37), 64, tiles, n(8, 2), DType::f16));
   // float16 on tensor cores (issue 9; forced, so that a planner change cannot move them off): the
   // two large convs and the matmul again, and the two CONV_2D shapes ggml-vulkan's figures are for
   // ([W,H,C,N] there: 19x19x256x16 * 4x4x256x4096, 1536x1536x32 * 3x3x32x64). Compared with

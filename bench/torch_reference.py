@@ -235,7 +235,7 @@ def run_case(case, peaks, runs):
         sets = [inputs, other]
         t32, times32 = time_op(fn, sets, runs)
         t16 = None
-        if spec["op"] in ("conv", "conv_transpose", "matmul"):
+        if spec["op"] in ("conv", "conv_transpose", "matmul", "sdpa"):
             half = [{k: v.half() for k, v in s.items()} for s in sets]
             t16, _ = time_op(fn, half, runs)
             del half

@@ -126,9 +126,12 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     // causal_offset moves the causal diagonal: a piece of query rows or keys of a larger causal
     // attention (codegen/range_split.cpp) keeps the whole op's mask. with_lse: a second result,
     // each row's log-sum-exp of its scores, by which pieces over blocks of keys are combined.
+    // fp16_products: q, k, v and the probabilities may be rounded to float16 for the products
+    // (sums stay float32): set by the fp16 precision mode, so that the kernel may use tensor cores
+    // however fusion placed the mode's casts.
     case OpKind::Attention:
       return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0)),
-              def("with_lse", false)};
+              def("with_lse", false), def("fp16_products", false)};
     // Issue 23, elementwise and logic group.
     case OpKind::IsInf: return {def("detect_positive", true), def("detect_negative", true)};
     case OpKind::Elu: return {def("alpha", 1.0)};

@@ -6,6 +6,7 @@
 #include "codegen/fusion.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/attention_plan.h"
+#include "codegen/kernels/gemm_coopmat.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
 #include "codegen/range_split.h"
@@ -124,18 +125,21 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
   const Extents e = extents_of(op);
   for (int i = 0; i < op.num_operands(); ++i) check_32bit(op.operand(i)->type.numel(), what);
   check_32bit(op.result()->type.numel(), what);
-  std::optional<AttentionPlan> plan = plan_attention(op, ctx.target, ctx.forced(op));
-  check(plan.has_value(), what, ": no attention tiling fits target '", ctx.target.name, "' (",
-        ctx.target.max_compute_shared_memory_size, " bytes of workgroup memory)");
-  const AttentionPlan& p = *plan;
+  const std::string forced = ctx.forced(op);
+  const bool force_coop = forced == "coopmat" || forced.rfind("coopmat=", 0) == 0;
 
   EmittedKernel k;
-  k.kernel = "attention";
-  k.strategy = cat("tiled ", p.bq, "x", p.bk);
   KernelIo io;
   const char* names[] = {"q_at", "k_at", "v_at", "mask_at"};
-  for (int i = 0; i < op.num_operands(); ++i)
-    io.add(operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx));
+  // q, k and v read from float16 tensors only (through their prologues), or the fp16 precision
+  // mode's attention (ir/passes/convert_to_fp16.cpp): either way their products may be float16.
+  bool f16_qkv = true;
+  for (int i = 0; i < op.num_operands(); ++i) {
+    FusedCode loader = operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx);
+    if (i < 3) f16_qkv = f16_qkv && loader.types == std::set<DType>{DType::f16};
+    io.add(loader);
+  }
+  f16_qkv = f16_qkv || op.attr_bool("fp16_products");
   io.add(result_store(group, uint32_t(io.bindings.size()), ctx));
   const bool with_lse = op.attr_bool("with_lse");
   if (with_lse) {  // the second result: one value per row, stored as it is (no epilogue)
@@ -171,45 +175,92 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
     mask_code = cat("        if (qi < SQ && kj < SK) x += float(mask_at(mask_batch(b) + qi * ", stride_for(r - 2, e.sq),
                     "u + kj * ", stride_for(r - 1, e.sk), "u));");
   }
+  const bool kt = op.attr_bool("k_transposed");
+  k.flops = 2.0 * double(e.batches) * double(e.sq) * double(e.sk) * double(e.d + e.dv);
+  std::vector<std::pair<std::string, std::string>> values = {
+      {"EXTENSIONS", glsl_extensions(io.types)},
+      {"BUFFERS", io.buffers},
+      {"FUNCTIONS", functions},
+      {"HD", cat(e.d)},
+      {"DV", cat(e.dv)},
+      {"SQ", cat(e.sq)},
+      {"SK", cat(e.sk)},
+      {"CAUSAL_TILES", op.attr_bool("causal") ? "1" : "0"},
+      {"CAUSAL_OFFSET", cat(op.attr_int("causal_offset"))},
+      {"WITH_LSE", with_lse ? "1" : "0"},
+      {"SCALE", glsl_literal(DType::f32, op.attr_float("scale"))},
+      {"MASK", mask_code},
+      {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ) + CAUSAL_OFFSET" : ""}};
+
+  // Tensor cores for float16 q, k and v (a float16 model, or the fp16 precision mode, whose casts
+  // back to float32 are their prologues), unless an FMA tiling is forced. Single query rows
+  // (decoding) stay on the FMA kernel: a fragment of 16 rows would be mostly padding.
+  if (force_coop || (forced.empty() && f16_qkv && e.sq >= 16)) {
+    std::string why = "its q, k and v are not float16 (a float16 model, or the fp16 precision mode)";
+    std::optional<AttentionCoopPlan> cp;
+    if (f16_qkv)
+      cp = plan_attention_coopmat(e.batches, e.sq, e.sk, e.d, e.dv, ctx.target,
+                                  forced.rfind("coopmat=", 0) == 0 ? forced.substr(8) : "", why);
+    check(cp.has_value() || !force_coop, what, ": strategy '", forced, "' does not apply: ", why);
+    if (cp) {
+      const AttentionCoopPlan& p = *cp;
+      k.kernel = "attention_coopmat";
+      k.strategy = cat("coopmat ", p.bq(), "x", p.bk);
+      k.cooperative_matrix_khr = coopmat_uses_khr(ctx.target);
+      k.subgroup_sizes = {p.subgroup, p.subgroup};  // the fragments' layout assumes this subgroup size
+      values.insert(values.end(),
+                    {{"B_SCOPE_DECLARATION", k.cooperative_matrix_khr ? "layout(constant_id = 0) const uint B_SCOPE = 3u;" : ""},
+                     {"B_SCOPE", k.cooperative_matrix_khr ? "B_SCOPE" : "3"},
+                     {"THREADS", cat(p.invocations())},
+                     {"SG", cat(p.subgroup)},
+                     {"WARPS", cat(p.warps)},
+                     {"FRAG_M", cat(p.fm)},
+                     {"FRAG_N", cat(p.fn)},
+                     {"FRAG_K", cat(p.fk)},
+                     {"BK", cat(p.bk)},
+                     {"HDP", cat(p.hdp)},
+                     {"DVP", cat(p.dvp)},
+                     {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
+                     {"K_INDEX", kt ? "(b * HD + d) * SK + row" : "(b * SK + row) * HD + d"}});
+      k.glsl = instantiate_shader("attention_coopmat", values);
+      k.workgroup_size = {p.invocations(), 1, 1};
+      k.workgroup_count = {p.workgroups_x, p.workgroups_y, 1};
+      k.workgroup_memory_bytes = p.workgroup_memory_bytes;
+      k.tiles = {{"bq", p.bq()}, {"bk", p.bk}, {"head_dim", e.d}, {"subgroups", p.warps}};
+      return {k};
+    }
+  }
+
+  std::optional<AttentionPlan> plan = plan_attention(op, ctx.target, forced);
+  check(plan.has_value(), what, ": no attention tiling fits target '", ctx.target.name, "' (",
+        ctx.target.max_compute_shared_memory_size, " bytes of workgroup memory)");
+  const AttentionPlan& p = *plan;
+  k.kernel = "attention";
+  k.strategy = cat("tiled ", p.bq, "x", p.bk);
   // K^T is staged down its columns: lanes take 8 adjacent dims of one key (one 32-byte read of k)
   // and the padded stride KS spreads the 8 dims over different banks. Keys stored transposed are
   // read along the keys instead.
-  const bool kt = op.attr_bool("k_transposed");
   const std::string k_order = kt ? "    const uint d = i / BK, j = i % BK;"
                                  : "    const uint j = (i / 8u) % BK, d = (i / (8u * BK)) * 8u + i % 8u;";
   const std::string k_index = kt ? "(b * HD + d) * SK + k0 + j" : "(b * SK + k0 + j) * HD + d";
   const int64_t k_total = int64_t(p.bk) * (kt ? e.d : round_up(e.d, int64_t(8)));
   auto vec_of = [](uint32_t n) -> std::string { return n == 1 ? "float" : cat("vec", n); };
-  k.glsl = instantiate_shader(
-      "attention", {{"EXTENSIONS", glsl_extensions(io.types)},
-                    {"BUFFERS", io.buffers},
-                    {"FUNCTIONS", functions},
-                    {"HD", cat(e.d)},
-                    {"DV", cat(e.dv)},
-                    {"RM", cat(p.rm)},
-                    {"KC", cat(p.kc)},
-                    {"C4", cat(p.c4)},
-                    {"RVEC", vec_of(p.rm)},
-                    {"KVEC", vec_of(p.kc)},
-                    {"RGET", p.rm == 1 ? "v" : "v[r]"},
-                    {"KGET", p.kc == 1 ? "v" : "v[c]"},
-                    {"SQ", cat(e.sq)},
-                    {"SK", cat(e.sk)},
-                    {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
-                    {"CAUSAL_TILES", op.attr_bool("causal") ? "1" : "0"},
-                    {"CAUSAL_OFFSET", cat(op.attr_int("causal_offset"))},
-                    {"WITH_LSE", with_lse ? "1" : "0"},
-                    {"K_ORDER", k_order},
-                    {"K_INDEX", k_index},
-                    {"KTOTAL", cat(k_total)},
-                    {"SCALE", glsl_literal(DType::f32, op.attr_float("scale"))},
-                    {"MASK", mask_code},
-                    {"CAUSAL", op.attr_bool("causal") ? " || int(kj) > int(qi) + int(SK) - int(SQ) + CAUSAL_OFFSET" : ""}});
+  values.insert(values.end(), {{"RM", cat(p.rm)},
+                               {"KC", cat(p.kc)},
+                               {"C4", cat(p.c4)},
+                               {"RVEC", vec_of(p.rm)},
+                               {"KVEC", vec_of(p.kc)},
+                               {"RGET", p.rm == 1 ? "v" : "v[r]"},
+                               {"KGET", p.kc == 1 ? "v" : "v[c]"},
+                               {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
+                               {"K_ORDER", k_order},
+                               {"K_INDEX", k_index},
+                               {"KTOTAL", cat(k_total)}});
+  k.glsl = instantiate_shader("attention", values);
   k.workgroup_size = {kAttentionThreads, 1, 1};
   k.workgroup_count = {p.workgroups_x, p.workgroups_y, 1};
   k.workgroup_memory_bytes = p.workgroup_memory_bytes;
   k.tiles = {{"bq", p.bq}, {"bk", p.bk}, {"head_dim", e.d}};
-  k.flops = 2.0 * double(e.batches) * double(e.sq) * double(e.sk) * double(e.d + e.dv);
   return {k};
 }
 

@@ -24,6 +24,27 @@ inline constexpr uint32_t kAttentionRowGroups = 16, kAttentionLanes = 8;  // TY 
 inline constexpr uint32_t kAttentionThreads = kAttentionRowGroups * kAttentionLanes;
 inline constexpr int64_t kAttentionMaxHeadDim = 256;
 
+// The tensor-core form (shaders/attention_coopmat.comp, codegen/kernels/attention_coopmat.cpp):
+// float16 q, k and v, float32 sums. WARPS subgroups of FRAG_M query rows each (BQ = WARPS x fm),
+// keys in tiles of BK; head dims padded to whole fragments (hdp, dvp).
+struct AttentionCoopPlan {
+  uint32_t warps = 0, bk = 0, subgroup = 0;
+  uint32_t fm = 0, fn = 0, fk = 0;
+  uint32_t hdp = 0, dvp = 0;
+  uint32_t workgroup_memory_bytes = 0;
+  uint32_t workgroups_x = 0, workgroups_y = 0;  // query tiles, batches
+  uint32_t bq() const { return warps * fm; }
+  uint32_t invocations() const { return warps * subgroup; }
+};
+inline constexpr int64_t kAttentionCoopMaxHeadDim = 128;  // the output accumulators stay in registers
+
+// The tensor-core plan, or nullopt with `why` saying what does not fit (no cooperative matrices,
+// head dims above kAttentionCoopMaxHeadDim, no tile within the workgroup memory). `tiles`: ""
+// (the planner's choice) or "BQxBK" to pin one (tests, benchmarks).
+std::optional<AttentionCoopPlan> plan_attention_coopmat(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,
+                                                        const TargetLimits& target, const std::string& tiles,
+                                                        std::string& why);
+
 // The plan for attention with these extents, or nullopt when no tiling fits the target (or the
 // head dims are above kAttentionMaxHeadDim). `forced` ("64x32": BQ x BK; BQ 16, 32 or 64, BK 8, 16 or 32) pins the tiles (tests).
 std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,

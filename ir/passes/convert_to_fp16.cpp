@@ -133,6 +133,13 @@ bool convert(Graph& g) {
     for (const Value* r : op->results) has_f32 |= is_f32(r);
     if (has_f32 && fits) fp16[op] = any = true;
   }
+  // Attention stays f32 (its softmax), but its products may take float16 operands: say so, for
+  // the kernel (tensor cores) to see whichever side of a kernel boundary the casts fuse into.
+  for (Op* op : g.ops())
+    if (op->kind == OpKind::Attention && !op->attr_bool("fp16_products")) {
+      op->attrs["fp16_products"] = true;
+      any = true;
+    }
   if (!any) return false;
 
   // One cast (or converted constant) per value, shared by its users; except that a graph input

@@ -13,6 +13,7 @@
 #include "common/gpu_harness.h"
 #include "common/mobilenet_like_graph.h"
 #include "ir/conv_geometry.h"
+#include "kernels/coopmat_forms.h"
 #include "kernels/op_test_helpers.h"
 #include "module/target_profiles.h"
 #include "support/error.h"
@@ -341,45 +342,6 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
   t.cooperative_matrix_khr = false;
   ASSERT_TRUE(codegen::choose_gemm(both, t).has_value());
   EXPECT_FALSE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));  // then the FMA loop
-}
-
-// The forms a device can run: KHR (preferred, what an unadjusted compile picks) and NV.
-enum class Form { khr, nv };
-const char* form_name(Form f) { return f == Form::khr ? "VK_KHR_cooperative_matrix" : "VK_NV_cooperative_matrix"; }
-bool device_has(Form f) {
-  const TargetLimits& l = shared_context().limits();
-  return f == Form::khr ? l.cooperative_matrix_khr : l.cooperative_matrix_nv;
-}
-bool device_has_coopmat() { return device_has(Form::khr) || device_has(Form::nv); }
-std::string no_coopmat_reason() {
-  return "device '" + shared_context().device_info().name +
-         "' has no cooperative-matrix fp16 product, KHR or NV (these run on the GPU machine)";
-}
-// Plans for the device with only `f` left, so that the kernels use that form.
-void keep_only(GpuRunOptions& o, Form f) {
-  o.adjust_target = [f](TargetLimits& t) {
-    (f == Form::khr ? t.cooperative_matrix_nv : t.cooperative_matrix_khr) = false;
-  };
-}
-// The capability the module's tensor-core dispatches declare.
-bool declares(const ModuleImage& m, Form f) {
-  const std::string cap = f == Form::khr ? "CooperativeMatrixKHR" : "CooperativeMatrixNV";
-  bool any = false;
-  for (const DispatchDesc& d : m.manifest.dispatches)
-    if (d.kernel.find("coopmat") != std::string::npos) {
-      any = true;
-      if (std::find(d.spirv.capabilities.begin(), d.spirv.capabilities.end(), cap) ==
-          d.spirv.capabilities.end())
-        return false;
-    }
-  return any;
-}
-
-GpuRunOptions fp16_tolerance() {
-  GpuRunOptions o;
-  o.rel_tol = 1e-2;  // float16 operands and results, float32 sums (issue 9's bar)
-  o.abs_tol = 1e-2;
-  return o;
 }
 
 class CoopMatrixGpu : public ::testing::TestWithParam<Form> {
