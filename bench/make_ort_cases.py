@@ -52,7 +52,6 @@ def run_ort(model, inputs, optimize=True):
 def write_case(out, name, model, inputs, expected=None, numpy_only=False):
     """expected: the int8 formula, (inputs) -> ([outputs], ties), or None."""
     d = os.path.join(out, "test_" + name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     try:
         onnx.checker.check_model(model)
     except onnx.checker.ValidationError as e:
@@ -66,6 +65,7 @@ def write_case(out, name, model, inputs, expected=None, numpy_only=False):
     else:
         import onnxruntime as ort
         outs, source = run_ort(model, inputs), f"onnxruntime {ort.__version__}"
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)  # only for a case that ran
     onnx.save(model, os.path.join(d, "model.onnx"))
     names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     for k, (n, v) in enumerate(zip(names, inputs)):
