@@ -314,7 +314,8 @@ def qlinear_matmul(seed, a_shape, n, a_dtype=np.uint8, a_zp=118, b_dtype=np.int8
 
 
 def conv_integer(seed, x_shape, f, k, w_dtype=np.uint8, x_zp=131, w_zp=7, pads=(1, 0, 1, 2), strides=(1, 1), groups=1):
-    """ConvInteger: u8 input (a graph input), constant filter and zero points; the i32 sums exactly."""
+    """ConvInteger: u8 input (a graph input), constant filter and zero points (per tensor: ORT's
+    kernel takes no other); the i32 sums exactly."""
     rng = np.random.default_rng(seed)
     cg = x_shape[1] // groups
     xq = rng.integers(0, 256, x_shape).astype(np.uint8)
@@ -399,8 +400,9 @@ def cases():
         "qlinearmatmul_2d_u8u8_percolumn": lambda: qlinear_matmul(17, (16, 24), 12, b_dtype=u8, b_zp=130,
                                                                   per_column=True),
         "convinteger_u8u8": lambda: conv_integer(18, (1, 6, 8, 9), 8, (3, 3)),
-        "convinteger_u8s8_groups": lambda: conv_integer(19, (1, 8, 7, 7), 8, (3, 3), w_dtype=s8, w_zp=-3,
-                                                        groups=2, strides=(2, 1)),
+        # ORT's ConvInteger takes u8 filters only (its kernel's type constraints).
+        "convinteger_u8u8_groups_stride": lambda: conv_integer(19, (1, 8, 7, 7), 8, (3, 3), w_zp=131, groups=2,
+                                                               strides=(2, 1)),
         "matmulinteger_3d_u8s8": lambda: matmul_integer(20, (2, 9, 40), 24),
         "matmulinteger_2d_u8u8": lambda: matmul_integer(21, (13, 30), 17, b_dtype=u8, b_zp=127),
     }
