@@ -9,6 +9,13 @@ where it is, printed next to ORT's outputs to show whether ORT follows the formu
     y_q    = saturate(round_half_even(f32(f32(acc) * M[c])) + y_zp)
     x_q    = saturate(round_half_even(f32(x) / x_scale) + x_zp)        (QuantizeLinear of an f32 input)
 
+ORT runs the QDQ form as QLinearConv / QLinearMatMul (MLAS's integer kernels) only where the
+activations and the output have the same type and, on x86, are u8 (its QDQ selectors; s8 QDQ
+fusion is ARM-only); otherwise it runs DQ -> float op -> Q. With dyadic scales and small operands
+every float value of that path is exact (products and sums of few-bit dyadic numbers, a division
+by a power of two), so it gives the formula's outputs too; with calibrated scales it need not,
+so the calibrated QDQ cases are u8 -> u8.
+
 Each case is (model, inputs, expected) with expected(inputs) -> (outputs, ties): the outputs by the
 formula and how many products f32(acc) * M fell exactly half way between two integers (so that the
 rounding mode matters). Scales are of two kinds: dyadic (powers of two times small odd integers,
@@ -251,6 +258,53 @@ def qdq_matmul(seed, a_shape, n, a_dtype=np.uint8, a_zp=125, y_dtype=np.uint8, y
     return model, [a if float_in else aq], expected
 
 
+def edge_scales(rng, x_scale, y_scale, accs, n):
+    """n per-column weight scales, about y_scale / x_scale, at which computing the requantization
+    another way changes an output for one of the sums `accs`: half of them where M rounded once,
+    f32(x_scale * w_scale / y_scale) exactly, differs from ORT's f32(f32(x_scale * w_scale) /
+    y_scale) in an output; half where rounding the exact product acc * M instead of f32(acc * M)
+    does. The search is seeded, so the scales are the same on every run."""
+    a64, a32 = np.asarray(accs, np.float64), np.asarray(accs, F32)
+    found = {"m": [], "product": []}
+    while min(len(v) for v in found.values()) < n // 2:
+        w = (rng.uniform(0.5, 1.5, 20000) * float(y_scale) / float(x_scale)).astype(F32)
+        m = multiplier(x_scale, w, y_scale)
+        m_once = (np.float64(x_scale) * w.astype(np.float64) / np.float64(y_scale)).astype(F32)
+        ours = np.rint((a32[None, :] * m[:, None]).astype(F32))
+        once = np.rint((a32[None, :] * m_once[:, None]).astype(F32))
+        exact = np.rint(a64[None, :] * m.astype(np.float64)[:, None])
+        found["m"] += list(w[(ours != once).any(1)])
+        found["product"] += list(w[(ours != exact).any(1)])
+    return np.array(found["m"][:n // 2] + found["product"][:n - n // 2], dtype=F32)
+
+
+def qdq_matmul_rounding_edges(seed, n=16):
+    """A QDQ matmul whose sums are exactly -128..127 (u8 lhs column 0 = 0..255, zero point 128, rhs
+    row 0 = 1, the others 0; K 16, N 16: NVIDIA's tensor cores) and whose per-column scales sit
+    where only ORT's exact sequence of f32 roundings gives ORT's outputs (edge_scales)."""
+    rng = np.random.default_rng(seed)
+    a_scale, y_scale, a_zp, y_zp = F32(0.0173), F32(0.0291), 128, 128
+    a = rng.integers(0, 256, (256, 16)).astype(np.uint8)
+    a[:, 0] = np.arange(256)
+    b = np.zeros((16, n), np.int8)
+    b[0] = 1
+    b_scale = edge_scales(rng, a_scale, y_scale, np.arange(-128, 128), n)
+    inits = [const("b", b), scalar("a_scale", a_scale, F32), scalar("a_zp", a_zp, np.uint8),
+             const("b_scale", b_scale), const("b_zp", np.zeros(n, np.int8)),
+             scalar("y_scale", y_scale, F32), scalar("y_zp", y_zp, np.uint8)]
+    nodes = [helper.make_node("DequantizeLinear", ["a", "a_scale", "a_zp"], ["a_f"]),
+             helper.make_node("DequantizeLinear", ["b", "b_scale", "b_zp"], ["b_f"], axis=1),
+             helper.make_node("MatMul", ["a_f", "b_f"], ["y_f"]),
+             helper.make_node("QuantizeLinear", ["y_f", "y_scale", "y_zp"], ["y"])]
+    model = model_of(nodes, [vi("a", np.uint8, a.shape)], [vi("y", np.uint8, (256, n))], inits)
+    m = multiplier(a_scale, b_scale, y_scale)
+
+    def expected(ins):
+        y, ties = requantize(matmul_int(ins[0], b, a_zp, 0), m, y_zp, np.uint8, -1)
+        return [y], ties
+    return model, [a], expected
+
+
 # --- QLinearConv / QLinearMatMul (constant scales), ConvInteger / MatMulInteger ------------------
 
 def qlinear_conv(seed, x_shape, f, k, x_dtype=np.uint8, x_zp=137, y_dtype=np.uint8, y_zp=121,
@@ -376,12 +430,13 @@ def cases():
         # int8 tensor cores on NVIDIA (64 channels, 3x3, z' = zp - 128 = -7 != 0: padding reads z'):
         # dyadic, small operands (ties), f32 input.
         "qdq_conv_tc_64ch_3x3": lambda: qdq_conv(7, (1, 64, 10, 10), 64, (3, 3), x_span=12, w_span=3),
-        # the same kernel with calibrated scales, full-range u8 input, 96 output channels, s8 output.
+        # the same kernel with calibrated scales, full-range u8 input, 96 output channels.
         "qdq_conv_tc_96f_calibrated": lambda: qdq_conv(8, (1, 64, 9, 9), 96, (3, 3), float_in=False, dyadic=False,
-                                                       x_zp=121, y_dtype=s8, y_zp=-4),
+                                                       x_zp=121, y_zp=140),
         # QDQ matmul: 2-D f32 input, per-tensor weights.
         "qdq_matmul_2d_pertensor": lambda: qdq_matmul(9, (24, 40), 20, a_span=30, b_span=9),
-        # batched 3-D lhs (u8 graph input), per-column weights, s8 output.
+        # batched 3-D lhs (u8 graph input), per-column weights, s8 output (ORT: float path, exact
+        # here since the scales are dyadic).
         "qdq_matmul_3d_percolumn": lambda: qdq_matmul(10, (3, 10, 48), 16, per_column=True, float_in=False,
                                                       y_dtype=s8, y_zp=-2, a_span=30, b_span=9),
         # tensor cores on NVIDIA: M 128 (2 x 64), K 256, N 64, per-column, calibrated, u8 input.
@@ -390,6 +445,8 @@ def cases():
         # s8 lhs (per tensor), dyadic, f32 input.
         "qdq_matmul_s8": lambda: qdq_matmul(12, (17, 33), 12, a_dtype=s8, a_zp=4, y_dtype=s8, y_zp=-7,
                                             a_span=30, b_span=9),
+        # per-column scales where M rounded once, or the product rounded exactly, changes outputs.
+        "qdq_matmul_rounding_edges": lambda: qdq_matmul_rounding_edges(22),
         "qlinearconv_u8_perchannel_bias": lambda: qlinear_conv(13, (1, 8, 9, 9), 10, (3, 3)),
         "qlinearconv_s8_groups_stride2": lambda: qlinear_conv(14, (1, 8, 10, 10), 8, (3, 3), x_dtype=s8, x_zp=-5,
                                                               y_dtype=s8, y_zp=3, groups=2, strides=(2, 2),
