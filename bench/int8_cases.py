@@ -220,11 +220,12 @@ def qdq_matmul(seed, a_shape, n, a_dtype=np.uint8, a_zp=125, y_dtype=np.uint8, y
         aq = rng.integers(lo, hi + 1, a_shape).astype(a_dtype)
     else:
         aq = np.clip(rng.integers(a_zp - a_span, a_zp + a_span + 1, a_shape), lo, hi).astype(a_dtype)
-    if float_in:
-        off = rng.integers(-1, 2, a_shape) * 0.5 if dyadic else rng.uniform(-0.3, 0.3, a_shape)
-        a = ((aq.astype(np.float64) - a_zp + off) * float(a_scale)).astype(F32)
+    if float_in:  # as in qdq_conv
         if a_span is None:
             a = float_input(rng, a_shape, a_scale, a_zp, a_dtype, dyadic)
+        else:
+            off = rng.integers(-1, 2, a_shape) * 0.5 if dyadic else rng.uniform(-0.3, 0.3, a_shape)
+            a = ((aq.astype(np.float64) - a_zp + off) * float(a_scale)).astype(F32)
         aq = quantize(a, a_scale, a_zp, a_dtype)
     bs = b_span or 127
     b = rng.integers(-bs, bs + 1, (kdim, n)).astype(np.int8)
