@@ -23,16 +23,17 @@ if [ "$build" = build/gpu ]; then
 else
   scripts/build.sh "$build" Release -DVKC_BUILD_BENCH=ON
 fi
-# Only the binaries travel (the carry set is limited to 64 MiB).
+# Only the binaries travel (the carry set is limited to 64 MiB); vk-conformance for run-gpu.sh int8-ort.
 rm -rf build/gpu-carry && mkdir -p build/gpu-carry
 # VKC_CARRY_TESTS=1 (needs a build with tests, VKC_CARRY_FROM=build/test): the kernel tests instead
 # of the sample and the startup benchmark, for the tests only a GPU can run (the tensor-core path:
 # `build/gpu-carry/vkc_kernel_tests --gtest_filter='CoopMatrix*'`).
 if [ "${VKC_CARRY_TESTS:-0}" = 1 ]; then
-  cp $build/tools/vk-compile $build/tools/vk-run $build/bench/vkc_bench $build/tests/vkc_kernel_tests build/gpu-carry/
+  cp $build/tools/vk-compile $build/tools/vk-run $build/tools/vk-conformance $build/bench/vkc_bench \
+    $build/tests/vkc_kernel_tests build/gpu-carry/
 else
-  cp $build/tools/vk-compile $build/tools/vk-run $build/samples/vkc-sample-convnet $build/bench/vkc_bench \
-    $build/bench/vkc-startup-bench $build/samples/vkc-sample-charlm build/gpu-carry/
+  cp $build/tools/vk-compile $build/tools/vk-run $build/tools/vk-conformance $build/samples/vkc-sample-convnet \
+    $build/bench/vkc_bench $build/bench/vkc-startup-bench $build/samples/vkc-sample-charlm build/gpu-carry/
 fi
 strip build/gpu-carry/*
 # Each binary is about 11 MB (glslang and SPIRV-Tools are linked in) and 4.3 MB gzipped; the

@@ -92,8 +92,10 @@ def compare(vk, ref, rtol, atol, fp16):
     if vk.dtype != ref.dtype or vk.shape != ref.shape:
         return False, "vkc %s %s, ort %s %s" % (vk.dtype, vk.shape, ref.dtype, ref.shape)
     if ref.dtype.kind != "f":
-        bad = int((vk != ref).sum())
-        return bad == 0, "exact" if bad == 0 else "%d elements differ" % bad
+        d = np.abs(vk.astype(np.int64) - ref.astype(np.int64)) if ref.dtype != np.bool_ else (vk != ref)
+        bad = int((d != 0).sum())
+        return bad == 0, "exact" if bad == 0 else "%d of %d elements differ, max difference %d" % (
+            bad, d.size, int(d.max()))
     a, e = vk.astype(np.float64), ref.astype(np.float64)
     err = np.abs(a - e)
     scale = max(float(np.abs(e).max()) if e.size else 0.0, 1e-30)

@@ -12,7 +12,13 @@
 #                                      with `python3 bench/model_zoo.py --table DIR` here
 #   bash bench/run-gpu.sh decode [ARGS] GPT-2-sized decoding with the KV cache: vkc tokens/s against
 #                                      PyTorch eager's (bench/decode_bench.py; ARGS: --ctx, --steps)
-#   bash bench/run-gpu.sh ort-cases    ONNX Runtime test cases for ops Debian's test data lacks
+#   bash bench/run-gpu.sh ort-cases    ONNX Runtime test cases for ops Debian's test data lacks, and
+#                                      the int8 cases (8-bit outputs; check them all in)
+#   bash bench/run-gpu.sh int8-ort     int8 bit-exactness against ONNX Runtime (CPU) on the NVIDIA
+#                                      device: the int8 ORT cases (ORT against the numpy formula,
+#                                      vkc against ORT and against the formula) and the seed QDQ
+#                                      conv (1x64x512x512, 256 filters, 3x3) through compare_onnxruntime
+#                                      (needs vk-conformance in the carry: bench/build-carry.sh)
 #   bash bench/run-gpu.sh caches       process start of vk-run on resnet50 (exported here): cold,
 #                                      with the module cache, with the pipeline cache, each with
 #                                      the NVIDIA driver's own shader cache off and on (issue 24)
@@ -149,7 +155,33 @@ fi
 if [ "$mode" = ort-cases ]; then
   # Test cases with ONNX Runtime's outputs for ops Debian's test data lacks (check them in under
   # tests/conformance/ort_cases/).
-  python3 bench/make_ort_cases.py "$out/ort_cases" 2>&1 | tee "$out/ort_cases.log"
+  # Made outside $OUT, which returns at most 8 files: the archive comes back (unpack it there).
+  python3 bench/make_ort_cases.py /tmp/ort_cases 2>&1 | tee "$out/ort_cases.log"
+  cp /tmp/ort_cases.tar "$out/"
+fi
+
+if [ "$mode" = int8-ort ]; then
+  # Issue 22, item 5: vkc's 8-bit outputs against ONNX Runtime's, exactly, with the tensor-core
+  # kernels running (live NVIDIA device). One line per case: "exact" or how many elements differ.
+  summary() {  # vk-conformance's lines -> "<case>: exact" / "<case>: <detail>"
+    awk -F'\t' '$1 == "pass" {n = split($2, p, "/"); print "  " p[n] ": exact"}
+                $1 != "pass" && NF >= 2 {n = split($2, p, "/"); print "  " p[n] ": " toupper($1) ": " $4}'
+  }
+  echo "== int8 cases: ONNX Runtime's outputs (and ORT against the numpy formula)"
+  python3 bench/make_ort_cases.py /tmp/int8_ort --only '^ort_int8_' 2>&1 | tee "$out/int8_ort.log"
+  cp /tmp/int8_ort.tar "$out/"  # the cases (outside $OUT, which returns at most 8 files)
+  echo "== vkc against ONNX Runtime (vk-conformance, $($bin/vk-run --list-devices 2>/dev/null | head -1))"
+  $bin/vk-conformance /tmp/int8_ort >"$out/int8_vs_ort.txt" 2>&1; tail -1 "$out/int8_vs_ort.txt"
+  summary <"$out/int8_vs_ort.txt"
+  echo "== vkc against the numpy formula"
+  python3 bench/make_ort_cases.py /tmp/int8_formula --numpy-expected >/dev/null 2>&1
+  $bin/vk-conformance /tmp/int8_formula >"$out/int8_vs_formula.txt" 2>&1; tail -1 "$out/int8_vs_formula.txt"
+  summary <"$out/int8_vs_formula.txt"
+  echo "== seed QDQ conv (f32 1x64x512x512 -> u8, s8 per-channel 256x64x3x3, bias, pad 1 -> u8)"
+  python3 -c "import sys; sys.path.insert(0, 'bench'); import int8_cases; int8_cases.seed_conv('/tmp/seed_qdq_conv.onnx')"
+  $bin/vk-compile /tmp/seed_qdq_conv.onnx -o /tmp/seed.vkcm --report 2>&1 | grep -E '^d[0-9]' | cut -c1-100
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/compare_onnxruntime.py /tmp/seed_qdq_conv.onnx --vk-run $bin/vk-run 2>&1 |
+    tee "$out/int8_seed_conv.log"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = models ]; then

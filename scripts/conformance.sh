@@ -25,7 +25,7 @@ trap 'rm -f "$results"' EXIT
 export VKC_VALIDATION=${VKC_VALIDATION:-1} VKC_DEVICE=${VKC_DEVICE:-llvmpipe} XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
 suites=()
 for s in node pytorch-converted pytorch-operator simple; do suites+=("$data/$s"); done
-suites+=("$here/tests/conformance/ort_cases")  # ONNX Runtime's outputs for ops Debian's data lacks
+suites+=("$here/tests/conformance/ort_cases")  # ONNX Runtime's outputs: ops Debian's data lacks, int8 (docs/int8.md)
 "$runner" "${suites[@]}" >"$results"
 bar_filter=$(grep -v '^#' "$here/tests/conformance/bar_filter.txt" | paste -sd'|')  # one regex per line
 # The bar again with --precision fp16 (issue 22): its section below.
@@ -41,7 +41,8 @@ trap 'rm -f "$results" "$results16"' EXIT
   echo "($(dpkg-query -W -f='${Version}' libonnx-testdata 2>/dev/null || echo unknown)) is imported, compiled for the device"
   echo "(lavapipe, validation layer on), run, and compared with the stored outputs (floats: rtol 1e-4,"
   echo "atol 1e-5; integers and bools exactly). \`ort_cases/\` are vkc's own cases for ops that data"
-  echo "lacks (GroupNormalization, Mish), with outputs from ONNX Runtime (\`bench/make_ort_cases.py\`)."
+  echo "lacks (GroupNormalization, Mish) and, where made, int8 convs and matmuls with 8-bit outputs"
+  echo "(\`ort_int8_*\`, docs/int8.md), with outputs from ONNX Runtime (\`bench/make_ort_cases.py\`)."
   echo
   echo "- **unsupported**: the importer (or the test data reader) refused the model; the reason is the"
   echo "  importer's one-line error. Not a failure: vkc does not claim these."

@@ -80,7 +80,9 @@ std::string mismatch(const vkc::HostTensor& actual, const vkc::HostTensor& expec
   for (int64_t i = 0; i < expected.numel(); ++i) {
     bool ok;
     if (exact) {
-      ok = actual.get_i64(i) == expected.get_i64(i);
+      int64_t a = actual.get_i64(i), e = expected.get_i64(i);
+      ok = a == e;
+      if (!ok) worst = std::max(worst, std::abs(double(a) - double(e)));
     } else {
       double a = actual.get_f64(i), e = expected.get_f64(i);
       if (std::isnan(e) || std::isnan(a)) ok = std::isnan(e) && std::isnan(a);
