@@ -106,6 +106,28 @@ BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& ti
   return c;
 }
 
+// A float16 matmul whose lhs comes through a fused prologue: GELU in front (a transformer's second
+// MLP product as the fp16 precision mode leaves it) and, with `transposed`, the lhs read through a
+// transpose of its two leading dims (ViT's sequence-first projections). `strategy` forces the
+// contraction's ("tiled": the FMA loop) to compare with the planner's tensor-core choice.
+BenchCase prologue_matmul_case(int64_t b, int64_t s, int64_t n, int64_t k, bool transposed, const std::string& strategy) {
+  BenchCase c;
+  c.name = cat("matmul_", b, "x", s, "x", n, "x", k, transposed ? "_transposed" : "", "_gelu_fp16",
+               strategy.empty() ? "" : "_" + strategy);
+  c.group = "matmul_fp16";
+  if (!strategy.empty()) c.forced = {{"matmul", strategy}};
+  c.flops = 2.0 * double(b * s) * double(n) * double(k);
+  c.build = [=](ir::Graph& g) {
+    ir::Value* a = g.add_input("a", {DType::f16, transposed ? Shape{s, b, k} : Shape{b, s, k}});
+    ir::Value* w = g.add_input("b", {DType::f16, {k, n}});
+    if (transposed) a = g.add_op(OpKind::Transpose, {a}, {{"perm", Ints{1, 0, 2}}})->result();
+    ir::Value* x = g.add_op(OpKind::Gelu, {a})->result();
+    g.add_output(g.add_op(OpKind::MatMul, {x, w}, {}, "matmul")->result(), "y");
+  };
+  c.torch = {{"op", "gelu_matmul"}, {"dtype", "f16"}, {"transposed", transposed}};
+  return c;
+}
+
 namespace {
 
 // Indices are i64 because torch.topk returns int64: both sides write the same bytes.
@@ -344,6 +366,12 @@ std::vector<BenchCase> make_cases(bool small) {
   // ViT-B/16's attention at batch 8 (197 tokens: a partial last tile).
   for (const char* tiles : {"", "64x32", "32x32", "32x16"})
     cases.push_back(attention_case(n(12, 2), n(197, 37), 64, tiles, n(8, 2)));
+  // float16 matmuls through a fused prologue (ViT-B/16 batch 8's second MLP product and its
+  // sequence-first projection), the planner's choice against the FMA loop.
+  for (const char* strategy : {"", "tiled"}) {
+    cases.push_back(prologue_matmul_case(n(8, 2), n(197, 37), n(768, 64), n(3072, 128), false, strategy));
+    cases.push_back(prologue_matmul_case(n(8, 2), n(197, 37), n(2304, 64), n(768, 64), true, strategy));
+  }
   // float16 attention on tensor cores (the planner's tile, then candidate tiles forced).
   for (const char* tiles : {"", "coopmat=64x64", "coopmat=64x32", "coopmat=32x64", "coopmat=32x32", "64x32"})
     cases.push_back(attention_case(n(12, 2), n(1024, 64), 64, tiles, 1, DType::f16));

@@ -40,5 +40,6 @@ std::vector<BenchCase> make_cases(bool small);
 // [/kS]", the `tiled=` strategy syntax): vkc_bench --matmul adds these to measure tiles and K splits
 // on new shapes without a rebuild.
 BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "");
+BenchCase prologue_matmul_case(int64_t b, int64_t s, int64_t n, int64_t k, bool transposed, const std::string& strategy = "");
 
 }  // namespace vkc::bench

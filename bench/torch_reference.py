@@ -81,6 +81,10 @@ def op_function(spec):
         return lambda t: {"y": F.adaptive_avg_pool2d(t["x"], 1)}
     if op == "relu":
         return lambda t: {"y": F.relu(t["x"])}
+    if op == "gelu_matmul":  # vkc's bench: a transposed lhs is stored [s, b, k]
+        if spec.get("transposed"):
+            return lambda t: {"y": F.gelu(t["a"].transpose(0, 1)) @ t["b"]}
+        return lambda t: {"y": F.gelu(t["a"]) @ t["b"]}
     if op == "sdpa":
         # The backend PyTorch picks for fp32 (TF32 off) shows in the kernel list of the results.
         return lambda t: {"y": F.scaled_dot_product_attention(t["q"], t["k"], t["v"])}
@@ -159,7 +163,7 @@ def check_case(case, spec, inputs, ref, vkc):
     (TF32 off); im2col exactly; topk/sort: values exactly, and the indices must point at those
     values (so ties may pick either index)."""
     op = spec["op"]
-    if op in ("conv", "conv_transpose", "matmul", "global_avg_pool", "sdpa"):
+    if op in ("conv", "conv_transpose", "matmul", "global_avg_pool", "sdpa", "gelu_matmul"):
         if not torch.isfinite(vkc["y"]).all():
             return "MISMATCH (non-finite)", None
         err = rel_l2(vkc["y"], ref["y"])
@@ -235,7 +239,7 @@ def run_case(case, peaks, runs):
         sets = [inputs, other]
         t32, times32 = time_op(fn, sets, runs)
         t16 = None
-        if spec["op"] in ("conv", "conv_transpose", "matmul", "sdpa"):
+        if spec["op"] in ("conv", "conv_transpose", "matmul", "sdpa", "gelu_matmul"):
             half = [{k: v.half() for k, v in s.items()} for s in sets]
             t16, _ = time_op(fn, half, runs)
             del half

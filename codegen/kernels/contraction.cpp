@@ -80,29 +80,45 @@ std::string scalar_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a
              "u) ? float(b_at(bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u)) : 0.0;\n}\n");
 }
 
-// True when both operands can be read 8 float16 values per 16-byte load: raw float16 buffers (no
-// fused prologue), each with a contiguous dim whose extent, other stride and batch stride are
-// multiples of 8, so that every run of 8 starting at a multiple of 8 is aligned and lies wholly
-// inside or outside the matrix.
-bool vec8_operands(const DispatchGroup& group, const Operand& a, const Operand& b, const ir::Value* av,
-                   const ir::Value* bv) {
-  if (!group.prologue.empty() || av->type.dtype != DType::f16 || bv->type.dtype != DType::f16) return false;
-  auto fits = [](const Operand& v) {
-    if (v.matrix_size % 8 != 0) return false;
-    if (v.col_stride == 1) return v.cols % 8 == 0 && v.row_stride % 8 == 0;
-    if (v.row_stride == 1) return v.rows % 8 == 0 && v.col_stride % 8 == 0;
-    return false;
-  };
-  return fits(a) && fits(b);
+// How the tensor-core loop's 16-byte staging (VEC 8) gets an operand's 8 float16 values along its
+// contiguous dim: read in place (a raw float16 buffer: one 16-byte load) or gathered one by one
+// through the operand's fused prologue and packed (the fp16 precision mode's transformers put
+// transposes, casts and GELU's elementwise chain in front of their matmuls; on the FMA loop those
+// matmuls took 82% of ViT-B/16's time, bench/RESULTS.md session 21). Either way the operand's
+// contiguous dim, its other stride and its batch stride must be multiples of 8, so that every run
+// of 8 starting at a multiple of 8 lies wholly inside or outside the matrix (and, in place, is
+// aligned); the product's operands must be float16.
+enum class Staging8 { none, in_place, gathered };
+
+Staging8 staging8(const DispatchGroup& group, const Operand& o, const ir::Value* v) {
+  if (v->type.dtype != DType::f16 || o.matrix_size % 8 != 0) return Staging8::none;
+  const bool fits = o.col_stride == 1 ? o.cols % 8 == 0 && o.row_stride % 8 == 0
+                    : o.row_stride == 1 ? o.rows % 8 == 0 && o.col_stride % 8 == 0
+                                        : false;
+  if (!fits) return Staging8::none;
+  const bool through_prologue =
+      v->producer != nullptr &&
+      std::find(group.prologue.begin(), group.prologue.end(), v->producer) != group.prologue.end();
+  return through_prologue ? Staging8::gathered : Staging8::in_place;
 }
 
 // a_load8 / b_load8 for the tensor-core loop (shaders/gemm_coopmat.glsl, VEC 8): the 8 values of
-// the operand's contiguous dim from (m, k) / (k, n), where vec8_operands holds.
-std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
-  return cat("uvec4 a_load8(uint m, uint k) {\n  return (m < ", M, "u && k < ", K, "u) ? a8.data[(abase + m * ",
-             a.row_stride, "u + k * ", a.col_stride, "u) / 8u] : uvec4(0u);\n}\n",
-             "uvec4 b_load8(uint n, uint k) {\n  return (k < ", K, "u && n < ", N, "u) ? b8.data[(bbase + k * ",
-             b.row_stride, "u + n * ", b.col_stride, "u) / 8u] : uvec4(0u);\n}\n");
+// the operand's contiguous dim from (m, k) / (k, n), where staging8 allows: a 16-byte load of a8 /
+// b8 in place, or 8 reads of a_at / b_at gathered.
+std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b, Staging8 as,
+                             Staging8 bs) {
+  auto fn = [](const std::string& name, const std::string& bounds, const std::string& index, Staging8 st,
+               const std::string& buffer, const std::string& at) {
+    std::string body = cat("uvec4 ", name, " {\n  if (!(", bounds, ")) return uvec4(0u);\n  const uint i = ", index, ";\n");
+    if (st == Staging8::in_place) return body + cat("  return ", buffer, ".data[i / 8u];\n}\n");
+    return body + cat("  return uvec4(packHalf2x16(vec2(", at, "(i), ", at, "(i + 1u))), packHalf2x16(vec2(", at, "(i + 2u), ",
+                      at, "(i + 3u))),\n               packHalf2x16(vec2(", at, "(i + 4u), ", at, "(i + 5u))), packHalf2x16(vec2(",
+                      at, "(i + 6u), ", at, "(i + 7u))));\n}\n");
+  };
+  return fn("a_load8(uint m, uint k)", cat("m < ", M, "u && k < ", K, "u"),
+            cat("abase + m * ", a.row_stride, "u + k * ", a.col_stride, "u"), as, "a8", "a_at") +
+         fn("b_load8(uint n, uint k)", cat("k < ", K, "u && n < ", N, "u"),
+            cat("bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u"), bs, "b8", "b_at");
 }
 
 }  // namespace
@@ -150,10 +166,11 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   } else if (!forced_text.empty()) {
     forced = parse_contraction_strategy(forced_text, what);
   }
-  // The tensor-core loop reads both operands 16 bytes at a time where it can (vec8_operands);
+  // The tensor-core loop stages both operands 16 bytes at a time where it can (staging8);
   // unforced, float16 products that would be tiled take it then (3-5x the FMA loop on the H200,
   // bench/RESULTS.md, Run N); one-element staging is only used when forced (it was no faster).
-  const bool vec8_fits = coopmat_misfit(ctx.target).empty() && vec8_operands(group, a, b, av, bv);
+  const Staging8 a8 = staging8(group, a, av), b8 = staging8(group, b, bv);
+  const bool vec8_fits = coopmat_misfit(ctx.target).empty() && a8 != Staging8::none && b8 != Staging8::none;
   const std::optional<GemmChoice> planned = contraction_choice(M, N, K, ctx.target, batches);
   const bool coop_default = !forced && vec8_fits && planned &&
                             choose_gemm(gemm_problem(M, N, K, batches, a, b, 8), ctx.target);
@@ -190,15 +207,14 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     types.insert(f.types.begin(), f.types.end());
     bytes += f.bytes;
   };
-  if (vec8) {
-    for (const auto& [v, name] : {std::pair{av, "a8"}, std::pair{bv, "b8"}}) {
+  for (const auto& [v, st, name, at] : {std::tuple{av, a8, "a8", "a_at"}, std::tuple{bv, b8, "b8", "b_at"}}) {
+    if (vec8 && st == Staging8::in_place) {
       buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), name);
       bindings.push_back({ctx.tensor(v), false});
       bytes += double(v->type.size_bytes());
+    } else {
+      add(operand_loader(group, v, at, uint32_t(bindings.size()), ctx));
     }
-  } else {
-    add(operand_loader(group, av, "a_at", 0, ctx));
-    add(operand_loader(group, bv, "b_at", uint32_t(bindings.size()), ctx));
   }
   fns += offset_function("a_batch", batch_walk(a, batch)) + offset_function("b_batch", batch_walk(b, batch));
   EmittedKernel reduce;  // the split-K reduce dispatch; with split 1 its parts join the one dispatch
@@ -309,7 +325,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                  {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr)},
                                  {"SPLITS", "1"}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
                                  {"STORE", "store_result(i, epilogue(v, m, n))"},
-                                 {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b) : scalar_operand_fns(M, N, K, a, b)}});
+                                 {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b, a8, b8) : scalar_operand_fns(M, N, K, a, b)}});
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
                {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"workgroups", groups}};

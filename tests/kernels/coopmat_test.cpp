@@ -91,6 +91,34 @@ std::string strategies(const ModuleImage& m) {
   return s;
 }
 
+// Float16 matmuls whose lhs comes through a fused prologue: a transpose of the leading dims (ViT's
+// sequence-first projections), GELU, a transpose that moves K (the 8 values of a gathered load
+// then lie 64 elements apart in memory), and a float32 input cast to float16 (the fp16 precision
+// mode's input cast).
+struct PrologueCase {
+  Shape a;
+  int64_t n;
+  enum Kind { leading_transpose, gelu, k_moved, cast } kind;
+};
+std::vector<PrologueCase> prologue_cases() {
+  return {{{40, 3, 64}, 72, PrologueCase::leading_transpose},
+          {{2, 50, 96}, 40, PrologueCase::gelu},
+          {{3, 64, 48}, 24, PrologueCase::k_moved},
+          {{70, 56}, 88, PrologueCase::cast}};
+}
+ir::Graph prologue_matmul(const PrologueCase& c) {
+  ir::Graph g;
+  ir::Value* a = g.add_input("a", {c.kind == PrologueCase::cast ? DType::f32 : DType::f16, c.a});
+  if (c.kind == PrologueCase::leading_transpose) a = g.add_op(ir::OpKind::Transpose, {a}, {{"perm", Ints{1, 0, 2}}})->result();
+  if (c.kind == PrologueCase::gelu) a = g.add_op(ir::OpKind::Gelu, {a})->result();
+  if (c.kind == PrologueCase::k_moved) a = g.add_op(ir::OpKind::Transpose, {a}, {{"perm", Ints{0, 2, 1}}})->result();
+  if (c.kind == PrologueCase::cast) a = g.add_op(ir::OpKind::Cast, {a}, {{"to", std::string("f16")}})->result();
+  const int64_t k = a->type.shape.back();
+  ir::Value* b = g.add_input("b", {DType::f16, {k, c.n}});
+  g.add_output(g.add_op(ir::OpKind::MatMul, {a, b}, {}, "mm")->result(), "y");
+  return g;
+}
+
 // Forced, every fp16 conv compiles to the tensor-core kernel (valid SPIR-V, memory within the
 // profile) on each profile that has cooperative matrices. Unforced, the planner picks it where it
 // stages 16-byte loads (input channels per group a multiple of 8) and keeps the FMA kernels
@@ -143,6 +171,29 @@ TEST(CoopMatrixPlan, Fp16ConvsUseTensorCoresWhereTheyPayOrWhenForced) {
 
 // Offline, which extension the tensor-core kernels use follows the profile: KHR wherever the
 // target has it (nvidia has both), NV only where KHR is missing; each module declares one form only.
+// A float16 matmul whose operand comes through a fused prologue stages 16 bytes per load by
+// gathering 8 values through it (contraction.cpp, staging8), unforced, on every profile with the
+// tensor-core loop; without cooperative matrices it stays on the FMA loop.
+TEST(CoopMatrixPlan, MatmulsThroughProloguesGatherSixteenBytes) {
+  for (const PrologueCase& c : prologue_cases()) {
+    ir::Graph g = prologue_matmul(c);
+    for (const std::string& target : known_targets()) {
+      codegen::CompileOptions o;
+      o.target = find_target(target).limits;
+      if (!o.target.shader_float16 || !o.target.storage_buffer_16bit) continue;
+      SCOPED_TRACE(target + " a" + shape_str(c.a));
+      ModuleImage m = codegen::compile_graph(g, o);  // validates the SPIR-V, checks its memory
+      const DispatchDesc& d = m.manifest.dispatches.back();
+      if (!codegen::kernels::coopmat_misfit(o.target).empty()) {
+        EXPECT_EQ(d.kernel.find("coopmat"), std::string::npos) << d.kernel;
+        continue;
+      }
+      EXPECT_EQ(strategies(m), "matmul_coopmat ");
+      EXPECT_EQ(d.tiles.at("staging_load_halves"), 8);
+    }
+  }
+}
+
 TEST(CoopMatrixPlan, KhrWhereTheTargetHasItNvOnlyWhereItIsMissing) {
   for (bool khr : {true, false})
     for (bool conv : {false, true}) {
@@ -477,6 +528,22 @@ TEST_P(CoopMatrixGpu, MobilenetLikeFp16GraphsGatherTheirInputsInPlace) {
     const std::string kernels = strategies(run.module);
     EXPECT_EQ(kernels.find("conv_pack_input"), std::string::npos) << kernels;
     EXPECT_NE(kernels.find("conv_depthwise_channels_last"), std::string::npos) << kernels;
+    EXPECT_TRUE(declares(run.module, GetParam()));
+    EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+// The same matmuls on the device: 8 values gathered through the prologue per 16-byte staging load.
+TEST_P(CoopMatrixGpu, Fp16MatmulsThroughProloguesMatchTheReference) {
+  uint32_t seed = 95;
+  for (const PrologueCase& c : prologue_cases()) {
+    ir::Graph g = prologue_matmul(c);
+    SCOPED_TRACE("a" + shape_str(c.a));
+    GpuRunOptions o = fp16_tolerance();
+    keep_only(o, GetParam());
+    GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
+    EXPECT_EQ(strategies(run.module), "matmul_coopmat ");
+    EXPECT_EQ(run.module.manifest.dispatches.back().tiles.at("staging_load_halves"), 8);
     EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
   }
