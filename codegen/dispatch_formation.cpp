@@ -173,7 +173,11 @@ std::vector<ir::Op*> closing_region(const ir::UseIndex& uses, ir::Value* v, cons
                      u->result()->type.numel() == total;
         for (const ir::Value* o : u->operands) {
           // An operand computed from a value of the region would come after it: not ready yet.
-          if (!inside.count(o) && o->producer != nullptr && position.at(o->producer) > position.at(v->producer))
+          // A constant depends on nothing, wherever the importer put it (ONNX initializers of
+          // GELU's erf form, sqrt(2), 1 and 0.5, come after the matmul they follow: BERT's and
+          // ViT's GELU went to the next matmul's prologue, recomputed once per column tile).
+          if (!inside.count(o) && o->producer != nullptr && o->producer->kind != ir::OpKind::Constant &&
+              position.at(o->producer) > position.at(v->producer))
             ready = false;
         }
         if (ready && (next == nullptr || position.at(u) < position.at(next))) next = u;

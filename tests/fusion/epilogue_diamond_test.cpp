@@ -24,6 +24,28 @@ TEST(EpilogueDiamondFormation, SiluAfterConvIsOneGroup) {
   EXPECT_EQ(groups_of(ir), "[conv+sig+mul+relu]");
 }
 
+TEST(EpilogueDiamondFormation, GeluErfFormWithConstantsAfterItIsOneGroup) {
+  // GELU as PyTorch exports it, x * (1 + erf(x / sqrt(2))) * 0.5, after a matmul and its bias, with
+  // the constants placed after the matmul (as the ONNX importer places initializers): the diamond
+  // joins the matmul's epilogue, so the next matmul reads a stored result, not the GELU (that went
+  // to its prologue, recomputed once per column tile, in BERT and ViT).
+  const char* ir = R"(graph @g(%x: tensor<16x32xf32>, %w1: tensor<32x64xf32>, %b: tensor<64xf32>, %w2: tensor<64x8xf32>) {
+    %h0 = matmul "fc1" (%x, %w1) : tensor<16x64xf32>
+    %h = add "bias" (%h0, %b) : tensor<16x64xf32>
+    %r2 = constant {value = dense<[1.4142135]> : tensor<1xf32>} : tensor<1xf32>
+    %d = div "div" (%h, %r2) : tensor<16x64xf32>
+    %e = erf "erf" (%d) : tensor<16x64xf32>
+    %one = constant {value = dense<[1.0]> : tensor<1xf32>} : tensor<1xf32>
+    %a = add "plus1" (%e, %one) : tensor<16x64xf32>
+    %m = mul "mul" (%h, %a) : tensor<16x64xf32>
+    %half = constant {value = dense<[0.5]> : tensor<1xf32>} : tensor<1xf32>
+    %g = mul "half" (%m, %half) : tensor<16x64xf32>
+    %y = matmul "fc2" (%g, %w2) : tensor<16x8xf32>
+    return %y as "y"
+  })";
+  EXPECT_EQ(groups_of(ir), "[fc1+bias+div+erf+plus1+mul+half] [fc2]");
+}
+
 TEST(EpilogueDiamondFormation, InnerValueUsedElsewhereStaysOut) {
   // The sigmoid is also a graph output: the group would have to store two values.
   const char* ir = R"(graph @g(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>) {
