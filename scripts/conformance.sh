@@ -41,7 +41,7 @@ trap 'rm -f "$results" "$results16"' EXIT
   echo "($(dpkg-query -W -f='${Version}' libonnx-testdata 2>/dev/null || echo unknown)) is imported, compiled for the device"
   echo "(lavapipe, validation layer on), run, and compared with the stored outputs (floats: rtol 1e-4,"
   echo "atol 1e-5; integers and bools exactly). \`ort_cases/\` are vkc's own cases for ops that data"
-  echo "lacks (GroupNormalization, Mish) and, where made, int8 convs and matmuls with 8-bit outputs"
+  echo "lacks (GroupNormalization, Mish) and int8 convs and matmuls with 8-bit outputs"
   echo "(\`ort_int8_*\`, docs/int8.md), with outputs from ONNX Runtime (\`bench/make_ort_cases.py\`)."
   echo
   echo "- **unsupported**: the importer (or the test data reader) refused the model; the reason is the"
