@@ -116,6 +116,31 @@ def pow2_near(v):
     return F32(2.0 ** np.round(np.log2(v)))
 
 
+def quantized_values(rng, shape, dtype, zp, span):
+    """Quantized activations: the whole range of dtype, or (span) within span of the zero point."""
+    lo, hi = RANGE[dtype]
+    if span is None:
+        return rng.integers(lo, hi + 1, shape).astype(dtype)
+    return np.clip(rng.integers(zp - span, zp + span + 1, shape), lo, hi).astype(dtype)
+
+
+def output_scale(acc, in_scale, w_scale, target_std, dyadic, nudge):
+    """y_scale for outputs of about target_std quantization steps (some saturate): a power of two
+    (dyadic cases) or the guess nudged off round values (calibrated ones)."""
+    guess = float(np.std(acc)) * float(in_scale) * float(np.mean(w_scale)) / target_std
+    return pow2_near(guess) if dyadic else F32(guess * nudge)
+
+
+def quant_inits(w_name, w, w_scale, per_channel, in_name, in_scale, in_zp, in_dtype, y_scale, y_zp, y_dtype):
+    """The initializers of a quantized product: its int8 weights with their scales (per output
+    channel / column, or one) and zero points 0, the input's and the output's scale and zero point."""
+    inits = [const(w_name, w), scalar(f"{in_name}_scale", in_scale, F32), scalar(f"{in_name}_zp", in_zp, in_dtype),
+             scalar("y_scale", y_scale, F32), scalar("y_zp", y_zp, y_dtype)]
+    if per_channel:
+        return inits + [const(f"{w_name}_scale", w_scale), const(f"{w_name}_zp", np.zeros(len(w_scale), np.int8))]
+    return inits + [scalar(f"{w_name}_scale", w_scale[0], F32), scalar(f"{w_name}_zp", 0, np.int8)]
+
+
 def float_input(rng, shape, scale, zp, dtype, dyadic):
     """f32 values whose quantization covers the 8-bit range (and beyond it: saturation). Dyadic
     scale: multiples of scale/2, so the input quantize meets exact ties too; else values at least
@@ -140,13 +165,9 @@ def qdq_conv(seed, x_shape, f, k, x_dtype=np.uint8, x_zp=131, y_dtype=np.uint8, 
     rng = np.random.default_rng(seed)
     c = x_shape[1]
     cg = c // groups
-    lo, hi = RANGE[x_dtype]
     x_scale = F32(2.0 ** -5) if dyadic else F32(0.0173)
     # Activations: the quantized values, then (float input) floats that quantize to them.
-    if x_span is None:
-        xq = rng.integers(lo, hi + 1, x_shape).astype(x_dtype)
-    else:
-        xq = np.clip(rng.integers(x_zp - x_span, x_zp + x_span + 1, x_shape), lo, hi).astype(x_dtype)
+    xq = quantized_values(rng, x_shape, x_dtype, x_zp, x_span)
     if float_in:
         if x_span is None:
             x = float_input(rng, x_shape, x_scale, x_zp, x_dtype, dyadic)
@@ -166,16 +187,8 @@ def qdq_conv(seed, x_shape, f, k, x_dtype=np.uint8, x_zp=131, y_dtype=np.uint8, 
         r = max(50, int(2 * np.std(conv_int(xq, w, x_zp, 0, None, strides, pads, dilations, groups))))
         b = rng.integers(-r, r + 1, f).astype(np.int32)
     acc = conv_int(xq, w, x_zp, 0, b, strides, pads, dilations, groups)
-    # y_scale: outputs of about target_std quantization steps (some saturate).
-    y_guess = float(np.std(acc)) * float(x_scale) * float(np.mean(w_scale)) / target_std
-    y_scale = pow2_near(y_guess) if dyadic else F32(y_guess * 1.0123)
-
-    inits = [const("w", w), scalar("x_scale", x_scale, F32), scalar("x_zp", x_zp, x_dtype),
-             scalar("y_scale", y_scale, F32), scalar("y_zp", y_zp, y_dtype)]
-    if per_channel:
-        inits += [const("w_scale", w_scale), const("w_zp", np.zeros(f, np.int8))]
-    else:
-        inits += [scalar("w_scale", w_scale[0], F32), scalar("w_zp", 0, np.int8)]
+    y_scale = output_scale(acc, x_scale, w_scale, target_std, dyadic, 1.0123)
+    inits = quant_inits("w", w, w_scale, per_channel, "x", x_scale, x_zp, x_dtype, y_scale, y_zp, y_dtype)
     axis = {"axis": 0} if per_channel else {}
     nodes = []
     if float_in:
@@ -214,12 +227,8 @@ def qdq_matmul(seed, a_shape, n, a_dtype=np.uint8, a_zp=125, y_dtype=np.uint8, y
     """QuantizeLinear(a) -> DQ -> MatMul(., DQ(b_i8 [K, N], per tensor or per column)) -> QuantizeLinear."""
     rng = np.random.default_rng(seed)
     kdim = a_shape[-1]
-    lo, hi = RANGE[a_dtype]
     a_scale = F32(2.0 ** -6) if dyadic else F32(0.0291)
-    if a_span is None:
-        aq = rng.integers(lo, hi + 1, a_shape).astype(a_dtype)
-    else:
-        aq = np.clip(rng.integers(a_zp - a_span, a_zp + a_span + 1, a_shape), lo, hi).astype(a_dtype)
+    aq = quantized_values(rng, a_shape, a_dtype, a_zp, a_span)
     if float_in:  # as in qdq_conv
         if a_span is None:
             a = float_input(rng, a_shape, a_scale, a_zp, a_dtype, dyadic)
@@ -232,14 +241,8 @@ def qdq_matmul(seed, a_shape, n, a_dtype=np.uint8, a_zp=125, y_dtype=np.uint8, y
     ns = n if per_column else 1
     b_scale = dyadic_scales(rng, ns, -6) if dyadic else rng.uniform(0.003, 0.03, ns).astype(F32)
     acc = matmul_int(aq, b, a_zp, 0)
-    y_guess = float(np.std(acc)) * float(a_scale) * float(np.mean(b_scale)) / target_std
-    y_scale = pow2_near(y_guess) if dyadic else F32(y_guess * 0.9871)
-    inits = [const("b", b), scalar("a_scale", a_scale, F32), scalar("a_zp", a_zp, a_dtype),
-             scalar("y_scale", y_scale, F32), scalar("y_zp", y_zp, y_dtype)]
-    if per_column:
-        inits += [const("b_scale", b_scale), const("b_zp", np.zeros(n, np.int8))]
-    else:
-        inits += [scalar("b_scale", b_scale[0], F32), scalar("b_zp", 0, np.int8)]
+    y_scale = output_scale(acc, a_scale, b_scale, target_std, dyadic, 0.9871)
+    inits = quant_inits("b", b, b_scale, per_column, "a", a_scale, a_zp, a_dtype, y_scale, y_zp, y_dtype)
     nodes = []
     if float_in:
         nodes.append(helper.make_node("QuantizeLinear", ["a", "a_scale", "a_zp"], ["a_q"]))

@@ -21,6 +21,11 @@ inline std::string no_coopmat_reason() {
   return "device '" + shared_context().device_info().name +
          "' has no cooperative-matrix fp16 product, KHR or NV (these run on the GPU machine)";
 }
+// Why a test of form `f` skips on this device.
+inline std::string no_form_reason(Form f) {
+  return "device '" + shared_context().device_info().name + "' has no " + form_name(f) +
+         " fp16 16x16x16 product (these run on the GPU machine)";
+}
 // Plans for the device with only `f` left, so that the kernels use that form.
 inline void keep_only(GpuRunOptions& o, Form f) {
   o.adjust_target = [f](TargetLimits& t) {

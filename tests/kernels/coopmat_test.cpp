@@ -398,9 +398,7 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
 class CoopMatrixGpu : public ::testing::TestWithParam<Form> {
  protected:
   void SetUp() override {
-    if (!device_has(GetParam()))
-      GTEST_SKIP() << "device '" << shared_context().device_info().name << "' has no " << form_name(GetParam())
-                   << " fp16 16x16x16 product (these run on the GPU machine)";
+    if (!device_has(GetParam())) GTEST_SKIP() << no_form_reason(GetParam());
   }
 };
 
