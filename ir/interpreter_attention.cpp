@@ -30,6 +30,8 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
   std::vector<double> lse(with_lse ? size_t(shape_numel(batch) * Sq) : 0);
   std::vector<double> q = to_f64(*in[0]), k = to_f64(*in[1]), v = to_f64(*in[2]);
   std::vector<double> mask = in.size() > 3 ? to_f64(*in[3]) : std::vector<double>{};
+  const bool mask_fill = op.attr_bool("mask_fill");
+  const double fill = op.attr_float("fill");
   std::vector<double> out(size_t(shape_numel(out_shape)));
   const double neg_inf = -std::numeric_limits<double>::infinity();
   std::vector<double> s(static_cast<size_t>(Sk));
@@ -45,7 +47,11 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
         double x = scale * acc;
         if (!mask.empty()) {
           std::vector<int64_t> index = unravel((b * Sq + i) * Sk + j, scores);
-          x += mask[size_t(broadcast_offset(in[3]->shape(), scores, index))];
+          const double mv = mask[size_t(broadcast_offset(in[3]->shape(), scores, index))];
+          if (!mask_fill)
+            x += mv;
+          else if (mv != 0)
+            x = fill;
         }
         if (causal && j > i + Sk - Sq + causal_offset) x = neg_inf;
         s[size_t(j)] = x;

@@ -128,10 +128,12 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     // each row's log-sum-exp of its scores, by which pieces over blocks of keys are combined.
     // fp16_products: q, k, v and the probabilities may be rounded to float16 for the products
     // (sums stay float32): set by the fp16 precision mode, so that the kernel may use tensor cores
-    // however fusion placed the mode's casts.
+    // however fusion placed the mode's casts. mask_fill: the mask is bool, and a score where it is
+    // true becomes `fill` (ONNX's Where(mask, fill, scores), PyTorch's masked_fill) instead of
+    // having a float mask added.
     case OpKind::Attention:
       return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0)),
-              def("with_lse", false), def("fp16_products", false)};
+              def("with_lse", false), def("fp16_products", false), def("mask_fill", false), def("fill", 0.0)};
     // Issue 23, elementwise and logic group.
     case OpKind::IsInf: return {def("detect_positive", true), def("detect_negative", true)};
     case OpKind::Elu: return {def("alpha", 1.0)};

@@ -37,7 +37,10 @@ std::vector<TensorType> infer_attention(const Op& op) {
   Shape scores = qs;
   scores[r - 1] = seq_k;
   if (op.num_operands() == 4) {
-    require_dtype(op, 3, is_float, "a float type (an additive mask)");
+    if (op.attr_bool("mask_fill"))
+      require_dtype(op, 3, [](DType t) { return t == DType::boolean; }, "bool (mask_fill: where true, the score is fill)");
+    else
+      require_dtype(op, 3, is_float, "a float type (an additive mask)");
     const Shape& ms = operand_type(op, 3).shape;
     if (ms.size() > r) fail(op, "mask has rank ", ms.size(), ", above the scores' rank ", r);
     for (size_t d = 0; d < ms.size(); ++d) {

@@ -172,8 +172,12 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
     std::vector<StridedDim> batch_dims;
     for (size_t i = 0; i + 2 < r; ++i) batch_dims.push_back({q[i], stride_for(i, q[i])});
     functions += offset_function("mask_batch", batch_dims);
-    mask_code = cat("        if (qi < SQ && kj < SK) x += float(mask_at(mask_batch(b) + qi * ", stride_for(r - 2, e.sq),
-                    "u + kj * ", stride_for(r - 1, e.sk), "u));");
+    const std::string at = cat("mask_at(mask_batch(b) + qi * ", stride_for(r - 2, e.sq), "u + kj * ",
+                               stride_for(r - 1, e.sk), "u)");
+    mask_code = op.attr_bool("mask_fill")  // a bool mask: where true, the score is the fill
+                    ? cat("        if (qi < SQ && kj < SK && ", at, " != 0) x = ",
+                          glsl_literal(DType::f32, op.attr_float("fill")), ";")
+                    : cat("        if (qi < SQ && kj < SK) x += float(", at, ");");
   }
   const bool kt = op.attr_bool("k_transposed");
   k.flops = 2.0 * double(e.batches) * double(e.sq) * double(e.sk) * double(e.d + e.dv);

@@ -1,5 +1,7 @@
 // matmul(softmax(scale * matmul(q, k^T) + mask), v) -> attention(q, k, v, mask), so the scores
-// never exist in memory (one tiled online-softmax kernel, codegen/kernels/attention.cpp).
+// never exist in memory (one tiled online-softmax kernel, codegen/kernels/attention.cpp). The
+// mask is added, or a Where puts a constant in the hidden scores' place (masked_fill; the op's
+// mask_fill: a decoder's mask of the cache positions after the current token).
 //
 // The forms exporters emit: torch's scaled_dot_product_attention scales q and k^T each by
 // sqrt(scale); HF BERT/GPT-2 divide the scores by sqrt(d); torchvision's ViT scales q; k^T is a
@@ -60,22 +62,45 @@ struct Match {
   Value *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr;
   bool k_transposed = false;
   double scale = 1.0;
+  // A Where mask (PyTorch's masked_fill): the bool `hidden` puts `fill` in a score's place where it
+  // is true (where it is false with `hidden_when_false`: the scores in the Where's true branch).
+  Value* hidden = nullptr;
+  bool hidden_when_false = false;
+  double fill = 0;
 };
+
+// select(hidden, fill, s) or select(keep, s, fill), fill a scalar constant: peeled off `s` into
+// `m`. The scale factors peeled so far lie outside it, so they scale the fill too.
+Value* peel_where_mask(const Graph& g, Value* s, Match& m) {
+  Op* sel = s->producer;
+  if (!sel || sel->kind != OpKind::Select || !single_use(g, s) || m.hidden) return s;
+  for (int branch = 1; branch <= 2; ++branch) {
+    Value* scores = sel->operand(branch);
+    const double fill = scalar_constant(sel->operand(3 - branch));
+    if (scores->type.shape != s->type.shape || std::isnan(fill) || sel->operand(0)->type.dtype != DType::boolean)
+      continue;
+    m.hidden = sel->operand(0);
+    m.hidden_when_false = branch == 1;
+    m.fill = fill * m.scale;
+    return scores;
+  }
+  return s;
+}
 
 // The scores side: [mask +] scalar factors around matmul(q, k^T).
 bool match_scores(const Graph& g, Value* x, Match& m) {
-  Value* s = peel_scale(g, x, m.scale);
+  Value* s = peel_scale(g, peel_where_mask(g, peel_scale(g, x, m.scale), m), m.scale);
   Op* add = s->producer;
   if (add && add->kind == OpKind::Add && single_use(g, s)) {
     for (int i = 0; i < 2; ++i) {
       Value* chain = add->operand(i);
       Value* mask = add->operand(1 - i);
       if (chain->type.shape != s->type.shape || !is_float(mask->type.dtype)) continue;
-      double scale = m.scale;
-      Value* inner = peel_scale(g, chain, scale);
+      Match inside = m;  // a Where inside the add: the added mask applies after it, so it stays unfused
+      Value* inner = peel_scale(g, chain, inside.scale);
       if (!is_plain_matmul(inner->producer) || !single_use(g, inner)) continue;
       m.mask = mask;
-      m.scale = scale;
+      m.scale = inside.scale;
       s = inner;
       break;
     }
@@ -99,7 +124,7 @@ bool match_scores(const Graph& g, Value* x, Match& m) {
 }
 
 bool fuse(Graph& g, const AttentionFits& fits) {
-  bool changed = false;
+  bool changed = false, made_masks = false;
   for (Op* sm : g.ops()) {
     if (sm->kind != OpKind::Softmax) continue;
     const int64_t rank = sm->result()->type.rank();
@@ -118,13 +143,28 @@ bool fuse(Graph& g, const AttentionFits& fits) {
     for (size_t d = 0; same_batch && d + 2 < size_t(rank); ++d)
       same_batch = m.k->type.shape[d] == qs[d] && m.v->type.shape[d] == qs[d];
     if (!same_batch || m.q->type.dtype != m.k->type.dtype || m.q->type.dtype != m.v->type.dtype) continue;
+    // The op takes one mask: an added one or a Where's, not both.
+    if (m.hidden && m.mask) continue;
+    if (m.hidden) m.mask = m.hidden;
     if (m.mask && m.mask->type.rank() > rank) continue;
+    if (m.hidden && m.hidden_when_false) {
+      // The hidden keys are where the condition is false: its negation, or what it negates.
+      Op* negated = m.hidden->producer;
+      if (negated && negated->kind == OpKind::Not) {
+        m.mask = negated->operand(0);
+      } else {
+        m.mask = g.insert_op(pv, OpKind::Not, {m.hidden})->result();
+        made_masks = true;  // dead if the attention is not made after all: removed below
+      }
+    }
     std::vector<Value*> operands{m.q, m.k, m.v};
     if (m.mask) operands.push_back(m.mask);
     Op* att = nullptr;
     try {
       att = g.insert_op(pv, OpKind::Attention, operands,
-                        {{"scale", m.scale}, {"causal", false}, {"k_transposed", m.k_transposed}}, sm->name, sm->loc);
+                        {{"scale", m.scale}, {"causal", false}, {"k_transposed", m.k_transposed},
+                         {"mask_fill", m.hidden != nullptr}, {"fill", m.fill}},
+                        sm->name, sm->loc);
     } catch (const Error&) {
       continue;  // shapes the attention op does not take (a mask of another shape): stays unfused
     }
@@ -135,7 +175,7 @@ bool fuse(Graph& g, const AttentionFits& fits) {
     g.replace_all_uses(pv->result(), att->result());
     changed = true;
   }
-  if (changed) g.remove_dead_ops();
+  if (changed || made_masks) g.remove_dead_ops();
   return changed;
 }
 

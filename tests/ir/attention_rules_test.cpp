@@ -30,6 +30,17 @@ TEST(VerifierAttention, ShapesAndErrors) {
             "attention 'n': attribute 'causal_offset' is 2, but 'causal' is false (it moves the causal mask only)");
   EXPECT_NE(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6})}).find("scale"),
             std::string::npos);
+  // mask_fill takes a bool mask; an added mask is float.
+  EXPECT_EQ(infer(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), typed(DType::boolean, {5})},
+                  {{"scale", 0.5}, {"mask_fill", true}, {"fill", -1e9}}),
+            f32({2, 3, 6}));
+  EXPECT_NE(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), f32({5})},
+                     {{"scale", 0.5}, {"mask_fill", true}})
+                .find("bool (mask_fill"),
+            std::string::npos);
+  EXPECT_NE(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), typed(DType::boolean, {5})}, s)
+                .find("a float type (an additive mask)"),
+            std::string::npos);
 }
 
 // One query, two keys: scores 0.5 * [1, 3] = [0.5, 1.5] (+ mask [0, -1] = [0.5, 0.5]):
@@ -40,6 +51,12 @@ TEST(InterpreterAttention, HandComputed) {
   HostTensor v = make_f32({1, 2, 2}, {10, 20, 30, 40});
   HostTensor mask = make_f32({2}, {0, -1});
   vkc::test::expect_values(vkc::test::run_op(OpKind::Attention, {q, k, v, mask}, {{"scale", 0.5}}), {20, 30});
+  // mask_fill: key 1 hidden puts the fill 0.5 in its score 1.5's place: scores [0.5, 0.5] again.
+  HostTensor hide(DType::boolean, {2});
+  hide.set_f64(0, 0);
+  hide.set_f64(1, 1);
+  vkc::test::expect_values(
+      vkc::test::run_op(OpKind::Attention, {q, k, v, hide}, {{"scale", 0.5}, {"mask_fill", true}, {"fill", 0.5}}), {20, 30});
   HostTensor q2 = make_f32({1, 2, 2}, {1, 0, 0, 1});
   HostTensor y = vkc::test::run_op(OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"causal", true}});
   vkc::test::expect_values(y, {10, 20, 20, 30});  // query 0 sees key 0 only; query 1 both, equally

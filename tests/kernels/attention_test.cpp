@@ -144,6 +144,67 @@ TEST(Attention, HiddenKeysAndNaNMatchTheReference) {
   expect_fused_match(g, 0, "16x16", in);
 }
 
+// Where masks (PyTorch's masked_fill, a decoder's mask of the cache positions after the token):
+// select(hidden, fill, scores) and select(keep, scores, fill), with the scale inside or outside
+// the Where, fills of -inf, -1e9 and a finite -2 (the op puts the fill in the score's place, so
+// even a fill that does not hide the key is exact), a mask broadcast over heads and queries
+// (the decoder's [Sk] mask) or per query, rows whose every key is hidden, and scores far above
+// 32 (where adding -1e9 instead would round differently): one attention dispatch each, matching
+// the reference of the unfused graph. A Where with an added mask as well stays unfused.
+TEST(Attention, WhereMasksFuseAndMatch) {
+  uint32_t seed = 60;
+  for (bool keep_branch : {false, true})
+    for (bool scale_outside : {false, true})
+      for (double fill : {-double(INFINITY), -1e9, -2.0})
+        for (const Shape& mask_shape : {Shape{29}, Shape{21, 29}}) {
+          SCOPED_TRACE(cat("keep ", keep_branch, " scale outside ", scale_outside, " fill ", fill, " mask ",
+                           shape_str(mask_shape)));
+          const Shape6 s{2, 3, 21, 29, 16, 16};
+          ir::Graph g;
+          ir::Value* q = g.add_input("q", f32({s.b, s.h, s.sq, s.d}));
+          ir::Value* k = g.add_input("k", f32({s.b, s.h, s.sk, s.d}));
+          ir::Value* v = g.add_input("v", f32({s.b, s.h, s.sk, s.dv}));
+          ir::Value* hidden = g.add_input("hidden", {DType::boolean, mask_shape});
+          ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+          ir::Value* x = g.add_op(K::MatMul, {q, kt})->result();
+          if (!scale_outside) x = g.add_op(K::Mul, {x, scalar(g, 0.25)})->result();
+          ir::Value* f = scalar(g, fill);
+          ir::Value* cond = keep_branch ? g.add_op(K::Not, {hidden})->result() : hidden;
+          x = g.add_op(K::Select, {cond, keep_branch ? x : f, keep_branch ? f : x})->result();
+          if (scale_outside) x = g.add_op(K::Mul, {x, scalar(g, 0.25)})->result();
+          ir::Value* p = g.add_op(K::Softmax, {x}, {{"axis", int64_t(-1)}})->result();
+          g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+          std::map<std::string, HostTensor> in = random_inputs(g, seed++);
+          for (const char* name : {"q", "k"})  // scores up to 16 * 8 * 8 * 0.25 = 256
+            for (int64_t i = 0; i < in.at(name).numel(); ++i) in.at(name).set_f64(i, in.at(name).get_f64(i) * 8);
+          HostTensor& h = in.at("hidden");
+          const int64_t n = h.numel(), cols = mask_shape.back();
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t row = i / cols, col = i % cols;
+            // Keys after a "position" hidden; the per-query mask hides all of row 4's keys.
+            h.set_f64(i, double(col > 10 + row % 7 || (mask_shape.size() == 2 && row == 4)));
+          }
+          expect_fused_match(g, 0, "", in);
+        }
+  // A Where and an added mask: the op takes one mask, so the pattern stays as it is.
+  ir::Graph g;
+  ir::Value* q = g.add_input("q", f32({1, 8, 16}));
+  ir::Value* k = g.add_input("k", f32({1, 8, 16}));
+  ir::Value* v = g.add_input("v", f32({1, 8, 16}));
+  ir::Value* hidden = g.add_input("hidden", {DType::boolean, {8}});
+  ir::Value* add = g.add_input("add", f32({8}));
+  ir::Value* x = g.add_op(K::MatMul, {q, k}, {{"transpose_b", true}})->result();
+  x = g.add_op(K::Select, {hidden, scalar(g, -INFINITY), x})->result();
+  x = g.add_op(K::Add, {x, add})->result();
+  ir::Value* p = g.add_op(K::Softmax, {x}, {{"axis", int64_t(-1)}})->result();
+  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  std::map<std::string, HostTensor> in = random_inputs(g, 99);
+  for (int64_t i = 0; i < 8; ++i) in.at("hidden").set_f64(i, double(i > 5));
+  GpuRun run = run_on_gpu(g, in);
+  EXPECT_TRUE(outputs_match(run));
+  EXPECT_EQ(attention_dispatches(run.module), 0);
+}
+
 // The attention op itself with causal = true and k_transposed = true (the pass does not form
 // them from these graphs; the kernel and the reference must agree on them all the same).
 TEST(Attention, CausalAndTransposedKeysOnTheOpItself) {
