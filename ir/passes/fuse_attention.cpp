@@ -96,11 +96,12 @@ bool match_scores(const Graph& g, Value* x, Match& m) {
       Value* chain = add->operand(i);
       Value* mask = add->operand(1 - i);
       if (chain->type.shape != s->type.shape || !is_float(mask->type.dtype)) continue;
-      Match inside = m;  // a Where inside the add: the added mask applies after it, so it stays unfused
-      Value* inner = peel_scale(g, chain, inside.scale);
+      // (A Where inside the add is not peeled: the op takes one mask, so that form stays unfused.)
+      double scale = m.scale;
+      Value* inner = peel_scale(g, chain, scale);
       if (!is_plain_matmul(inner->producer) || !single_use(g, inner)) continue;
       m.mask = mask;
-      m.scale = inside.scale;
+      m.scale = scale;
       s = inner;
       break;
     }
