@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <set>
 
 #include "codegen/dispatch_group.h"
@@ -14,6 +15,7 @@
 #include "codegen/spirv_cache.h"
 #include "codegen/spirv_coopmat_khr.h"
 #include "codegen/spirv_tools.h"
+#include "codegen/dispatch_schedule.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
 #include "ir/passes.h"
@@ -279,32 +281,39 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
     m.tensors.push_back({s.name, s.dtype, s.shape, role, 0, ""});
     if (s.constant) kernel_constants[s.name] = &*s.constant;
   }
-  const TensorLookup tensors(m);  // m.tensors keeps its elements until the erase_if at the end
-  // Live ranges over dispatch indices: from the first dispatch touching a storage to the last.
-  std::map<std::string, std::pair<int, int>> range;
-  for (size_t di = 0; di < m.dispatches.size(); ++di)
-    for (const BindingDesc& b : m.dispatches[di].bindings) {
-      const std::string& root = tensors.storage_of(b.tensor).name;
-      auto [it, fresh] = range.try_emplace(root, int(di), int(di));
-      if (!fresh) it->second.second = int(di);
-    }
   // Only what dispatches bind must fit a binding: an intermediate that fusion keeps in registers is
   // never allocated, and a tensor split over buffer ranges is bound piece by piece.
+  const TensorLookup tensors(m);  // m.tensors keeps its elements until the erase_if at the end
   check_binding_ranges(source_prefix(graph), m, tensors, options.target);
-  std::vector<LiveRange> ranges;
-  for (const TensorDesc& t : m.tensors) {
-    if (t.role != TensorRole::Intermediate || !t.view_of.empty()) continue;
-    auto it = range.find(t.name);
-    if (it == range.end()) continue;  // never bound: no storage needed
-    ranges.push_back({t.name, t.size_bytes(), it->second.first, it->second.second});
+  // Recording order: by level, so that independent dispatches share the time between two barriers
+  // (codegen/dispatch_schedule.h). Only where that saves at least one barrier in 20 (a chain like
+  // DenseNet's saves none, yet would pay arena bytes), and not where the arena would grow by more
+  // than a quarter (plus 1 MiB of slack for small models): memory is what a user sees first.
+  const uint64_t page = options.target.max_memory_allocation_size;
+  std::vector<int> graph_order(m.dispatches.size());
+  std::iota(graph_order.begin(), graph_order.end(), 0);
+  std::map<std::string, uint64_t> offsets, leveled_offsets;
+  m.arena_bytes = assign_arena_offsets(arena_live_ranges(m, graph_order, graph_order), kBufferAlignment, offsets, page);
+  const DispatchDependencies deps = dispatch_dependencies(m);
+  const int level_barriers = deps.level.empty() ? 0 : *std::max_element(deps.level.begin(), deps.level.end());
+  if (20 * (deps.graph_order_barriers - level_barriers) >= deps.graph_order_barriers && level_barriers < deps.graph_order_barriers) {
+    const std::vector<int> by_level = order_by_level(deps.level);
+    const uint64_t leveled_bytes = assign_arena_offsets(arena_live_ranges(m, by_level, deps.level), kBufferAlignment,
+                                                        leveled_offsets, page);
+    if (leveled_bytes <= m.arena_bytes + m.arena_bytes / 4 + (1u << 20)) {
+      apply_dispatch_order(image, by_level);
+      m.arena_bytes = leveled_bytes;
+      offsets = std::move(leveled_offsets);
+    }
   }
-  std::map<std::string, uint64_t> offsets;
-  m.arena_bytes = assign_arena_offsets(ranges, kBufferAlignment, offsets, options.target.max_memory_allocation_size);
   for (TensorDesc& t : m.tensors)
     if (auto it = offsets.find(t.name); it != offsets.end()) t.offset = it->second;
+  std::set<std::string> bound;  // storage tensors some dispatch binds
+  for (const DispatchDesc& d : m.dispatches)
+    for (const BindingDesc& b : d.bindings) bound.insert(tensors.storage_of(b.tensor).name);
 
   for (TensorDesc& t : m.tensors) {
-    if (t.role != TensorRole::Constant || !t.view_of.empty() || !range.count(t.name)) continue;
+    if (t.role != TensorRole::Constant || !t.view_of.empty() || !bound.count(t.name)) continue;
     auto own = kernel_constants.find(t.name);  // a kernel's table, else a graph constant
     const HostTensor& data = own != kernel_constants.end()
                                  ? *own->second
