@@ -1,4 +1,5 @@
 // vkc::Module: loading (directory or .vkcm), in-process compilation, saving, and the source graph.
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "ir/text_format.h"
 #include "module/device_fit.h"
 #include "module/module_file.h"
+#include "runtime/barrier_plan.h"
 #include "support/file_io.h"
 
 namespace vkc {
@@ -142,6 +144,11 @@ ModuleOrigin Module::origin() const { return impl_->origin; }
 std::string Module::target() const { return impl_->image.manifest.target.name; }
 std::string Module::precision() const { return precision_name(impl_->image.manifest.precision); }
 size_t Module::dispatch_count() const { return impl_->image.manifest.dispatches.size(); }
+uint64_t Module::arena_bytes() const { return impl_->image.manifest.arena_bytes; }
+size_t Module::barrier_count() const {
+  std::vector<bool> b = rt::plan_barriers(impl_->image.manifest);
+  return size_t(std::count(b.begin(), b.end(), true));
+}
 // As written by save(): with each .spv's content hash, so a compiled module and the same module
 // loaded back print the same manifest.
 std::string Module::manifest_json() const { return manifest_to_json(manifest_with_spirv_hashes(impl_->image)); }

@@ -335,7 +335,9 @@ int run_main(int argc, char** argv) {
   run_options.profile = profile;
   vkc::Outputs outputs = session.run(inputs, run_options);
   double first_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << "ran " << session.module().dispatch_count() << " dispatches in " << std::fixed << std::setprecision(3)
+  std::cout << "ran " << session.module().dispatch_count() << " dispatches (" << session.module().barrier_count()
+            << " barriers, arena " << std::fixed << std::setprecision(1)
+            << double(session.module().arena_bytes()) / (1 << 20) << " MiB) in " << std::fixed << std::setprecision(3)
             << first_ms << " ms (first run, host clock)\n";
   for (const vkc::TensorInfo& t : session.module().outputs())
     std::cout << "output " << t.name << ": " << summary(outputs.at(t.name)) << "\n";

@@ -80,6 +80,11 @@ class Module {
   // "fp32" or "fp16": the precision it was compiled in (CompileOptions::precision).
   std::string precision() const;
   size_t dispatch_count() const;
+  // Compute->compute barriers recorded between the dispatches: one wherever a dispatch touches
+  // bytes that one since the last barrier wrote, or writes bytes that one read (runtime/barrier_plan.h).
+  size_t barrier_count() const;
+  // Device memory for intermediates (one arena whose bytes are reused once a tensor is dead).
+  uint64_t arena_bytes() const;
   std::string manifest_json() const;
   // vk-compile --report's table: one row per dispatch (the ops it holds, strategy, workgroup
   // size, grid, bytes and FLOPs).
