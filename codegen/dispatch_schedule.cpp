@@ -23,10 +23,14 @@ struct Use {
 
 DispatchDependencies dispatch_dependencies(const Manifest& m) {
   const TensorLookup tensors(m);
-  // Per storage tensor, every earlier use. A binding scans the uses of its own storage only; a
-  // tensor computed in many pieces (range_split.h) has one use per piece, so this stays near
-  // linear in the bindings for real models.
-  std::map<std::string, std::vector<Use>> uses;
+  // Per storage tensor, its earlier writes and reads. A binding scans the uses of its own storage
+  // only, and a read only the writes: a graph input read by every layer costs each reader nothing,
+  // and a tensor computed in many pieces (range_split.h) has one write per piece, so this stays
+  // near linear in the bindings for real models.
+  struct Uses {
+    std::vector<Use> writes, reads;
+  };
+  std::map<std::string, Uses> uses;
   DispatchDependencies out;
   out.level.assign(m.dispatches.size(), 0);
   int window = 0;  // the first dispatch since the last barrier, in graph order
@@ -40,12 +44,17 @@ DispatchDependencies dispatch_dependencies(const Manifest& m) {
       uint64_t begin = tensors.offset_in_storage(b.tensor);
       Use u{begin, begin + t.size_bytes(), 0, int(i), b.writes};
       if (u.end == u.begin) continue;  // touches no bytes
-      if (auto it = uses.find(root); it != uses.end())
-        for (const Use& e : it->second)
-          if ((e.writes || u.writes) && e.begin < u.end && u.begin < e.end) {
-            at = std::max(at, e.level + 1);
-            latest = std::max(latest, e.dispatch);
-          }
+      if (auto it = uses.find(root); it != uses.end()) {
+        auto wait_for = [&](const std::vector<Use>& earlier) {
+          for (const Use& e : earlier)
+            if (e.begin < u.end && u.begin < e.end) {
+              at = std::max(at, e.level + 1);
+              latest = std::max(latest, e.dispatch);
+            }
+        };
+        wait_for(it->second.writes);              // read or write after write
+        if (u.writes) wait_for(it->second.reads);  // write after read
+      }
       mine.emplace_back(root, u);
     }
     out.level[i] = at;
@@ -55,7 +64,7 @@ DispatchDependencies dispatch_dependencies(const Manifest& m) {
     }
     for (auto& [root, u] : mine) {
       u.level = at;
-      uses[root].push_back(u);
+      (u.writes ? uses[root].writes : uses[root].reads).push_back(u);
     }
   }
   return out;
