@@ -6,6 +6,7 @@
 #include <set>
 
 #include "codegen/dispatch_group.h"
+#include "codegen/dispatch_schedule.h"
 #include "codegen/glsl_compiler.h"
 #include "codegen/glsl_types.h"
 #include "codegen/kernel_context.h"
@@ -15,7 +16,6 @@
 #include "codegen/spirv_cache.h"
 #include "codegen/spirv_coopmat_khr.h"
 #include "codegen/spirv_tools.h"
-#include "codegen/dispatch_schedule.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
 #include "ir/passes.h"
@@ -296,7 +296,8 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   m.arena_bytes = assign_arena_offsets(arena_live_ranges(m, graph_order, graph_order), kBufferAlignment, offsets, page);
   const DispatchDependencies deps = dispatch_dependencies(m);
   const int level_barriers = deps.level.empty() ? 0 : *std::max_element(deps.level.begin(), deps.level.end());
-  if (20 * (deps.graph_order_barriers - level_barriers) >= deps.graph_order_barriers && level_barriers < deps.graph_order_barriers) {
+  const int saved = deps.graph_order_barriers - level_barriers;
+  if (saved > 0 && 20 * saved >= deps.graph_order_barriers) {
     const std::vector<int> by_level = order_by_level(deps.level);
     const uint64_t leveled_bytes = assign_arena_offsets(arena_live_ranges(m, by_level, deps.level), kBufferAlignment,
                                                         leveled_offsets, page);
