@@ -929,7 +929,7 @@ std::vector<ir::Op*> split_attention_keys(ir::Graph& g, ir::Op* op, const Limits
   ir::Value* q = op->operand(0);
   ir::Value* k = op->operand(1);
   ir::Value* v = op->operand(2);
-  ir::Value* mask = op->num_operands() == 4 ? op->operand(3) : nullptr;
+  std::vector<ir::Value*> masks(op->operands.begin() + 3, op->operands.end());
   const size_t r = v->type.shape.size();
   if (r < 2) return {};
   const size_t k_axis = op->attr_bool("k_transposed") ? r - 1 : r - 2, v_axis = r - 2;
@@ -967,7 +967,7 @@ std::vector<ir::Op*> split_attention_keys(ir::Graph& g, ir::Op* op, const Limits
     for (int64_t k0 = 0; k0 < sk; k0 += block) {
       const int64_t k1 = std::min(sk, k0 + block);
       std::vector<ir::Value*> operands{box(q, -1, 0, 0), box(k, int64_t(k_axis), k0, k1), box(v, int64_t(v_axis), k0, k1)};
-      if (mask) operands.push_back(box(mask, int64_t(mask->type.shape.size()) - 1, k0, k1));
+      for (ir::Value* mask : masks) operands.push_back(box(mask, int64_t(mask->type.shape.size()) - 1, k0, k1));
       ir::AttrMap attrs = op->attrs;
       attrs["with_lse"] = true;
       if (op->attr_bool("causal")) attrs["causal_offset"] = op->attr_int("causal_offset") + sk - (k1 - k0) - k0;

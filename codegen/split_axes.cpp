@@ -248,10 +248,10 @@ AxisMap axis_map(const ir::Op& op) {
       }
       const Shape& q = op.operand(0)->type.shape;
       if (q.size() >= 2 && q[q.size() - 2] == op.result()->type.shape[rank - 2]) m.operand_axis[0][rank - 2] = int(q.size() - 2);
-      if (op.num_operands() == 4) {
-        const Shape& mask = op.operand(3)->type.shape;
+      for (int k = 3; k < op.num_operands(); ++k) {  // the masks
+        const Shape& mask = op.operand(k)->type.shape;
         if (mask.size() >= 2 && mask[mask.size() - 2] == op.result()->type.shape[rank - 2])
-          m.operand_axis[3][rank - 2] = int(mask.size() - 2);
+          m.operand_axis[size_t(k)][rank - 2] = int(mask.size() - 2);
       }
       return m;
     }

@@ -1,4 +1,5 @@
-// Reference attention: softmax(scale * q k^T + mask) v per batch, in float64, with the causal
+// Reference attention: softmax(scale * q k^T + mask) v per batch, in float64 (with mask_fill, the
+// bool mask's true scores become `fill`, then an added_mask is added), with the causal
 // mask aligned to the last query (key j is hidden from query i when j > i + Sk - Sq + causal_offset).
 #include <cmath>
 #include <limits>
@@ -30,6 +31,7 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
   std::vector<double> lse(with_lse ? size_t(shape_numel(batch) * Sq) : 0);
   std::vector<double> q = to_f64(*in[0]), k = to_f64(*in[1]), v = to_f64(*in[2]);
   std::vector<double> mask = in.size() > 3 ? to_f64(*in[3]) : std::vector<double>{};
+  std::vector<double> added = in.size() > 4 ? to_f64(*in[4]) : std::vector<double>{};  // after the fill
   const bool mask_fill = op.attr_bool("mask_fill");
   const double fill = op.attr_float("fill");
   std::vector<double> out(size_t(shape_numel(out_shape)));
@@ -52,6 +54,7 @@ Results eval_attention(const Op& op, const Operands& in, const ResultTypes& type
             x += mv;
           else if (mv != 0)
             x = fill;
+          if (!added.empty()) x += added[size_t(broadcast_offset(in[4]->shape(), scores, index))];
         }
         if (causal && j > i + Sk - Sq + causal_offset) x = neg_inf;
         s[size_t(j)] = x;

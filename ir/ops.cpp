@@ -130,7 +130,8 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     // (sums stay float32): set by the fp16 precision mode, so that the kernel may use tensor cores
     // however fusion placed the mode's casts. mask_fill: the mask is bool, and a score where it is
     // true becomes `fill` (ONNX's Where(mask, fill, scores), PyTorch's masked_fill) instead of
-    // having a float mask added.
+    // having a float mask added. A fifth operand (with mask_fill only) is a float mask added after
+    // the fill: GPT-2's older export, Where(causal, scores, min) + attention_mask.
     case OpKind::Attention:
       return {req("scale", K::Float), def("causal", false), def("k_transposed", false), def("causal_offset", int64_t(0)),
               def("with_lse", false), def("fp16_products", false), def("mask_fill", false), def("fill", 0.0)};
@@ -188,7 +189,7 @@ std::vector<std::string_view> operand_names_for(OpKind k) {
     case OpKind::ConvInteger: return {"input", "filter", "input_zero_point", "filter_zero_point", "bias"};
     case OpKind::MatMulInteger: return {"lhs", "rhs", "lhs_zero_point", "rhs_zero_point"};
     case OpKind::Sort: return {"keys"};
-    case OpKind::Attention: return {"q", "k", "v", "mask"};
+    case OpKind::Attention: return {"q", "k", "v", "mask", "added_mask"};
     case OpKind::PRelu: return {"input", "slope"};  // issue 23, elementwise and logic group
     // Indexing (issue 23, indexing and data movement group)
     case OpKind::Gather:

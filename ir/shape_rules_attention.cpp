@@ -1,5 +1,7 @@
 // Shape rule for attention: q [B..., Sq, D], k [B..., Sk, D] (or [B..., D, Sk] with k_transposed),
-// v [B..., Sk, Dv], an optional additive mask broadcastable to [B..., Sq, Sk]; result [B..., Sq, Dv].
+// v [B..., Sk, Dv], an optional mask broadcastable to [B..., Sq, Sk] (added, or with mask_fill a
+// bool one whose true scores become `fill`), and with mask_fill an optional float mask added after
+// the fill; result [B..., Sq, Dv].
 #include "ir/shape_rules.h"
 
 namespace vkc::ir::rules {
@@ -36,18 +38,25 @@ std::vector<TensorType> infer_attention(const Op& op) {
     fail(op, "v dim ", r - 2, " (Sk) is ", vs[r - 2], ", k has ", seq_k, " keys; they must match");
   Shape scores = qs;
   scores[r - 1] = seq_k;
-  if (op.num_operands() == 4) {
+  if (op.num_operands() >= 4) {
     if (op.attr_bool("mask_fill"))
       require_dtype(op, 3, [](DType t) { return t == DType::boolean; }, "bool (mask_fill: where true, the score is fill)");
     else
       require_dtype(op, 3, is_float, "a float type (an additive mask)");
-    const Shape& ms = operand_type(op, 3).shape;
-    if (ms.size() > r) fail(op, "mask has rank ", ms.size(), ", above the scores' rank ", r);
+  }
+  if (op.num_operands() == 5) {
+    if (!op.attr_bool("mask_fill"))
+      fail(op, "has an added_mask (operand 4) but 'mask_fill' is false: a second mask is added after a fill only");
+    require_dtype(op, 4, is_float, "a float type (an additive mask)");
+  }
+  for (int i = 3; i < op.num_operands(); ++i) {
+    const Shape& ms = operand_type(op, i).shape;
+    if (ms.size() > r) fail(op, op.operand_label(i), " has rank ", ms.size(), ", above the scores' rank ", r);
     for (size_t d = 0; d < ms.size(); ++d) {
       int64_t target = scores[r - ms.size() + d];
       if (ms[d] != 1 && ms[d] != target)
-        fail(op, "mask dim ", d, " is ", ms[d], ", which does not broadcast to scores dim ", r - ms.size() + d,
-             " (", target, ")");
+        fail(op, op.operand_label(i), " dim ", d, " is ", ms[d], ", which does not broadcast to scores dim ",
+             r - ms.size() + d, " (", target, ")");
     }
   }
   const int64_t causal_offset = op.attr_int("causal_offset");

@@ -130,7 +130,7 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
 
   EmittedKernel k;
   KernelIo io;
-  const char* names[] = {"q_at", "k_at", "v_at", "mask_at"};
+  const char* names[] = {"q_at", "k_at", "v_at", "mask_at", "added_mask_at"};
   // q, k and v read from float16 tensors only (through their prologues), or the fp16 precision
   // mode's attention (ir/passes/convert_to_fp16.cpp): either way their products may be float16.
   bool f16_qkv = true;
@@ -156,11 +156,11 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
   k.bytes = io.bytes;
   std::string& functions = io.functions;
 
-  // The mask broadcasts to the scores [batch..., Sq, Sk]: its element offset per batch, query, key.
-  std::string mask_code;
-  if (op.num_operands() == 4) {
+  // A mask broadcasts to the scores [batch..., Sq, Sk]: its element read for batch b, query qi and
+  // key kj, through loader `name` (its batch offset function `name`_batch).
+  auto mask_element = [&](int operand, const std::string& name) {
     const Shape& q = op.operand(0)->type.shape;
-    const Shape& ms = op.operand(3)->type.shape;
+    const Shape& ms = op.operand(operand)->type.shape;
     const size_t r = q.size();
     std::vector<int64_t> mstrides = strides_of(ms);
     auto stride_for = [&](size_t score_dim, int64_t extent) -> int64_t {  // 0 where broadcast
@@ -171,14 +171,19 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
     };
     std::vector<StridedDim> batch_dims;
     for (size_t i = 0; i + 2 < r; ++i) batch_dims.push_back({q[i], stride_for(i, q[i])});
-    functions += offset_function("mask_batch", batch_dims);
-    const std::string at = cat("mask_at(mask_batch(b) + qi * ", stride_for(r - 2, e.sq), "u + kj * ",
-                               stride_for(r - 1, e.sk), "u)");
+    functions += offset_function(name + "_batch", batch_dims);
+    return cat(name, "_at(", name, "_batch(b) + qi * ", stride_for(r - 2, e.sq), "u + kj * ", stride_for(r - 1, e.sk), "u)");
+  };
+  std::string mask_code;
+  if (op.num_operands() >= 4) {
+    const std::string at = mask_element(3, "mask");
     mask_code = op.attr_bool("mask_fill")  // a bool mask: where true, the score is the fill
                     ? cat("        if (qi < SQ && kj < SK && ", at, " != 0) x = ",
                           glsl_literal(DType::f32, op.attr_float("fill")), ";")
                     : cat("        if (qi < SQ && kj < SK) x += float(", at, ");");
   }
+  if (op.num_operands() == 5)  // added after the fill (ir/ops.cpp)
+    mask_code += cat("\n        if (qi < SQ && kj < SK) x += float(", mask_element(4, "added_mask"), ");");
   const bool kt = op.attr_bool("k_transposed");
   k.flops = 2.0 * double(e.batches) * double(e.sq) * double(e.sk) * double(e.d + e.dv);
   std::vector<std::pair<std::string, std::string>> values = {

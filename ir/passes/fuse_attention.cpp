@@ -1,7 +1,9 @@
 // matmul(softmax(scale * matmul(q, k^T) + mask), v) -> attention(q, k, v, mask), so the scores
 // never exist in memory (one tiled online-softmax kernel, codegen/kernels/attention.cpp). The
 // mask is added, or a Where puts a constant in the hidden scores' place (masked_fill; the op's
-// mask_fill: a decoder's mask of the cache positions after the current token).
+// mask_fill: a decoder's mask of the cache positions after the current token), or both with the
+// mask added after the Where (GPT-2's older export: Where(causal, scores, min) + attention_mask,
+// the op's added_mask).
 //
 // The forms exporters emit: torch's scaled_dot_product_attention scales q and k^T each by
 // sqrt(scale); HF BERT/GPT-2 divide the scores by sqrt(d); torchvision's ViT scales q; k^T is a
@@ -67,6 +69,8 @@ struct Match {
   Value* hidden = nullptr;
   bool hidden_when_false = false;
   double fill = 0;
+  // The added mask lies outside the Where (added after the fill), where the op can take both.
+  bool mask_after_fill = false;
 };
 
 // select(hidden, fill, s) or select(keep, s, fill), fill a scalar constant: peeled off `s` into
@@ -91,17 +95,20 @@ Value* peel_where_mask(const Graph& g, Value* s, Match& m) {
 bool match_scores(const Graph& g, Value* x, Match& m) {
   Value* s = peel_scale(g, peel_where_mask(g, peel_scale(g, x, m.scale), m), m.scale);
   Op* add = s->producer;
-  if (add && add->kind == OpKind::Add && single_use(g, s)) {
+  // A factor peeled outside the add would scale the mask too, which the op does not: unfused.
+  if (add && add->kind == OpKind::Add && single_use(g, s) && m.scale == 1.0) {
     for (int i = 0; i < 2; ++i) {
       Value* chain = add->operand(i);
       Value* mask = add->operand(1 - i);
       if (chain->type.shape != s->type.shape || !is_float(mask->type.dtype)) continue;
-      // (A Where inside the add is not peeled: the op takes one mask, so that form stays unfused.)
-      double scale = m.scale;
-      Value* inner = peel_scale(g, chain, scale);
+      Match t = m;
+      Value* inner = peel_scale(g, chain, t.scale);
+      // A Where inside the add: the fill first, then the mask added to every score.
+      if (!t.hidden) inner = peel_scale(g, peel_where_mask(g, inner, t), t.scale);
       if (!is_plain_matmul(inner->producer) || !single_use(g, inner)) continue;
-      m.mask = mask;
-      m.scale = scale;
+      t.mask = mask;
+      t.mask_after_fill = t.hidden && !m.hidden;
+      m = t;
       s = inner;
       break;
     }
@@ -144,15 +151,24 @@ bool fuse(Graph& g, const AttentionFits& fits) {
     for (size_t d = 0; same_batch && d + 2 < size_t(rank); ++d)
       same_batch = m.k->type.shape[d] == qs[d] && m.v->type.shape[d] == qs[d];
     if (!same_batch || m.q->type.dtype != m.k->type.dtype || m.q->type.dtype != m.v->type.dtype) continue;
-    // The op takes one mask: an added one or a Where's, not both.
-    if (m.hidden && m.mask) continue;
+    // A mask added before a Where's fill is not the op's order (the fill first, then added_mask).
+    if (m.hidden && m.mask && !m.mask_after_fill) continue;
+    Value* added = m.hidden ? m.mask : nullptr;
     if (m.hidden) m.mask = m.hidden;
-    if (m.mask && m.mask->type.rank() > rank) continue;
+    if ((m.mask && m.mask->type.rank() > rank) || (added && added->type.rank() > rank)) continue;
     if (m.hidden && m.hidden_when_false) {
       // The hidden keys are where the condition is false: its negation, or what it negates.
       Op* negated = m.hidden->producer;
       if (negated && negated->kind == OpKind::Not) {
         m.mask = negated->operand(0);
+      } else if (negated && negated->kind == OpKind::Constant) {
+        // A constant keep mask (GPT-2's causal buffer): negated here, after constant folding ran.
+        HostTensor hide(*negated->attr_tensor("value"));
+        for (int64_t i = 0; i < hide.numel(); ++i) hide.set_f64(i, hide.get_f64(i) == 0 ? 1 : 0);
+        m.mask = g.insert_op(pv, OpKind::Constant, {}, {{"value", std::make_shared<const HostTensor>(std::move(hide))}},
+                             m.hidden->name.empty() ? "" : m.hidden->name + ".hidden")
+                     ->result();
+        made_masks = true;
       } else {
         m.mask = g.insert_op(pv, OpKind::Not, {m.hidden})->result();
         made_masks = true;  // dead if the attention is not made after all: removed below
@@ -160,6 +176,7 @@ bool fuse(Graph& g, const AttentionFits& fits) {
     }
     std::vector<Value*> operands{m.q, m.k, m.v};
     if (m.mask) operands.push_back(m.mask);
+    if (added) operands.push_back(added);
     Op* att = nullptr;
     try {
       att = g.insert_op(pv, OpKind::Attention, operands,

@@ -41,6 +41,22 @@ TEST(VerifierAttention, ShapesAndErrors) {
   EXPECT_NE(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), typed(DType::boolean, {5})}, s)
                 .find("a float type (an additive mask)"),
             std::string::npos);
+  // A fifth operand: a float mask added after mask_fill's fill, broadcast like the first.
+  const AttrMap fill{{"scale", 0.5}, {"mask_fill", true}, {"fill", -1e9}};
+  EXPECT_EQ(infer(OpKind::Attention,
+                  {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), typed(DType::boolean, {3, 5}), f32({2, 1, 5})}, fill),
+            f32({2, 3, 6}));
+  EXPECT_EQ(error_of(OpKind::Attention, {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), f32({5}), f32({5})}, s),
+            "attention 'n': has an added_mask (operand 4) but 'mask_fill' is false: a second mask is added after a "
+            "fill only");
+  EXPECT_EQ(error_of(OpKind::Attention,
+                     {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), typed(DType::boolean, {5}), f32({3, 4})}, fill),
+            "attention 'n': added_mask dim 1 is 4, which does not broadcast to scores dim 2 (5)");
+  EXPECT_NE(error_of(OpKind::Attention,
+                     {f32({2, 3, 4}), f32({2, 5, 4}), f32({2, 5, 6}), typed(DType::boolean, {5}), typed(DType::boolean, {5})},
+                     fill)
+                .find("a float type (an additive mask)"),
+            std::string::npos);
 }
 
 // One query, two keys: scores 0.5 * [1, 3] = [0.5, 1.5] (+ mask [0, -1] = [0.5, 0.5]):
@@ -57,6 +73,10 @@ TEST(InterpreterAttention, HandComputed) {
   hide.set_f64(1, 1);
   vkc::test::expect_values(
       vkc::test::run_op(OpKind::Attention, {q, k, v, hide}, {{"scale", 0.5}, {"mask_fill", true}, {"fill", 0.5}}), {20, 30});
+  // The fill first, then the added mask on every score: fill 1.5 for key 1, + [0, -1]: [0.5, 0.5].
+  vkc::test::expect_values(vkc::test::run_op(OpKind::Attention, {q, k, v, hide, mask},
+                                             {{"scale", 0.5}, {"mask_fill", true}, {"fill", 1.5}}),
+                           {20, 30});
   HostTensor q2 = make_f32({1, 2, 2}, {1, 0, 0, 1});
   HostTensor y = vkc::test::run_op(OpKind::Attention, {q2, k, v}, {{"scale", 0.0}, {"causal", true}});
   vkc::test::expect_values(y, {10, 20, 20, 30});  // query 0 sees key 0 only; query 1 both, equally

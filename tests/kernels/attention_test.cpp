@@ -150,7 +150,7 @@ TEST(Attention, HiddenKeysAndNaNMatchTheReference) {
 // even a fill that does not hide the key is exact), a mask broadcast over heads and queries
 // (the decoder's [Sk] mask) or per query, rows whose every key is hidden, and scores far above
 // 32 (where adding -1e9 instead would round differently): one attention dispatch each, matching
-// the reference of the unfused graph. A Where with an added mask as well stays unfused.
+// the reference of the unfused graph.
 TEST(Attention, WhereMasksFuseAndMatch) {
   uint32_t seed = 60;
   for (bool keep_branch : {false, true})
@@ -186,23 +186,63 @@ TEST(Attention, WhereMasksFuseAndMatch) {
           }
           expect_fused_match(g, 0, "", in);
         }
-  // A Where and an added mask: the op takes one mask, so the pattern stays as it is.
+}
+
+// GPT-2's older export, Where(causal, scores / sqrt(d), finfo.min) + attention_mask: the fill
+// first, then the mask added to every score (the op's added_mask), with the padding mask per
+// batch [B, 1, 1, Sk] or per query [Sq, Sk], padded keys at -1e4 or finfo.min (then a hidden
+// score is finfo.min + finfo.min = -inf, as in PyTorch), and a batch whose first query row sees
+// only padded keys. One attention dispatch each, matching the reference of the unfused graph.
+// A mask added before the Where, or a scale outside the add (it would scale the mask too), is
+// not the op's order: those stay unfused, and still match.
+ir::Graph where_then_added_mask(const Shape& added_shape, bool added_first, bool scale_outside_add) {
   ir::Graph g;
-  ir::Value* q = g.add_input("q", f32({1, 8, 16}));
-  ir::Value* k = g.add_input("k", f32({1, 8, 16}));
-  ir::Value* v = g.add_input("v", f32({1, 8, 16}));
-  ir::Value* hidden = g.add_input("hidden", {DType::boolean, {8}});
-  ir::Value* add = g.add_input("add", f32({8}));
-  ir::Value* x = g.add_op(K::MatMul, {q, k}, {{"transpose_b", true}})->result();
-  x = g.add_op(K::Select, {hidden, scalar(g, -INFINITY), x})->result();
-  x = g.add_op(K::Add, {x, add})->result();
+  ir::Value* q = g.add_input("q", f32({2, 3, 21, 16}));
+  ir::Value* k = g.add_input("k", f32({2, 3, 21, 16}));
+  ir::Value* v = g.add_input("v", f32({2, 3, 21, 16}));
+  HostTensor lower(DType::boolean, {1, 1, 21, 21});  // GPT-2's causal buffer, a constant
+  for (int64_t i = 0; i < 21; ++i)
+    for (int64_t j = 0; j < 21; ++j) lower.set_f64(i * 21 + j, double(j <= i));
+  ir::Value* causal = g.add_constant(lower, "causal");
+  ir::Value* added = g.add_input("added", f32(added_shape));
+  ir::Value* x = g.add_op(K::MatMul, {q, g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result()})->result();
+  if (!scale_outside_add) x = g.add_op(K::Div, {x, scalar(g, 4.0)})->result();
+  ir::Value* fill = scalar(g, -3.4028234663852886e38);
+  if (added_first) x = g.add_op(K::Add, {x, added})->result();
+  x = g.add_op(K::Select, {causal, x, fill})->result();
+  if (!added_first) x = g.add_op(K::Add, {x, added})->result();
+  if (scale_outside_add) x = g.add_op(K::Div, {x, scalar(g, 4.0)})->result();
   ir::Value* p = g.add_op(K::Softmax, {x}, {{"axis", int64_t(-1)}})->result();
   g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
-  std::map<std::string, HostTensor> in = random_inputs(g, 99);
-  for (int64_t i = 0; i < 8; ++i) in.at("hidden").set_f64(i, double(i > 5));
-  GpuRun run = run_on_gpu(g, in);
-  EXPECT_TRUE(outputs_match(run));
-  EXPECT_EQ(attention_dispatches(run.module), 0);
+  return g;
+}
+
+std::map<std::string, HostTensor> gpt2_masks(const ir::Graph& g, uint32_t seed, double padded) {
+  std::map<std::string, HostTensor> in = random_inputs(g, seed);
+  HostTensor& a = in.at("added");
+  const int64_t cols = a.shape().back();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const int64_t row = i / cols, col = i % cols;  // keys 0-2 padded in batch 1 (a left-padded prompt)
+    a.set_f64(i, a.shape().size() == 4 && row == 1 && col < 3 ? padded : 0.5 * a.get_f64(i));
+  }
+  return in;
+}
+
+TEST(Attention, WhereThenAddedMaskFusesAndMatches) {
+  uint32_t seed = 70;
+  for (double padded : {-1e4, -3.4028234663852886e38})
+    for (const Shape& added_shape : {Shape{2, 1, 1, 21}, Shape{21, 21}}) {
+      SCOPED_TRACE(cat("padded ", padded, " added mask ", shape_str(added_shape)));
+      ir::Graph g = where_then_added_mask(added_shape, false, false);
+      expect_fused_match(g, 0, "", gpt2_masks(g, seed++, padded));
+    }
+  for (bool added_first : {false, true}) {
+    SCOPED_TRACE(cat("added first ", added_first));
+    ir::Graph g = where_then_added_mask(Shape{2, 1, 1, 21}, added_first, !added_first);
+    GpuRun run = run_on_gpu(g, gpt2_masks(g, 90, -1e4));
+    EXPECT_TRUE(outputs_match(run));
+    EXPECT_EQ(attention_dispatches(run.module), 0);
+  }
 }
 
 // The attention op itself with causal = true and k_transposed = true (the pass does not form
