@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/dispatch_schedule.h"
+#include "common/manifest_builders.h"
 
 namespace vkc::codegen {
 namespace {
@@ -20,12 +21,7 @@ TensorDesc tensor(const std::string& name, int64_t n, TensorRole role, const std
 }
 
 DispatchDesc dispatch(const std::string& kernel, std::vector<std::string> reads, std::string write) {
-  DispatchDesc d;
-  d.kernel = kernel;
-  uint32_t b = 0;
-  for (const std::string& r : reads) d.bindings.push_back({b++, r, false});
-  d.bindings.push_back({b, write, true});
-  return d;
+  return vkc::test::dispatch_rw(kernel, reads, write);
 }
 
 // Four towers from x into views of y (a concat written in place), as an Inception block records

@@ -1,6 +1,7 @@
 // Storage resolution and barrier planning (no device needed).
 #include <gtest/gtest.h>
 
+#include "common/manifest_builders.h"
 #include "runtime/barrier_plan.h"
 #include "runtime/storage_range.h"
 #include "runtime_fixture.h"
@@ -11,12 +12,7 @@ namespace {
 using test::tensor_desc;
 
 DispatchDesc dispatch(const std::string& name, std::vector<std::string> reads, std::string write) {
-  DispatchDesc d;
-  d.name = name;
-  uint32_t b = 0;
-  for (const std::string& r : reads) d.bindings.push_back({b++, r, false});
-  d.bindings.push_back({b, write, true});
-  return d;
+  return vkc::test::dispatch_rw(name, reads, write);
 }
 
 Manifest arena_manifest() {
