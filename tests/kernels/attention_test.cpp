@@ -236,6 +236,18 @@ TEST(Attention, WhereThenAddedMaskFusesAndMatches) {
       ir::Graph g = where_then_added_mask(added_shape, false, false);
       expect_fused_match(g, 0, "", gpt2_masks(g, seed++, padded));
     }
+  {  // The fp16 precision mode: q, k and v in float16, the masks as they are (5e-3, issue 22).
+    ir::Graph g = where_then_added_mask(Shape{2, 1, 1, 21}, false, false);
+    GpuRunOptions o;
+    o.precision = Precision::fp16;
+    o.rel_tol = 5e-3;
+    o.abs_tol = 5e-3;
+    GpuRun run = run_on_gpu(g, gpt2_masks(g, 80, -1e4), o);
+    EXPECT_TRUE(outputs_match(run, o));
+    if (!split_testing()) {
+      EXPECT_EQ(attention_dispatches(run.module), 1);
+    }
+  }
   for (bool added_first : {false, true}) {
     SCOPED_TRACE(cat("added first ", added_first));
     ir::Graph g = where_then_added_mask(Shape{2, 1, 1, 21}, added_first, !added_first);
