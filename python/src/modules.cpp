@@ -30,6 +30,9 @@ void register_modules(py::module_& m) {
       .def_property_readonly("target", &Module::target)
       .def_property_readonly("precision", &Module::precision)
       .def_property_readonly("dispatch_count", &Module::dispatch_count)
+      .def_property_readonly("barrier_count", &Module::barrier_count,
+                             "compute barriers recorded between the dispatches (vk-run prints it too)")
+      .def_property_readonly("arena_bytes", &Module::arena_bytes, "device memory for intermediates")
       .def("manifest_json", &Module::manifest_json)
       .def("report", &Module::report, "vk-compile --report's table: one row per dispatch")
       .def("reference", [](const Module& mod, py::dict inputs) {

@@ -225,7 +225,9 @@ class InferenceSessionTest(unittest.TestCase):
         out = os.path.join(self.tmp.name, "mm.vkcm")
         module = vkc.compile(src, out, device=self.device.name, input_shapes={"x": [1, 6, 4]})
         self.assertTrue(os.path.isfile(out))
-        self.assertGreaterEqual(module.dispatch_count, 1)
+        self.assertEqual(module.dispatch_count, 1)  # the relu fuses into the matmul
+        self.assertEqual(module.barrier_count, 0)   # so nothing to wait for
+        self.assertEqual(module.arena_bytes, 0)     # and no intermediate in memory
         self.assertEqual(module.inputs, [("x", "tensor(float)", [1, 6, 4])])
         report = module.report()
         self.assertIn("matmul", report.lower())
