@@ -89,6 +89,13 @@ BenchCase matmul_case(int64_t n, DType dtype = DType::f32, const std::string& co
 // planner's candidates against each other in one run (named ..._t<tile> with '/' as '-').
 }  // namespace
 
+BenchCase conv_shape_case(const Shape& x, const Shape& w) {
+  check(x.size() == 4 && w.size() == 4 && x[1] == w[1], "bench: conv_shape_case takes NxCxHxW and FxCxKHxKW, not ",
+        shape_str(x), " and ", shape_str(w));
+  const Ints pads{w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2};
+  return conv_case(cat("conv_", shape_str(x), "_", shape_str(w)), OpKind::Conv, x, w, false, 1, pads);
+}
+
 BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile) {
   BenchCase c;
   std::string suffix = tile;

@@ -5,10 +5,14 @@
 //   DIR/<case>/in_<name>.npy          input set 0 (what PyTorch re-runs and compares against)
 //   DIR/<case>/out_<name>.npy         vkc's outputs for input set 0
 // Usage: vkc_bench [--out DIR] [--runs N] [--cases a,b] [--small] [--device X] [--force-staging]
-//                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...]
+//                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...] [--conv NxCxHxW:FxCxKHxKW,...]
+//                  [--force OP=STRATEGY]...
 // --matmul adds f32 matmul cases (run whatever --cases says), with the planner's tile or a forced
 // one in the `tiled=` syntax, e.g. 1576x768x3072@128x64x16/8x8/2/k3: tile and split sweeps on new
 // shapes without a rebuild.
+// --conv adds f32 NCHW convs (stride 1, same padding; run like --matmul cases).
+// --force sets OP's forced strategy in every case that has the op (repeatable), e.g.
+// --force conv=implicit_gemm=256x128x16/16x8/2: one tile measured on all the conv cases of a run.
 // --tensor-cores plans with only that cooperative-matrix extension (default: what vkc prefers,
 // KHR where the device has it), to compare the two forms on one device in one run.
 // --small shrinks every case and checks outputs against the reference interpreter: a plumbing
@@ -46,7 +50,8 @@ struct Args {
   // device-local + host-visible (ReBAR) memory: a test of whether the memory type limits bandwidth.
   bool force_staging = false;
   std::string tensor_cores;  // "", "khr" or "nv"
-  std::vector<BenchCase> extra;  // --matmul
+  std::vector<BenchCase> extra;  // --matmul, --conv
+  std::map<std::string, std::string> forced;  // --force: op -> strategy, over every case's own
 };
 
 // Splits "a,b,c" into its non-empty parts.
@@ -74,6 +79,26 @@ BenchCase matmul_spec_case(const std::string& spec) {
   return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1));
 }
 
+// "NxCxHxW:FxCxKHxKW" -> a conv case.
+BenchCase conv_spec_case(const std::string& spec) {
+  auto dims = [&](const std::string& text) {
+    Shape s;
+    for (size_t p = 0; p <= text.size();) {
+      size_t q = text.find('x', p);
+      if (q == std::string::npos) q = text.size();
+      const std::string d = text.substr(p, q - p);
+      check(!d.empty() && d.size() < 10 && d.find_first_not_of("0123456789") == std::string::npos,
+            "vkc_bench: --conv takes NxCxHxW:FxCxKHxKW, not '", spec, "'");
+      s.push_back(std::stoll(d));
+      p = q + 1;
+    }
+    return s;
+  };
+  size_t colon = spec.find(':');
+  check(colon != std::string::npos, "vkc_bench: --conv takes NxCxHxW:FxCxKHxKW, not '", spec, "'");
+  return conv_shape_case(dims(spec.substr(0, colon)), dims(spec.substr(colon + 1)));
+}
+
 Args parse_args(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -93,8 +118,16 @@ Args parse_args(int argc, char** argv) {
             a.tensor_cores, "'");
     }
     else if (s == "--cases") a.cases = comma_list(value());
+    else if (s == "--force") {
+      std::string f = value();
+      size_t eq = f.find('=');
+      check(eq != std::string::npos && eq > 0 && eq + 1 < f.size(), "vkc_bench: --force takes OP=STRATEGY, not '", f, "'");
+      a.forced[f.substr(0, eq)] = f.substr(eq + 1);
+    }
     else if (s == "--matmul") {
       for (const std::string& spec : comma_list(value())) a.extra.push_back(matmul_spec_case(spec));
+    } else if (s == "--conv") {
+      for (const std::string& spec : comma_list(value())) a.extra.push_back(conv_spec_case(spec));
     } else {
       throw Error(cat("vkc_bench: unknown argument '", s, "'"));
     }
@@ -155,6 +188,8 @@ json run_case(rt::Context& ctx, const BenchCase& c, const Args& args) {
   codegen::CompileOptions options;
   options.target = ctx.limits();
   options.forced_strategy = c.forced;
+  for (const auto& [op, strategy] : args.forced) options.forced_strategy[op] = strategy;
+  if (!args.forced.empty()) j["forced"] = options.forced_strategy;
   if (args.tensor_cores == "khr") options.target.cooperative_matrix_nv = false;
   if (args.tensor_cores == "nv") options.target.cooperative_matrix_khr = false;
   if (c.max_binding_bytes != 0 && c.max_binding_bytes < options.target.max_storage_buffer_range) {
@@ -257,7 +292,7 @@ int run(int argc, char** argv) {
   std::vector<BenchCase> cases;
   for (BenchCase& c : make_cases(args.small))
     if (selected(args, c.name)) cases.push_back(std::move(c));
-  // --matmul cases run whether or not --cases names them (without --cases, only they run).
+  // --matmul and --conv cases run whether or not --cases names them (without --cases, only they run).
   if (!args.extra.empty() && args.cases.empty()) cases.clear();
   cases.insert(cases.end(), args.extra.begin(), args.extra.end());
   for (const BenchCase& c : cases) {

@@ -169,7 +169,13 @@ std::string_view conv_strategy_name(ConvStrategy s) {
 
 ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::string& what) {
   for (ConvStrategy s : kConvStrategies)
-    if (text == conv_strategy_name(s)) return {s, 0};
+    if (text == conv_strategy_name(s)) return {s, 0, std::nullopt};
+  const std::string tiled = "implicit_gemm=";
+  if (text.rfind(tiled, 0) == 0) {
+    GemmChoice c = parse_simt_tile(text.substr(tiled.size()), cat(what, ": strategy '", text, "'"));
+    return {c.split > 1 ? ConvStrategy::split_k : ConvStrategy::implicit_gemm, c.split > 1 ? c.split : 0,
+            std::get<SimtTile>(c.tile)};
+  }
   // "split_k:S" with S of at most 6 digits.
   const std::string prefix = "split_k:";
   bool digits = text.rfind(prefix, 0) == 0 && text.size() > prefix.size() && text.size() <= prefix.size() + 6;
@@ -179,9 +185,10 @@ ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::strin
     split = split * 10 + uint64_t(text[i] - '0');
   }
   check(digits, what, ": strategy '", text, "' does not apply: unknown strategy (expected direct, implicit_gemm, ",
-        "implicit_gemm_coopmat, split_k, split_k:S, depthwise, depthwise_tiled, depthwise_channels_last or im2col)");
+        "implicit_gemm=TMxTNxTK/RMxRN/STAGES[/kSPLIT], implicit_gemm_coopmat, split_k, split_k:S, depthwise, ",
+        "depthwise_tiled, depthwise_channels_last or im2col)");
   check(split >= 2, what, ": strategy '", text, "' does not apply: split_k needs at least 2 slices, got ", split);
-  return {ConvStrategy::split_k, split};
+  return {ConvStrategy::split_k, split, std::nullopt};
 }
 
 ConvGemmShape conv_gemm_shape(const ir::ConvGeometry& g) {
@@ -246,8 +253,15 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
                    std::optional<ForcedConvStrategy> forced, const std::string& what) {
   ConvPlan p;
   const uint64_t forced_split = forced ? forced->split : 0;
+  const std::optional<SimtTile> forced_tile = forced ? forced->tile : std::nullopt;
+  if (forced && forced_tile) {
+    const GemmProblem problem = conv_gemm_problem(g, forced->strategy);
+    std::string why = tile_misfit(*forced_tile, t);
+    if (why.empty() && forced_split > 1) why = split_misfit(*forced_tile, problem, t, forced_split);
+    check(why.empty(), what, ": tile ", forced_tile->str(), " does not fit target '", t.name, "': ", why);
+  }
   if (forced) {
-    std::string why = misfit(forced->strategy, g, t, element_bytes, forced_split);
+    std::string why = forced_tile ? "" : misfit(forced->strategy, g, t, element_bytes, forced_split);
     std::string name(conv_strategy_name(forced->strategy));
     if (forced_split != 0) name += cat(":", forced_split);
     check(why.empty(), what, ": strategy '", name, "' does not apply: ", why);
@@ -267,7 +281,8 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
   }
   const ConvGemmShape s = conv_gemm_shape(g);
   const GemmProblem problem = conv_gemm_problem(g, p.strategy);
-  std::optional<GemmChoice> c = choose_gemm(problem, t);
+  std::optional<GemmChoice> c =
+      forced_tile ? std::optional<GemmChoice>(GemmChoice{*forced_tile, forced_split ? forced_split : 1}) : choose_gemm(problem, t);
   check(c.has_value(), what, ": internal: no GEMM tile fits");
   p.tile = c->tile;
   p.tile_count = tiles_of(p.tile, problem);

@@ -63,10 +63,13 @@ inline bool is_gemm(ConvStrategy s) {
 }
 
 // A forced strategy as the user wrote it: a name, and for split_k an optional slice count
-// ("split_k:S", exactly S slices). vkc::Error for anything else, listing the names.
+// ("split_k:S", exactly S slices); or one FMA tile, "implicit_gemm=TMxTNxTK/RMxRN/STAGES[/kSPLIT]"
+// (split_k with S slices when SPLIT > 1), to measure tiles against each other on convs as
+// "tiled=..." does on matmuls. vkc::Error for anything else, listing the forms.
 struct ForcedConvStrategy {
   ConvStrategy strategy;
   uint64_t split = 0;  // split_k:S -> S; 0: the planner's
+  std::optional<SimtTile> tile;  // implicit_gemm=...: this tile instead of the planner's
 };
 ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::string& what);
 

@@ -249,6 +249,20 @@ CoopTile parse_coop_tile(const std::string& text, const std::string& what) {
   return c;
 }
 
+GemmChoice parse_simt_tile(const std::string& text, const std::string& what) {
+  SimtTile t;
+  uint64_t split = 1;
+  char x1 = 0, x2 = 0, s1 = 0, x3 = 0, s2 = 0, s3 = '/', k = 'k';
+  std::istringstream in(text);
+  in >> t.tm >> x1 >> t.tn >> x2 >> t.tk >> s1 >> t.rm >> x3 >> t.rn >> s2 >> t.stages;
+  // (peek at the end sets failbit: test eof first)
+  if (in && !in.eof() && in.peek() == '/') in >> s3 >> k >> split;
+  check(!in.fail() && in.eof() && x1 == 'x' && x2 == 'x' && s1 == '/' && x3 == 'x' && s2 == '/' && s3 == '/' &&
+            k == 'k' && split > 0 && t.rm > 0 && t.rn > 0 && t.stages > 0 && t.tm % t.rm == 0 && t.tn % t.rn == 0,
+        what, ": tile '", text, "' is not TMxTNxTK/RMxRN/STAGES[/kSPLIT] (e.g. 64x64x16/4x4/1 or 64x64x16/8x4/2/k4)");
+  return GemmChoice{t, split};
+}
+
 const std::vector<GemmTileEntry>& gemm_tile_table() {
   static const std::vector<GemmTileEntry> table = make_table();
   return table;

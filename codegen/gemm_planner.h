@@ -65,6 +65,10 @@ CoopTile coop_tile_for(CoopTile shape, const GemmProblem& p, const TargetLimits&
 // A forced tensor-core tile as a user writes it, "TMxTNxTK/WMxWN[/sSTAGES]" (e.g. 128x128x32/2x4/s2);
 // throws naming `what` where it is not of that form.
 CoopTile parse_coop_tile(const std::string& text, const std::string& what);
+// A forced FMA tile and K split as a user writes it, "TMxTNxTK/RMxRN/STAGES[/kSPLIT]" (e.g.
+// 64x64x16/4x4/1 or 128x64x16/8x8/2/k4): matmul's "tiled=...", conv's "implicit_gemm=...";
+// throws naming `what` where it is not of that form.
+GemmChoice parse_simt_tile(const std::string& text, const std::string& what);
 
 // Output tiles of `tile` over the problem (batches x M tiles x N tiles).
 uint64_t tiles_of(const GemmTile& tile, const GemmProblem& p);

@@ -21,9 +21,6 @@ enum class ContractionStrategy {
 std::string_view contraction_strategy_name(ContractionStrategy s);
 // vkc::Error naming `what` and the strategies for any other text.
 ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what);
-// "TMxTNxTK/RMxRN/STAGES[/kSPLIT]" (the forced strategy "tiled=..."): one FMA tile and its K
-// split, or an error naming `what`.
-GemmChoice parse_simt_tile(const std::string& text, const std::string& what);
 
 // The FMA tile and K split an M x N x K problem takes when nothing is forced: the GEMM planner's
 // (K split where the output's tiles do not fill the device), or nullopt where the problem is too

@@ -135,6 +135,26 @@ TEST(ConvStoreMFast, NvidiaTilesMatchTheReference) {
   }
 }
 
+// Forced FMA tiles (conv_planner.h, "implicit_gemm=TILE"): the two-stage tiles the planner offers
+// matmuls only, with 8x8 and 8x4 blocks, alone and split, on the one-tap loads, the generic ones
+// (3 input channels), the stores through workgroup memory and a channels-last output.
+TEST(ConvForcedTile, TwoStageTilesMatchTheReference) {
+  using Ints = std::vector<int64_t>;
+  const std::vector<OneTapCase> convs = {
+      {"nchw_one_tap", {2, 32, 20, 18}, {72, 32, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, true},
+      {"nchw_three_channels", {1, 3, 33, 35}, {48, 3, 3, 3}, {{"pads", Ints{1, 0, 1, 2}}}, true},
+      {"nhwc_output", {1, 32, 24, 20}, {64, 32, 3, 3}, {{"output_layout", std::string("NHWC")}}, true},
+  };
+  for (const OneTapCase& c : convs) {
+    for (const std::string tile : {"128x64x16/8x8/2", "64x64x16/8x4/2", "128x64x16/8x8/2/k2"}) {
+      SCOPED_TRACE(c.name + " " + tile);
+      ir::Graph g = one_tap_graph(c, 43);
+      GpuRun run = run_conv(g, random_inputs(g, 11), "implicit_gemm=" + tile);
+      EXPECT_TRUE(outputs_match(run));
+    }
+  }
+}
+
 // Slices that would straddle two taps keep the per-element decode: a group's input channels not
 // a multiple of the slice, a conv_transpose, the explicit im2col strategy.
 TEST(ConvOneTapPlan, OnlyWhereASliceHoldsOneTap) {

@@ -388,5 +388,35 @@ TEST(ConvPlanner, ForcedSplitKHonoursSOrSaysWhyNot) {
   EXPECT_NE(codegen::plan_conv(g, small, 4, "", "conv").strategy_name(), "split_k");
 }
 
+// "implicit_gemm=TILE" forces one FMA tile (the form matmul's "tiled=" takes), "/kS" with split_k:
+// how tiles are measured against each other on convs (bench/vkc_bench.cpp --force).
+TEST(ConvPlanner, ForcedTileIsTakenOrSaysWhyNot) {
+  ir::ConvGeometry g = geometry({1, 64, 56, 56}, {128, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const TargetLimits& lv = find_target("lavapipe").limits;
+  const TargetLimits& nv = find_target("nvidia").limits;
+  codegen::ConvPlan p = codegen::plan_conv(g, nv, 4, "implicit_gemm=256x128x16/16x8/2", "conv");
+  EXPECT_EQ(p.strategy_name(), "implicit_gemm");
+  EXPECT_EQ(p.simt(), (codegen::SimtTile{256, 128, 16, 16, 8, 2}));
+  EXPECT_EQ(p.workgroup_memory_bytes, 2u * 4 * 16 * (256 + 128));
+  EXPECT_EQ(p.tiles.at("stages"), 2);
+  codegen::ConvPlan split = codegen::plan_conv(g, lv, 4, "implicit_gemm=64x64x16/8x4/2/k3", "conv");
+  EXPECT_EQ(split.strategy_name(), "split_k");
+  EXPECT_EQ(split.split_k, 3u);
+  EXPECT_EQ(split.simt(), (codegen::SimtTile{64, 64, 16, 8, 4, 2}));
+  auto why = [&](const TargetLimits& t, const std::string& s) {
+    try {
+      codegen::plan_conv(g, t, 4, s, "conv 'c'");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // 48 KiB of workgroup memory against lavapipe's 32 KiB.
+  EXPECT_NE(why(lv, "implicit_gemm=256x128x16/16x8/2").find("does not fit target 'lavapipe'"), std::string::npos);
+  EXPECT_NE(why(lv, "implicit_gemm=256x128x16/16x8/2").find("bytes of workgroup memory"), std::string::npos);
+  EXPECT_NE(why(lv, "implicit_gemm=64x64x16/4x4").find("is not TMxTNxTK/RMxRN/STAGES"), std::string::npos);
+  EXPECT_NE(why(lv, "implicit_gemm=64x64x16/4x4/1/k1000").find("fewer than 1000 slices"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vkc::test
