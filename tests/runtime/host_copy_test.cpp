@@ -215,6 +215,18 @@ TEST_F(RuntimeHostCopy, LargeInputsAndOutputsThroughMappedAndStagingBuffers) {
   EXPECT_EQ(ctx().impl().host_copy.pool()->threads(), 4u);
 }
 
+TEST_F(RuntimeHostCopy, SmallExecutionsStartNoThread) {
+  ctx().impl().host_copy.set_threads(1);  // stops a pool an earlier test started
+  ctx().impl().host_copy.set_threads(4);
+  const uint32_t n = 1000;
+  Program program(ctx(), test::add_module(ctx().limits(), n));
+  HostTensor a = vkc::test::random_tensor(DType::f32, {n}, rng);
+  HostTensor b = vkc::test::random_tensor(DType::f32, {n}, rng);
+  HostTensor c = program.execute({{"a", a}, {"b", b}}).at("c");
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c.as<float>()[i], a.as<float>()[i] + b.as<float>()[i]) << i;
+  EXPECT_EQ(ctx().impl().host_copy.pool(), nullptr);
+}
+
 TEST_F(RuntimeHostCopy, DeviceTensorRoundTrip) {
   for (bool staged : {false, true}) {
     SCOPED_TRACE(staged ? "staging buffers" : "mapped storage buffers");
