@@ -44,8 +44,10 @@ class CopyPool {
   unsigned threads() const { return unsigned(workers_.size()) + 1; }
 
   // Copies `bytes` from `src` to `dst` (not overlapping), cut as plan_copy_chunks says, and
-  // returns when every chunk is done. The caller copies chunks too. Callers on several threads
-  // take turns.
+  // returns when every chunk is done. The caller copies chunks too, and waits only for chunks a
+  // worker has started: if no worker wakes in time (a loaded machine, or a child process after
+  // fork(), which has no workers), it copies every chunk itself. Callers on several threads take
+  // turns.
   void copy(void* dst, const void* src, size_t bytes);
 
   // Chunks the workers (not the callers) copied since the pool started: tests check with it
