@@ -33,7 +33,8 @@ if [ "${VKC_CARRY_TESTS:-0}" = 1 ]; then
     $build/tests/vkc_kernel_tests build/gpu-carry/
 else
   cp $build/tools/vk-compile $build/tools/vk-run $build/tools/vk-conformance $build/samples/vkc-sample-convnet \
-    $build/bench/vkc_bench $build/bench/vkc-startup-bench $build/samples/vkc-sample-charlm build/gpu-carry/
+    $build/bench/vkc_bench $build/bench/vkc-startup-bench $build/samples/vkc-sample-charlm \
+    $build/bench/vkc-host-copy-bench build/gpu-carry/
 fi
 strip build/gpu-carry/*
 # Each binary is about 11 MB (glslang and SPIRV-Tools are linked in) and 4.3 MB gzipped; the

@@ -24,6 +24,9 @@
 #                                      the NVIDIA driver's own shader cache off and on (issue 24)
 #   bash bench/run-gpu.sh forms [CASES] [N]  VK_NV_ against VK_KHR_cooperative_matrix, alternating N
 #                                      times on the cases matching CASES (default _fp16)
+#   bash bench/run-gpu.sh host-copy [ARGS] GB/s of host copies into and out of staging memory,
+#                                      one memcpy against 2-8 threads (issue 21; ARGS go to
+#                                      vkc-host-copy-bench: --threads, --sizes, --runs)
 #   bash bench/run-gpu.sh ab BASE [N]  before/after on one card: BASE/vkc_bench(.gz) (the old build,
 #                                      carried too) and build/gpu-carry/vkc_bench alternate N times
 #                                      each (default 2), then bench/compare_runs.py prints the table
@@ -182,6 +185,11 @@ if [ "$mode" = int8-ort ]; then
   $bin/vk-compile /tmp/seed_qdq_conv.onnx -o /tmp/seed.vkcm --report 2>&1 | grep -E '^d[0-9]' | cut -c1-100
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/compare_onnxruntime.py /tmp/seed_qdq_conv.onnx --vk-run $bin/vk-run 2>&1 |
     tee "$out/int8_seed_conv.log"
+fi
+
+if [ "$mode" = host-copy ]; then
+  echo "== host copies (VKC_COPY_THREADS is what the runtime would use; default min(cores, 8))"
+  $bin/vkc-host-copy-bench --threads 1,2,4,8 "$@" 2>&1 | tee "$out/host_copy_bench.txt"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = models ]; then

@@ -55,6 +55,7 @@ Context::Impl::~Impl() {
 
 Context::Context(ContextOptions options) : impl_(std::make_unique<Impl>()) {
   Impl& c = *impl_;
+  c.host_copy.set_threads(copy_threads_from_env());
   std::string from_env = options.validation_from_env ? env("VKC_VALIDATION") : "";
   bool gpu_assisted = options.gpu_assisted_validation || from_env == "gpu";
   c.validation = options.validation || gpu_assisted || from_env == "1";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/host_copy.h"
 #include "runtime/runtime.h"
 
 namespace vkc::rt {
@@ -110,6 +111,10 @@ struct Context::Impl {
   // Tests set this to exercise the staging-buffer path on devices whose memory is all host
   // visible (lavapipe).
   bool force_staging = false;
+
+  // Host copies of inputs and outputs (runtime/host_copy.h): large ones are split among threads
+  // that start at the first large copy. Threads from VKC_COPY_THREADS; tests set them directly.
+  HostCopy host_copy;
 };
 
 }  // namespace vkc::rt

@@ -1,14 +1,12 @@
 #include "runtime/segmented_buffer.h"
 
-#include <cstring>
-
 #include "support/error.h"
 
 namespace vkc::rt {
 
 SegmentedBuffer::SegmentedBuffer(Context::Impl& ctx, uint64_t size, const std::vector<uint64_t>& starts,
                                  BufferUse use, const std::string& what)
-    : size_(size), starts_(starts) {
+    : ctx_(ctx), size_(size), starts_(starts) {
   check(!starts_.empty() && starts_[0] == 0, "internal: segments of ", what, " must start at 0");
   for (size_t i = 0; i < starts_.size(); ++i) {
     const uint64_t end = i + 1 < starts_.size() ? starts_[i + 1] : size;
@@ -36,13 +34,13 @@ SegmentedBuffer::Slot SegmentedBuffer::locate(uint64_t offset, uint64_t bytes) c
 
 void SegmentedBuffer::write(uint64_t offset, const void* src, uint64_t bytes) const {
   for_each_part(offset, bytes, [&](Buffer& b, uint64_t at, uint64_t from, uint64_t n) {
-    std::memcpy(b.mapped() + at, static_cast<const uint8_t*>(src) + from, n);
+    ctx_.host_copy.copy(b.mapped() + at, static_cast<const uint8_t*>(src) + from, n);
   });
 }
 
 void SegmentedBuffer::read(uint64_t offset, void* dst, uint64_t bytes) const {
   for_each_part(offset, bytes, [&](Buffer& b, uint64_t at, uint64_t from, uint64_t n) {
-    std::memcpy(static_cast<uint8_t*>(dst) + from, b.mapped() + at, n);
+    ctx_.host_copy.copy(static_cast<uint8_t*>(dst) + from, b.mapped() + at, n);
   });
 }
 

@@ -47,10 +47,13 @@ class SegmentedBuffer {
     }
   }
 
-  void write(uint64_t offset, const void* src, uint64_t bytes) const;  // mapped() only
-  void read(uint64_t offset, void* dst, uint64_t bytes) const;         // mapped() only
+  // Host copies into and out of the mapped segments (mapped() only), large ones split among the
+  // context's copy threads (runtime/host_copy.h).
+  void write(uint64_t offset, const void* src, uint64_t bytes) const;
+  void read(uint64_t offset, void* dst, uint64_t bytes) const;
 
  private:
+  Context::Impl& ctx_;
   uint64_t size_ = 0;
   std::vector<uint64_t> starts_;
   std::vector<std::unique_ptr<Buffer>> segments_;
