@@ -220,6 +220,10 @@ GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy) 
   ConvGemmShape s = conv_gemm_shape(g);
   GemmProblem p{s.m, s.n, s.k, s.groups};
   p.allow_split = strategy == ConvStrategy::split_k;
+  // implicit_gemm and split_k slices hold one tap where TK divides a group's channels (a
+  // strided conv_transpose's phases, and im2col's column matrix, do not take that path).
+  if ((strategy == ConvStrategy::implicit_gemm || strategy == ConvStrategy::split_k) && !g.transposed)
+    p.tap_channels = g.in_channels_per_group();
   if (strategy == ConvStrategy::implicit_gemm_coopmat) {
     // When a group's input channels are a multiple of 8, A and B are staged K-fast with 16-byte
     // loads from packed copies (codegen/kernels/conv_pack.cpp); else one element per load: A

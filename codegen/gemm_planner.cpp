@@ -48,6 +48,12 @@ constexpr uint64_t kLargeTileMinSliceSteps = 48;
 // 1576x3072x768) and won at 512 (the 4096^3 matmul); split they lost everywhere (same runs).
 constexpr uint64_t kLargestTileArea = 256 * 128;
 constexpr uint64_t kLargestTileMinWaves = 3;
+// On convs (one tap per slice) the largest tile has been measured to pay only with a deep K:
+// the seed conv (K 576, 2048 tiles) ran 2.49 ms on 256x128x8 against 2.70 on 128x128x16, while
+// ResNet's 8x256x56x56 3x3 (196 tiles, under 3 waves) lost 9% (H200, bench/RESULTS.md, session 23).
+// Shallower convs (1x1 expansions, K 64-256: a handful of slices per tile to fill the two-stage
+// pipeline and a 256x128 epilogue to pay) keep their tiles until measured.
+constexpr int64_t kLargestTileMinConvK = 512;
 
 std::vector<GemmTileEntry> make_table() {
   std::vector<GemmTileEntry> t;
@@ -65,6 +71,10 @@ std::vector<GemmTileEntry> make_table() {
   // registers, no spill; bench/RESULTS.md, 2026-11-25).
   simt(256, 128, 16, 16, 8, 2, Vendor::nvidia, true);  // 256 invocations, 48 KiB
   simt(256, 128, 8, 16, 8, 2, Vendor::nvidia, true);   // 256 invocations, 24 KiB (3.82 ms)
+  // Since convs load one tap per slice (session 19), their loads are as short as a matrix's, and
+  // on the seed conv the 8-deep slices won: 2.49 ms against 2.58 with 16-deep ones and 2.70 with
+  // 128x128x16 (H200, session 23; see kLargestTileMinConvK for where it is offered).
+  t.back().one_tap_convs = true;
   // 128 invocations with 8x8 and 8x4 blocks and two stages: on the transformer shapes (M 128-1576,
   // N 768-3072, K 768-3072) the fastest of 11 candidates on the H200, alone or split (RESULTS.md,
   // session 15: 1576x3072x768 0.262 ms against 0.294 for 128x128 8x8; 1576x768x768 0.095 against
@@ -153,7 +163,10 @@ double efficiency(const GemmTile& tile, const GemmProblem& p) {
 // loop or the target's vendor is not the one it was measured on.
 std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p, const TargetLimits& t) {
   if (e.vendor != Vendor::unknown && e.vendor != t.vendor) return std::nullopt;
-  if (e.matrix_operands_only && !p.matrix_operands) return std::nullopt;
+  if (e.matrix_operands_only && !p.matrix_operands &&
+      !(e.one_tap_convs && p.tap_channels > 0 && p.tap_channels % int64_t(tile_k(e.tile)) == 0 &&
+        p.k >= kLargestTileMinConvK))
+    return std::nullopt;
   if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = coop_tile_for(*c, p, t);
@@ -194,7 +207,7 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
                                    ceil_div(kInvocationsPerUnit * t.compute_units, invocations(tile)));
     uint64_t tiles = tiles_of(tile, p), split = 1;
     const bool largest = uint64_t(tile_m(tile)) * tile_n(tile) >= kLargestTileArea;
-    if (largest && p.matrix_operands && tiles < kLargestTileMinWaves * t.compute_units) continue;
+    if (largest && tiles < kLargestTileMinWaves * t.compute_units) continue;
     if (may_split && tiles > 0 && p.matrix_operands) {
       const uint64_t deep = std::max(kMatrixSplitWorkgroupsPerUnit * t.compute_units,
                                      ceil_div(kMatrixSplitWorkgroupsPerUnit * 128 * t.compute_units, invocations(tile)));

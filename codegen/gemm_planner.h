@@ -38,6 +38,10 @@ struct GemmProblem {
   // rather than gathered through index math in a rolled loop (conv): some tiles were measured, and
   // only pay, on the former.
   bool matrix_operands = false;
+  // A forward conv's input channels per group (0 for other problems): its K slices hold one tap
+  // each where TK divides them, so that its loads, like a matrix's, are short and unrolled
+  // (conv_slices_hold_one_tap), and tiles measured on such convs are offered.
+  int64_t tap_channels = 0;
 };
 
 struct GemmChoice {
@@ -50,6 +54,7 @@ struct GemmTileEntry {
   GemmTile tile;  // a CoopTile's subgroup size and staging order come from the target and problem
   Vendor vendor = Vendor::unknown;  // unknown: every vendor
   bool matrix_operands_only = false;  // offered only to GemmProblem::matrix_operands problems
+  bool one_tap_convs = false;         // ... and to convs whose slices of this TK hold one tap
 };
 
 // Every candidate, best first within each loop (exposed for tests and docs).

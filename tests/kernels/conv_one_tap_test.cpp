@@ -146,7 +146,7 @@ TEST(ConvForcedTile, TwoStageTilesMatchTheReference) {
       {"nhwc_output", {1, 32, 24, 20}, {64, 32, 3, 3}, {{"output_layout", std::string("NHWC")}}, true},
   };
   for (const OneTapCase& c : convs) {
-    for (const std::string tile : {"128x64x16/8x8/2", "64x64x16/8x4/2", "128x64x16/8x8/2/k2"}) {
+    for (const std::string tile : {"128x64x16/8x8/2", "64x64x16/8x4/2", "128x64x16/8x8/2/k2", "256x128x8/16x8/2"}) {
       SCOPED_TRACE(c.name + " " + tile);
       ir::Graph g = one_tap_graph(c, 43);
       GpuRun run = run_conv(g, random_inputs(g, 11), "implicit_gemm=" + tile);

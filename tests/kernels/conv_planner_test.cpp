@@ -216,23 +216,39 @@ TargetLimits with_compute_units(const std::string& profile, uint32_t units) {
   return t;
 }
 
-// One table serves conv and matmul, but NVIDIA's 256x128 two-stage tiles were measured (and only
-// pay) on plain matrices: the seed conv keeps 128x128 on the nvidia profile while a matmul of the
-// same GEMM shape takes 256x128.
-TEST(ConvPlanner, MatrixOnlyTilesStayWithMatmul) {
+// One table serves conv and matmul. NVIDIA's 256x128 two-stage tiles were measured on plain
+// matrices, and on convs only with one tap per slice, a deep K and at least three waves of tiles
+// (bench/RESULTS.md, session 23): the seed conv takes the 8-deep one, a matmul of the same GEMM
+// shape the 16-deep one, and convs outside those bounds keep the tiles they had.
+TEST(ConvPlanner, LargestTilesReachConvsOnlyWhereMeasured) {
   const TargetLimits& nv = find_target("nvidia").limits;
-  ir::ConvGeometry g = geometry({1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const std::vector<int64_t> same{1, 1, 1, 1};
+  ir::ConvGeometry g = geometry({1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", same}});
   codegen::ConvPlan p = codegen::plan_conv(g, nv, 4, "", "conv");
   ASSERT_EQ(p.strategy_name(), "implicit_gemm");
-  EXPECT_EQ(p.simt(), (codegen::SimtTile{128, 128, 16, 8, 8, 1}));
+  EXPECT_EQ(p.simt(), (codegen::SimtTile{256, 128, 8, 16, 8, 2}));
+  EXPECT_TRUE(codegen::conv_slices_hold_one_tap(g, p));
   codegen::GemmProblem matmul = codegen::conv_gemm_problem(g, codegen::ConvStrategy::implicit_gemm);
   matmul.matrix_operands = true;
+  matmul.tap_channels = 0;
   std::optional<codegen::GemmChoice> c = codegen::choose_gemm(matmul, nv);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(std::get<codegen::SimtTile>(c->tile), (codegen::SimtTile{256, 128, 16, 16, 8, 2}));
-  int matrix_only = 0;
-  for (const codegen::GemmTileEntry& e : codegen::gemm_tile_table()) matrix_only += e.matrix_operands_only;
+  const codegen::SimtTile base{128, 128, 16, 8, 8, 1};
+  auto tile = [&](const ir::ConvGeometry& geo) { return codegen::plan_conv(geo, nv, 4, "", "conv").simt(); };
+  // 60 channels: slices of 8 straddle taps (per-element gathers).
+  EXPECT_EQ(tile(geometry({1, 60, 512, 512}, {256, 60, 3, 3}, {{"pads", same}})), base);
+  // K = 256 (a 1x1 expansion at 512x512): too shallow.
+  EXPECT_EQ(tile(geometry({1, 256, 512, 512}, {256, 256, 1, 1})), base);
+  // ResNet's 8x256x56x56 3x3: 196 tiles of 256x128, under three waves of 132 compute units.
+  EXPECT_EQ(tile(geometry({8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", same}})), base);
+  int matrix_only = 0, conv_too = 0;
+  for (const codegen::GemmTileEntry& e : codegen::gemm_tile_table()) {
+    matrix_only += e.matrix_operands_only && !e.one_tap_convs;
+    conv_too += e.matrix_operands_only && e.one_tap_convs;
+  }
   EXPECT_GT(matrix_only, 0);
+  EXPECT_EQ(conv_too, 1);
 }
 
 // Matmul K splits on the nvidia profile, as measured on the H200 (bench/RESULTS.md, session 17):
