@@ -38,6 +38,9 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
   pm.add(ir::reshape_propagation_pass());
   pm.add(ir::fold_pad_into_conv_pass());
   pm.add(ir::fold_batchnorm_into_conv_pass());
+  // q, k and v projections of one activation become one product (before attention fusion, which
+  // then reads them through slices).
+  pm.add(ir::fuse_shared_input_matmuls_pass(target ? target->max_storage_buffer_range : UINT64_MAX));
   // Attention fuses where the kernel's planner finds tiles for the target (else it stays unfused).
   ir::AttentionFits fits;
   if (target)

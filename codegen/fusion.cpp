@@ -190,6 +190,27 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
+    case Prologue::Slice: {
+      // Input coordinate start + c * step on each sliced axis, with the reference's (ONNX's)
+      // start normalization; the output shape already holds the clamped ends.
+      body = unravel(out, "i", "c");
+      std::vector<std::string> coords;
+      for (size_t d = 0; d < out.size(); ++d) coords.push_back(cat("c", d));
+      const std::vector<int64_t>& starts = op->attr_ints("starts");
+      std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
+      for (size_t k = 0; k < axes.size(); ++k) axes[k] = int64_t(k);
+      axes = op->attr_ints_or("axes", axes);
+      steps = op->attr_ints_or("steps", steps);
+      for (size_t k = 0; k < starts.size(); ++k) {
+        int64_t a = axes[k] < 0 ? axes[k] + int64_t(in.size()) : axes[k];
+        int64_t dim = in[size_t(a)], start = starts[k] < 0 ? starts[k] + dim : starts[k], step = steps[k];
+        start = dim == 0 ? 0 : step > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, 0, dim - 1);
+        coords[size_t(a)] = step > 0 ? cat("(", start, "u + c", a, " * ", step, "u)")
+                                     : cat("(", start, "u - c", a, " * ", -step, "u)");
+      }
+      body += cat("  return ", src, "(", linear(coords), ");\n");
+      break;
+    }
     case Prologue::FloatCast:
       body = cat("  return ", cast_expr(cat(src, "(i)"), op->operand(0)->type.dtype, v->type.dtype), ";\n");
       break;
@@ -214,6 +235,7 @@ bool prologue_fusible(const ir::Op& op) {
     case Prologue::Reverse:
     case Prologue::Transpose:
     case Prologue::Pad:
+    case Prologue::Slice:
     case Prologue::Dequantize: return true;
     case Prologue::FloatCast: return is_float(op.result()->type.dtype);
   }

@@ -118,7 +118,10 @@ constexpr ir::OpTable<OpCodegen> build() {
   t.set(K::Transpose, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Transpose});
   t.set(K::Pad, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Pad});
   t.set(K::Reverse, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Reverse});
-  t.set({K::Slice, K::Concat, K::Broadcast}, {.emitter = kernels::emit_data_movement});
+  // A slice read through an index map: a transformer's q, k and v taken from one fused projection
+  // (ir::fuse_shared_input_matmuls_pass) feed attention and matmuls with no copy of their own.
+  t.set(K::Slice, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Slice});
+  t.set({K::Concat, K::Broadcast}, {.emitter = kernels::emit_data_movement});
   t.set(K::Neg, math(neg));
   t.set(K::Abs, math(abs));
   t.set(K::Relu, math(relu));

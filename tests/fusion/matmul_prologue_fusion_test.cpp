@@ -8,6 +8,7 @@ namespace vkc::test {
 namespace {
 
 using ir::OpKind;
+using Ints = std::vector<int64_t>;
 
 // Activations x [M, K] times i8 weights [K, N] dequantized per output column, + bias, relu.
 ir::Graph dequantize_matmul_bias_relu(int64_t m, int64_t k, int64_t n) {
@@ -132,6 +133,26 @@ TEST(MatmulPrologueFusion, MatrixVectorRefusesToRecomputeMathPerColumn) {
   EXPECT_NE(report.find("exp 'exp' not fused: matmul 'mv' reads each element of its operand 300 times"),
             std::string::npos)
       << report;
+}
+
+// Slices read through the operand loads (Prologue::Slice): a reversed K axis whose start counts
+// from the end and whose end clamps, and every other row of B's leading axis, on both operands.
+TEST(MatmulPrologueFusion, SlicesOfEitherOperandAreIndexMaps) {
+  ir::Graph g;
+  ir::Value* a = g.add_input("a", {DType::f32, {3, 20, 30}});
+  ir::Value* b = g.add_input("b", {DType::f32, {48, 24}});
+  ir::Value* sa = g.add_op(OpKind::Slice, {a}, {{"starts", Ints{-8}}, {"ends", Ints{-100}}, {"axes", Ints{2}},
+                                               {"steps", Ints{-1}}}, "reverse_k")->result();  // [3, 20, 23]
+  ir::Value* sb = g.add_op(OpKind::Slice, {b}, {{"starts", Ints{1, 0}}, {"ends", Ints{47, 20}}, {"steps", Ints{2, 1}}},
+                           "every_other")->result();  // [23, 20]
+  g.add_output(g.add_op(OpKind::MatMul, {sa, sb}, {}, "mm")->result(), "y");
+  for (const char* s : {"tiled", "naive"}) {
+    GpuRunOptions o;
+    o.forced_strategy["matmul"] = s;
+    GpuRun run = run_on_gpu(g, random_inputs(g, 37), o);
+    EXPECT_TRUE(outputs_match(run, o)) << s;
+    EXPECT_EQ(run.module.manifest.dispatches.size(), 1u) << s << "\n" << all_notes(run.module);
+  }
 }
 
 TEST(MatmulPrologueFusion, MultiUseOperandIsStoredOnce) {

@@ -1,0 +1,142 @@
+// Products of one activation with several constant weight matrices, x @ W1, x @ W2, ... (a
+// transformer's q, k and v projections as HF BERT-style encoders export them), become one product
+// with the weights side by side, x @ [W1 W2 ...], whose result the old consumers read through
+// slices of its last axis. Their constant bias adds join it the same way.
+//
+// Why: at BERT-base's 8x128 tokens each projection is a 1024x768x768 product whose output tiles do
+// not fill a 132-SM GPU, so each ran as a split-K product and its reduce: six dispatches, six
+// barriers, where the 1024x2304x768 product fills the GPU unsplit in one. The slices cost no
+// dispatch: they are index maps that fuse into the reading kernels (attention's and matmul's
+// operand loads; codegen's Prologue::Slice). Each output element is the same dot product as
+// before, so only the summation order of a split may change (float rounding).
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "ir/passes.h"
+
+namespace vkc::ir {
+namespace {
+
+const HostTensor* constant_of(const Value* v) {
+  if (v->producer == nullptr || v->producer->kind != OpKind::Constant) return nullptr;
+  return v->producer->attr_tensor("value").get();
+}
+
+// A matmul that may join: x @ W with W a constant [K, N] matrix of x's float dtype.
+bool joinable(const Op& mm, const Value* x) {
+  if (mm.kind != OpKind::MatMul || mm.num_operands() != 2 || mm.operand(0) != x || mm.operand(1) == x) return false;
+  const HostTensor* w = constant_of(mm.operand(1));
+  return w != nullptr && w->shape().size() == 2 && w->dtype() == x->type.dtype && is_float(x->type.dtype) &&
+         x->type.rank() >= 2 && w->shape()[0] == x->type.shape.back();
+}
+
+// The bias of `mm`'s only consumer `y + b` (either operand order), b a constant of N values
+// broadcast along the last axis ([N] or [1, .., 1, N]) that leaves y's type unchanged; else null.
+Op* bias_add_of(const Graph& g, const Op& mm, const HostTensor*& bias) {
+  const Value* y = mm.result();
+  std::vector<Op*> users = g.users(y);
+  if (users.size() != 1 || g.is_output(y) || users[0]->kind != OpKind::Add) return nullptr;
+  Op* add = users[0];
+  if (add->num_operands() != 2 || add->operand(0) == add->operand(1) || add->result()->type != y->type) return nullptr;
+  const Value* other = add->operand(0) == y ? add->operand(1) : add->operand(0);
+  const HostTensor* b = constant_of(other);
+  const int64_t n = y->type.shape.back();
+  if (b == nullptr || b->dtype() != y->type.dtype || b->numel() != n || b->shape().empty() ||
+      b->shape().back() != n || b->shape().size() > y->type.shape.size())
+    return nullptr;
+  bias = b;
+  return add;
+}
+
+// Joins `mms` (all x @ W_i, in graph order) where the joined result fits `max_bytes`. Returns
+// false when fewer than two products are given or the result would not fit.
+bool join(Graph& g, Value* x, const std::vector<Op*>& mms, uint64_t max_bytes) {
+  if (mms.size() < 2) return false;
+  uint64_t joined_bytes = 0;
+  for (const Op* mm : mms) joined_bytes += mm->result()->type.size_bytes();
+  if (joined_bytes > max_bytes) return false;
+  std::vector<const HostTensor*> biases(mms.size(), nullptr);
+  std::vector<Op*> adds(mms.size(), nullptr);
+  bool all_biased = true;
+  for (size_t i = 0; i < mms.size(); ++i) {
+    adds[i] = bias_add_of(g, *mms[i], biases[i]);
+    all_biased &= adds[i] != nullptr;
+  }
+  const DType dtype = x->type.dtype;
+  const int64_t k = x->type.shape.back();
+  const size_t esize = dtype_size(dtype);
+  int64_t total = 0;
+  for (const Op* mm : mms) total += constant_of(mm->operand(1))->shape()[1];
+  // The weights side by side, row by row: row r of the result is rows r of W1, W2, ... in turn.
+  HostTensor w(dtype, {k, total});
+  HostTensor b(dtype, {total});
+  int64_t at = 0;
+  for (size_t i = 0; i < mms.size(); ++i) {
+    const HostTensor& wi = *constant_of(mms[i]->operand(1));
+    const int64_t n = wi.shape()[1];
+    for (int64_t r = 0; r < k; ++r)
+      std::memcpy(w.data() + (r * total + at) * esize, wi.data() + r * n * esize, size_t(n) * esize);
+    if (all_biased) std::memcpy(b.data() + at * esize, biases[i]->data(), size_t(n) * esize);
+    at += n;
+  }
+  Op* first = mms.front();
+  auto constant = [&](HostTensor t, const std::string& name) {
+    AttrMap attrs{{"value", std::make_shared<const HostTensor>(std::move(t))}};
+    return g.insert_op(first, OpKind::Constant, {}, std::move(attrs), name)->result();
+  };
+  std::string name;  // "q+k+v" from the products' names (exporters often leave them empty)
+  for (const Op* mm : mms) name += (name.empty() ? "" : "+") + (mm->name.empty() ? std::string("matmul") : mm->name);
+  Value* joined =
+      g.insert_op(first, OpKind::MatMul, {x, constant(std::move(w), name + ".joined_weight")}, {}, name, first->loc)
+          ->result();
+  if (all_biased)
+    joined = g.insert_op(first, OpKind::Add, {joined, constant(std::move(b), name + ".joined_bias")}, {},
+                         name + ".bias", first->loc)
+                 ->result();
+  at = 0;
+  const int64_t last = int64_t(x->type.rank()) - 1;
+  for (size_t i = 0; i < mms.size(); ++i) {
+    const int64_t n = constant_of(mms[i]->operand(1))->shape()[1];
+    AttrMap attrs{{"starts", std::vector<int64_t>{at}}, {"ends", std::vector<int64_t>{at + n}},
+                  {"axes", std::vector<int64_t>{last}}};
+    Value* part = g.insert_op(first, OpKind::Slice, {joined}, std::move(attrs), mms[i]->name + ".slice", mms[i]->loc)
+                      ->result();
+    g.replace_all_uses(all_biased ? adds[i]->result() : mms[i]->result(), part);
+    at += n;
+  }
+  g.remove_dead_ops();
+  return true;
+}
+
+bool fuse_shared_input_matmuls(Graph& g, uint64_t max_bytes) {
+  bool changed_any = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    // Joinable matmuls by shared activation, in graph order.
+    std::map<Value*, std::vector<Op*>> by_input;
+    std::vector<Value*> order;
+    for (Op* op : g.ops()) {
+      if (op->kind != OpKind::MatMul || op->num_operands() != 2 || !joinable(*op, op->operand(0))) continue;
+      auto [it, fresh] = by_input.emplace(op->operand(0), std::vector<Op*>{});
+      if (fresh) order.push_back(op->operand(0));
+      it->second.push_back(op);
+    }
+    for (Value* x : order)
+      if (join(g, x, by_input.at(x), max_bytes)) {
+        changed = changed_any = true;
+        break;  // the op list changed: collect again
+      }
+  }
+  return changed_any;
+}
+
+}  // namespace
+
+Pass fuse_shared_input_matmuls_pass(uint64_t max_result_bytes) {
+  return {"fuse-shared-input-matmuls",
+          "join products of one activation with several constant matrices into one product and slices",
+          [max_result_bytes](Graph& g) { return fuse_shared_input_matmuls(g, max_result_bytes); }};
+}
+
+}  // namespace vkc::ir

@@ -1,0 +1,115 @@
+// ir::fuse_shared_input_matmuls_pass: x @ W_i (+ b_i) with constant W_i become one product and
+// slices; the rewritten graph computes the same values (reference interpreter, both graphs).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ir/interpreter.h"
+#include "ir/passes.h"
+#include "ir/text_format.h"
+#include "ir/verifier.h"
+
+namespace vkc::ir {
+namespace {
+
+int count(const Graph& g, OpKind kind) {
+  int n = 0;
+  for (const Op* op : g.ops()) n += op->kind == kind;
+  return n;
+}
+
+// Runs the pass on a copy of `text`'s graph and checks that every output keeps its values.
+Graph fused_and_checked(const std::string& text) {
+  Graph before = parse_graph(text);
+  Graph after = parse_graph(text);
+  PassManager pm;
+  pm.add(fuse_shared_input_matmuls_pass());
+  pm.run(after);
+  verify_graph(after);
+  std::map<std::string, HostTensor> inputs;
+  for (const Value* v : before.inputs()) {
+    HostTensor t(v->type.dtype, v->type.shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, std::sin(0.7 * double(i) + 0.3));
+    inputs.emplace(v->name, std::move(t));
+  }
+  std::map<std::string, HostTensor> want = interpret(before, inputs), got = interpret(after, inputs);
+  EXPECT_EQ(want.size(), got.size());
+  for (const auto& [name, w] : want) {
+    const HostTensor& o = got.at(name);
+    EXPECT_EQ(o.shape(), w.shape()) << name;
+    for (int64_t i = 0; i < w.numel() && o.shape() == w.shape(); ++i)
+      EXPECT_NEAR(o.get_f64(i), w.get_f64(i), 1e-5) << name << "[" << i << "]";
+  }
+  return after;
+}
+
+// q, k and v of one activation, the bias on either side of the add, widths 2, 3 and 2.
+const char* kProjections = R"(graph @main(%x: tensor<2x3x4xf32>) {
+  %wq = constant {value = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<4x2xf32>} : tensor<4x2xf32>
+  %wk = constant {value = dense<[-1.0, 0.5, 2.0, 1.5, -2.5, 3.0, 0.25, 1.0, -1.0, 2.0, 0.0, 4.0]> : tensor<4x3xf32>} : tensor<4x3xf32>
+  %wv = constant {value = dense<[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]> : tensor<4x2xf32>} : tensor<4x2xf32>
+  %bq = constant {value = dense<[10.0, 20.0]> : tensor<2xf32>} : tensor<2xf32>
+  %bk = constant {value = dense<[30.0, 40.0, 50.0]> : tensor<1x3xf32>} : tensor<1x3xf32>
+  %bv = constant {value = dense<[60.0, 70.0]> : tensor<2xf32>} : tensor<2xf32>
+  %q0 = matmul "q" (%x, %wq) : tensor<2x3x2xf32>
+  %q = add (%q0, %bq) : tensor<2x3x2xf32>
+  %k0 = matmul "k" (%x, %wk) : tensor<2x3x3xf32>
+  %k = add (%bk, %k0) : tensor<2x3x3xf32>
+  %v0 = matmul "v" (%x, %wv) : tensor<2x3x2xf32>
+  %v = add (%v0, %bv) : tensor<2x3x2xf32>
+  return %q as "q", %k as "k", %v as "v"
+}
+)";
+
+TEST(FuseSharedInputMatmuls, ProjectionsAndBiasesBecomeOneProductAndSlices) {
+  Graph g = fused_and_checked(kProjections);
+  EXPECT_EQ(count(g, OpKind::MatMul), 1);
+  EXPECT_EQ(count(g, OpKind::Add), 1);
+  EXPECT_EQ(count(g, OpKind::Slice), 3);
+  const std::string text = print_graph(g);
+  // The weights side by side row by row, the biases end to end.
+  EXPECT_NE(text.find("dense<[1.0, 2.0, -1.0, 0.5, 2.0, 0.5, 1.0, 3.0, 4.0, 1.5, -2.5, 3.0, 1.5, 2.0"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("dense<[10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0]> : tensor<7xf32>"), std::string::npos) << text;
+  EXPECT_NE(text.find("matmul \"q+k+v\""), std::string::npos) << text;
+}
+
+TEST(FuseSharedInputMatmuls, ProductsWithoutEveryBiasJoinAndKeepTheirAdds) {
+  std::string text = kProjections;
+  // v's product is also a graph output: its add cannot move into the joined product.
+  text.replace(text.find("return %q as \"q\""), std::string("return %q as \"q\"").size(),
+               "return %v0 as \"v0\", %q as \"q\"");
+  Graph g = fused_and_checked(text);
+  EXPECT_EQ(count(g, OpKind::MatMul), 1);
+  EXPECT_EQ(count(g, OpKind::Add), 3);
+  EXPECT_EQ(count(g, OpKind::Slice), 3);
+}
+
+TEST(FuseSharedInputMatmuls, JoinedResultsBeyondTheLimitStaySeparate) {
+  // q, k and v hold 48, 72 and 48 bytes: 168 joined.
+  for (uint64_t limit : {uint64_t(167), uint64_t(168)}) {
+    Graph g = parse_graph(kProjections);
+    PassManager pm;
+    pm.add(fuse_shared_input_matmuls_pass(limit));
+    pm.run(g);
+    EXPECT_EQ(count(g, OpKind::MatMul), limit < 168 ? 3 : 1) << limit;
+  }
+}
+
+TEST(FuseSharedInputMatmuls, OtherProductsStay) {
+  // One product per activation; a weight that is a graph input; a weight whose rows are not K.
+  const char* text = R"(graph @main(%x: tensor<3x4xf32>, %y: tensor<3x4xf32>, %w: tensor<4x2xf32>) {
+  %c = constant {value = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<4x2xf32>} : tensor<4x2xf32>
+  %a = matmul (%x, %c) : tensor<3x2xf32>
+  %b = matmul (%y, %c) : tensor<3x2xf32>
+  %d = matmul (%y, %w) : tensor<3x2xf32>
+  return %a as "a", %b as "b", %d as "d"
+}
+)";
+  Graph g = fused_and_checked(text);
+  EXPECT_EQ(count(g, OpKind::MatMul), 3);
+  EXPECT_EQ(count(g, OpKind::Slice), 0);
+}
+
+}  // namespace
+}  // namespace vkc::ir
