@@ -85,8 +85,9 @@ struct RunOptions {
   // Outputs read straight into host memory the caller owns, instead of into a new HostTensor:
   // dtype and shape must equal the output's (else a vkc::InputError naming the output, what it
   // is and what was given, thrown by submit() before any GPU work), and the memory must stay valid,
-  // and untouched by the caller, until the execution's wait() (or run()) returns, which writes it
-  // (with the same copy, split among threads above 1 MiB, that fills a HostTensor). Nothing is
+  // and untouched by the caller, until the execution is completed on the host, which writes it
+  // (with the same copy, split among threads above 1 MiB, that fills a HostTensor): when its wait()
+  // (or run()) returns, or, if wait() is never called, the session's next submit(). Nothing is
   // allocated per execution: for large outputs (tens of MB and up, where a fresh allocation's page
   // faults cost more than the copy) keep one buffer and pass it to every run. Such outputs are in
   // Outputs::host_spans, not Outputs::host. An output may not be named here and in keep_on_device
