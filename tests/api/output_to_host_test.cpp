@@ -107,6 +107,23 @@ TEST_F(OutputToHostApi, ValuesChangeWithTheInputsInTheSameBuffer) {
   }
 }
 
+TEST_F(OutputToHostApi, AnUnwaitedExecutionIsWrittenByTheNextSubmit) {
+  // submit() completes the execution in flight, so its caller memory is written then (docs/api.md).
+  Module m = Module::compile(small_graph(256), device());
+  Session s(device(), m, kNoDiskCache);
+  std::map<std::string, HostTensor> in1{{"x", random_f32({256}, 1)}}, in2{{"x", random_f32({256}, 2)}};
+  std::vector<float> first = nan_buffer(256), second = nan_buffer(256);
+  RunOptions a, b;
+  a.output_to_host = {{"y", HostTensorSpan(DType::f32, {256}, first.data())}};
+  b.output_to_host = {{"y", HostTensorSpan(DType::f32, {256}, second.data())}};
+  Execution e1 = s.submit(in1, a);
+  Execution e2 = s.submit(in2, b);
+  EXPECT_TRUE(test::compare(tensor_of(first, {256}), m.reference(in1).at("y")).ok);
+  EXPECT_TRUE(e1.wait().host_spans.count("y"));
+  e2.wait();
+  EXPECT_TRUE(test::compare(tensor_of(second, {256}), m.reference(in2).at("y")).ok);
+}
+
 TEST_F(OutputToHostApi, OneOfSeveralOutputsBound) {
   // The 4-add chain has outputs second_last and last: only last goes to the caller's memory.
   const int64_t n = 1000;
