@@ -86,8 +86,8 @@ const HostTensor& Outputs::at(const std::string& name) const {
   auto it = host.find(name);
   if (it != host.end()) return it->second;
   check(!device.count(name), "output '", name, "' was kept on the device (Outputs::device)");
-  check(!host_spans.count(name), "output '", name,
-        "' was written into the caller's memory (RunOptions::output_to_host; Outputs::host_spans), not into a HostTensor");
+  check(!host_spans.count(name), "output '", name, "' was written into the caller's memory ",
+        "(RunOptions::output_to_host; Outputs::host_spans), not into a HostTensor");
   std::string names;
   for (const auto& [n, t] : host) names += (names.empty() ? "" : ", ") + n;
   throw Error(cat("no output named '", name, "' (host outputs: ", names, ")"));

@@ -66,7 +66,8 @@ void bench_shape(const Device& device, const std::string& name, int runs) {
   }
   Outputs o = s.run(inputs);
   const bool same = std::memcmp(o.at("y").data(), kept.data(), kept.size_bytes()) == 0;
-  std::printf("%-16s %8.1f MB   new HostTensor %8.2f ms (min %8.2f)   output_to_host %8.2f ms (min %8.2f)   same bytes: %s\n",
+  std::printf("%-16s %8.1f MB   new HostTensor %8.2f ms (min %8.2f)   "
+              "output_to_host %8.2f ms (min %8.2f)   same bytes: %s\n",
               name.c_str(), double(kept.size_bytes()) / 1e6, median(fresh),
               *std::min_element(fresh.begin(), fresh.end()), median(reused),
               *std::min_element(reused.begin(), reused.end()), same ? "yes" : "NO");

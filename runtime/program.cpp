@@ -519,7 +519,8 @@ void Program::submit(const std::map<std::string, HostTensorView>& inputs, const 
     for (const std::string& n : p.manifest.outputs) known |= n == name;
     check_input(known, "output to host '", name, "': no such output (the module's outputs are: ",
                 join(p.manifest.outputs), ")");
-    check_input(!device_outputs.count(name), "output '", name, "' is both kept on the device and written to host memory");
+    check_input(!device_outputs.count(name), "output '", name,
+                "' is both kept on the device and written to host memory");
     const TensorDesc& t = p.manifest.tensor(name);
     check_input(span.dtype == t.dtype && span.shape == t.shape, "output to host '", name, "': expected ", type_str(t),
                 ", found ", dtype_name(span.dtype), " ", shape_str(span.shape));

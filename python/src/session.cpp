@@ -106,7 +106,8 @@ class PySession {
     ro.profile = profile;
     std::map<std::string, py::object> buffers;  // referenced (alive) until the run returns
     if (!output_buffers.is_none()) {
-      check_input(py::isinstance<py::dict>(output_buffers), "output_buffers must be a dict of output name -> numpy array, not ",
+      check_input(py::isinstance<py::dict>(output_buffers),
+                  "output_buffers must be a dict of output name -> numpy array, not ",
                   std::string(py::str(output_buffers.get_type().attr("__name__"))));
       for (auto [key, value] : py::reinterpret_borrow<py::dict>(output_buffers)) {
         check_input(py::isinstance<py::str>(key), "output names must be strings, not ",

@@ -20,7 +20,9 @@ namespace {
 using OutputToHostApi = ApiTest;
 const SessionOptions kNoDiskCache{std::string()};
 
-std::vector<float> nan_buffer(int64_t n) { return std::vector<float>(size_t(n), std::numeric_limits<float>::quiet_NaN()); }
+std::vector<float> nan_buffer(int64_t n) {
+  return std::vector<float>(size_t(n), std::numeric_limits<float>::quiet_NaN());
+}
 
 void poison(std::vector<float>& v) { std::fill(v.begin(), v.end(), std::numeric_limits<float>::quiet_NaN()); }
 
