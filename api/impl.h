@@ -3,6 +3,7 @@
 #pragma once
 
 #include <exception>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct Execution::State {
   bool consumed = false;
   Outputs outputs;
   std::exception_ptr error;
+  std::map<std::string, HostTensorSpan> host_spans;  // RunOptions::output_to_host, until written
 };
 
 struct Session::Impl {

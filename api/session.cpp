@@ -86,6 +86,8 @@ const HostTensor& Outputs::at(const std::string& name) const {
   auto it = host.find(name);
   if (it != host.end()) return it->second;
   check(!device.count(name), "output '", name, "' was kept on the device (Outputs::device)");
+  check(!host_spans.count(name), "output '", name, "' was written into the caller's memory ",
+        "(RunOptions::output_to_host; Outputs::host_spans), not into a HostTensor");
   std::string names;
   for (const auto& [n, t] : host) names += (names.empty() ? "" : ", ") + n;
   throw Error(cat("no output named '", name, "' (host outputs: ", names, ")"));
@@ -101,6 +103,7 @@ void Session::Impl::finish() {
   try {
     rt::ExecutionResults r = program->wait();
     state->outputs.host = std::move(r.host);
+    state->outputs.host_spans = std::move(state->host_spans);
     for (auto& [name, t] : r.device)
       state->outputs.device.emplace(name, DeviceTensor(std::make_shared<DeviceTensor::Impl>(
                                               DeviceTensor::Impl{device.impl(), std::move(t)})));
@@ -146,11 +149,28 @@ Execution Session::submit(const Inputs& inputs, const RunOptions& options) {
     check(known, options.output_into.count(name) ? "output_into" : "keep_on_device", ": no output named '", name,
           "' (the module's outputs are: ", join(s.module.outputs()), ")");
   }
+  // Outputs into the caller's host memory: checked here, before any GPU work (the runtime checks
+  // again what it writes through).
+  for (const auto& [name, span] : options.output_to_host) {
+    const TensorInfo* info = nullptr;
+    for (const TensorInfo& o : s.module.outputs())
+      if (o.name == name) info = &o;
+    check_input(info != nullptr, "output_to_host: no output named '", name, "' (the module's outputs are: ",
+                join(s.module.outputs()), ")");
+    check_input(!kept.count(name), "output '", name, "' is named in output_to_host and in ",
+                options.output_into.count(name) ? "output_into" : "keep_on_device", ": it goes to one place");
+    check_input(span.dtype == info->dtype && span.shape == info->shape, "output_to_host '", name, "': expected ",
+                dtype_name(info->dtype), " ", shape_str(info->shape), ", found ", dtype_name(span.dtype), " ",
+                shape_str(span.shape));
+    check_input(span.data != nullptr || shape_numel(span.shape) == 0, "output_to_host '", name,
+                "': a span with no data");
+  }
   rt::ExecuteOptions eo;
   eo.profile = options.profile;
-  s.program->submit(inputs.host_views(), device_inputs, kept, eo, targets);
+  s.program->submit(inputs.host_views(), device_inputs, kept, eo, targets, options.output_to_host);
   s.profiled = options.profile;
   s.in_flight = std::make_shared<Execution::State>();
+  s.in_flight->host_spans = options.output_to_host;
   return Execution(impl_, s.in_flight);
 }
 

@@ -30,11 +30,11 @@ rm -rf build/gpu-carry && mkdir -p build/gpu-carry
 # `build/gpu-carry/vkc_kernel_tests --gtest_filter='CoopMatrix*'`).
 if [ "${VKC_CARRY_TESTS:-0}" = 1 ]; then
   cp $build/tools/vk-compile $build/tools/vk-run $build/tools/vk-conformance $build/bench/vkc_bench \
-    $build/bench/vkc-host-copy-bench $build/tests/vkc_kernel_tests build/gpu-carry/
+    $build/bench/vkc-host-copy-bench $build/bench/vkc-host-outputs-bench $build/tests/vkc_kernel_tests build/gpu-carry/
 else
   cp $build/tools/vk-compile $build/tools/vk-run $build/tools/vk-conformance $build/samples/vkc-sample-convnet \
     $build/bench/vkc_bench $build/bench/vkc-startup-bench $build/samples/vkc-sample-charlm \
-    $build/bench/vkc-host-copy-bench build/gpu-carry/
+    $build/bench/vkc-host-copy-bench $build/bench/vkc-host-outputs-bench build/gpu-carry/
 fi
 strip build/gpu-carry/*
 # Each binary is about 11 MB (glslang and SPIRV-Tools are linked in) and 4.3 MB gzipped; the

@@ -26,7 +26,8 @@
 #                                      times on the cases matching CASES (default _fp16)
 #   bash bench/run-gpu.sh host-copy [ARGS] GB/s of host copies into and out of staging memory,
 #                                      one memcpy against 2-8 threads (issue 21; ARGS go to
-#                                      vkc-host-copy-bench: --threads, --sizes, --runs)
+#                                      vkc-host-copy-bench: --threads, --sizes, --runs), then
+#                                      vkc-host-outputs-bench (outputs into caller memory)
 #   bash bench/run-gpu.sh ab BASE [N]  before/after on one card: BASE/vkc_bench(.gz) (the old build,
 #                                      carried too) and build/gpu-carry/vkc_bench alternate N times
 #                                      each (default 2), then bench/compare_runs.py prints the table
@@ -190,6 +191,8 @@ fi
 if [ "$mode" = host-copy ]; then
   echo "== host copies (VKC_COPY_THREADS is what the runtime would use; default min(cores, 8))"
   $bin/vkc-host-copy-bench --threads 1,2,4,8 "$@" 2>&1 | tee "$out/host_copy_bench.txt"
+  echo "== outputs into a new HostTensor vs into the caller's memory (RunOptions::output_to_host)"
+  $bin/vkc-host-outputs-bench 2>&1 | tee "$out/host_outputs_bench.txt"
 fi
 
 if [ "$mode" = all ] || [ "$mode" = models ]; then

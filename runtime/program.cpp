@@ -94,6 +94,7 @@ struct Program::Impl {
   bool pending_profile = false;
   DeviceTensors pending_device_inputs;   // kept alive until the copies ran
   DeviceTensors pending_device_outputs;
+  std::map<std::string, HostTensorSpan> pending_host_targets;  // the caller's memory for host outputs
 
   // The device outputs last handed to the caller, by name. An execution reuses one the caller has
   // let go of instead of allocating another: on the H200 a fresh 64 MiB buffer per execution cost
@@ -494,7 +495,7 @@ std::map<std::string, HostTensor> Program::execute(const std::map<std::string, H
 
 void Program::submit(const std::map<std::string, HostTensorView>& inputs, const DeviceTensors& device_inputs,
                      const std::set<std::string>& device_outputs, const ExecuteOptions& options,
-                     const DeviceTensors& output_targets) {
+                     const DeviceTensors& output_targets, const std::map<std::string, HostTensorSpan>& host_targets) {
   Impl& p = *impl_;
   check(!p.pending, "an execution of this module is still in flight; wait() for it before submitting another");
   p.check_inputs(inputs, device_inputs);
@@ -510,6 +511,21 @@ void Program::submit(const std::map<std::string, HostTensorView>& inputs, const 
     const TensorDesc& t = p.manifest.tensor(name);
     check(target->dtype() == t.dtype && target->shape() == t.shape, "output target '", name, "': the tensor is ",
           dtype_name(target->dtype()), " ", shape_str(target->shape()), " but the output is ", type_str(t));
+  }
+  // The caller's memory is written by wait() with no further check: every way it could not fit is
+  // refused here, before any GPU work.
+  for (const auto& [name, span] : host_targets) {
+    bool known = false;
+    for (const std::string& n : p.manifest.outputs) known |= n == name;
+    check_input(known, "output to host '", name, "': no such output (the module's outputs are: ",
+                join(p.manifest.outputs), ")");
+    check_input(!device_outputs.count(name), "output '", name,
+                "' is both kept on the device and written to host memory");
+    const TensorDesc& t = p.manifest.tensor(name);
+    check_input(span.dtype == t.dtype && span.shape == t.shape, "output to host '", name, "': expected ", type_str(t),
+                ", found ", dtype_name(span.dtype), " ", shape_str(span.shape));
+    check_input(span.data != nullptr || t.size_bytes() == 0, "output to host '", name, "': a span of ",
+                t.size_bytes(), " bytes with no data");
   }
   check(!options.profile || p.timestamps, "profiling needs GPU timestamps, which device '", p.ctx.info.name,
         "' does not support on its compute queue");
@@ -584,6 +600,7 @@ void Program::submit(const std::map<std::string, HostTensorView>& inputs, const 
   p.pending_profile = options.profile;
   p.pending_device_inputs = device_inputs;
   p.pending_device_outputs = std::move(outputs);
+  p.pending_host_targets = host_targets;
 }
 
 bool Program::ready() const {
@@ -624,6 +641,8 @@ ExecutionResults Program::wait() {
   p.pending_device_outputs.clear();
   for (const auto& [name, tensor] : results.device) p.returned_outputs[name] = tensor;
   p.pending_device_inputs.clear();  // the queue is idle or done with them once the fence signals
+  const std::map<std::string, HostTensorSpan> host_targets = std::move(p.pending_host_targets);
+  p.pending_host_targets.clear();
   p.pending = false;
   VkFence fence = p.execution_fence.get();
   VkResult r = p.ctx.vk.vkWaitForFences(p.ctx.device, 1, &fence, VK_TRUE, kSubmitTimeoutNs);
@@ -638,16 +657,27 @@ ExecutionResults Program::wait() {
   std::vector<std::string> messages = p.ctx.log.messages();
   check(messages.empty(), messages.empty() ? "" : messages.front());
 
+  // Each host output is read once, from its staging or storage buffer, into the caller's memory
+  // or a new tensor.
+  auto read = [&](const std::string& name, void* dst, size_t bytes) {
+    if (bytes == 0) return;
+    auto staging = p.download_staging.find(name);
+    if (staging != p.download_staging.end()) {
+      staging->second->read(0, dst, bytes);
+    } else {
+      StorageRange r = resolve_storage(p.manifest, name);
+      p.buffer_of(r).read(r.offset, dst, bytes);
+    }
+  };
   for (const std::string& name : p.manifest.outputs) {
     if (results.device.count(name)) continue;
     const TensorDesc& t = p.manifest.tensor(name);
-    HostTensor out(t.dtype, t.shape);
-    StorageRange r = resolve_storage(p.manifest, name);
-    auto staging = p.download_staging.find(name);
-    if (out.size_bytes()) {
-      if (staging != p.download_staging.end()) staging->second->read(0, out.data(), out.size_bytes());
-      else p.buffer_of(r).read(r.offset, out.data(), out.size_bytes());
+    if (auto target = host_targets.find(name); target != host_targets.end()) {
+      read(name, target->second.data, t.size_bytes());
+      continue;
     }
+    HostTensor out(t.dtype, t.shape);
+    read(name, out.data(), out.size_bytes());
     results.host.emplace(name, std::move(out));
   }
   return results;

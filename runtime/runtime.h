@@ -14,6 +14,7 @@
 #include "module/manifest.h"
 #include "module/target_limits.h"
 #include "runtime/cooperative_matrix_gate.h"
+#include "support/host_tensor_span.h"
 #include "support/tensor.h"
 
 namespace vkc::rt {
@@ -147,7 +148,8 @@ class DeviceTensor {
   std::unique_ptr<Impl> impl_;
 };
 
-// What one execution produced: outputs downloaded to the host, and outputs kept on the device.
+// What one execution produced: outputs downloaded to the host (but for those written into host
+// targets), and outputs kept on the device.
 struct ExecutionResults {
   std::map<std::string, HostTensor> host;
   std::map<std::string, std::shared_ptr<DeviceTensor>> device;
@@ -181,14 +183,19 @@ class Program {
   // The host inputs are views (support/tensor.h): each is written straight from the caller's
   // memory into the input's buffer (or its staging buffer), the one host-side copy; the views
   // need to stay valid only until submit() returns.
+  // A host output named in `host_targets` is read by wait() into that span (the caller's memory,
+  // dtype and shape equal to the output's, valid until wait() returns) instead of a new
+  // HostTensor, and is absent from ExecutionResults::host: no allocation per execution.
   void submit(const std::map<std::string, HostTensorView>& host_inputs,
               const std::map<std::string, std::shared_ptr<DeviceTensor>>& device_inputs = {},
               const std::set<std::string>& device_outputs = {}, const ExecuteOptions& options = {},
-              const std::map<std::string, std::shared_ptr<DeviceTensor>>& output_targets = {});
+              const std::map<std::string, std::shared_ptr<DeviceTensor>>& output_targets = {},
+              const std::map<std::string, HostTensorSpan>& host_targets = {});
   // True when no execution is pending or the pending one has finished (polls the fence).
   bool ready() const;
   // Waits for the pending execution and returns its results (outputs not in device_outputs are
-  // downloaded). Throws vkc::Error on a timeout, device loss or a validation message.
+  // downloaded: into their host target, else into a new HostTensor). Throws vkc::Error on a
+  // timeout, device loss or a validation message (host targets are then left unwritten).
   ExecutionResults wait();
   // Whether the pipelines came from a pipeline-cache file on disk (ProgramOptions).
   bool pipeline_cache_loaded() const;

@@ -59,11 +59,15 @@ struct Inputs {
 };
 
 // The outputs of one execution: downloaded ones in `host`, those named in RunOptions::keep_on_device
-// in `device`.
+// in `device`, those named in RunOptions::output_to_host (already written into the caller's memory)
+// in `host_spans`, as the spans given.
 struct Outputs {
   std::map<std::string, HostTensor> host;
   std::map<std::string, DeviceTensor> device;
-  const HostTensor& at(const std::string& name) const;  // a host output; throws naming the outputs
+  std::map<std::string, HostTensorSpan> host_spans;
+  // A host output; throws naming the outputs, or, for one kept on the device or written into the
+  // caller's memory, saying where it went.
+  const HostTensor& at(const std::string& name) const;
 };
 
 struct RunOptions {
@@ -75,8 +79,20 @@ struct RunOptions {
   // returned in Outputs::device as them; implies keep_on_device. A tensor here may also be an input
   // of the same execution: inputs are copied in before any dispatch runs and outputs copied out
   // after all of them, so a state kept on the device (a decoder's key/value cache) is updated in
-  // place, with no allocation per execution. The only way vkc writes a tensor the caller holds.
+  // place, with no allocation per execution. With output_to_host, the only ways vkc writes memory
+  // the caller holds.
   std::map<std::string, DeviceTensor> output_into;
+  // Outputs read straight into host memory the caller owns, instead of into a new HostTensor:
+  // dtype and shape must equal the output's (else a vkc::InputError naming the output, what it
+  // is and what was given, thrown by submit() before any GPU work), and the memory must stay valid,
+  // and untouched by the caller, until the execution is completed on the host, which writes it
+  // (with the same copy, split among threads above 1 MiB, that fills a HostTensor): when its wait()
+  // (or run()) returns, or, if wait() is never called, the session's next submit(). Nothing is
+  // allocated per execution: for large outputs (tens of MB and up, where a fresh allocation's page
+  // faults cost more than the copy) keep one buffer and pass it to every run. Such outputs are in
+  // Outputs::host_spans, not Outputs::host. An output may not be named here and in keep_on_device
+  // or output_into.
+  std::map<std::string, HostTensorSpan> output_to_host;
 };
 
 // Per-dispatch timing of the last profiled execution.

@@ -33,13 +33,14 @@ std::string numpy_names() {
   return s;
 }
 
-DType dtype_of_numpy(const std::string& name, const py::dtype& dt, const std::string& expected) {
+// `what`: "input 'x'" or "output buffer 'y'", for the error.
+DType dtype_of_numpy(const std::string& what, const py::dtype& dt, const std::string& expected) {
   // By kind and size (cheap: no dtype objects made per call), in the machine's byte order.
   const char order = dt.byteorder();
   if (order == '=' || order == '|' || order == '<')
     for (const Kind& k : kKinds)
       if (dt.kind() == k.numpy_kind && size_t(dt.itemsize()) == dtype_size(k.dtype)) return k.dtype;
-  throw InputError(cat("input '", name, "' has numpy dtype ", dt.attr("name").cast<std::string>(),
+  throw InputError(cat(what, " has numpy dtype ", dt.attr("name").cast<std::string>(),
                        expected.empty() ? std::string() : ", the model expects " + expected, " (vkc takes ",
                        numpy_names(), ")"));
 }
@@ -105,10 +106,22 @@ HostTensorView HostInputs::add(const std::string& name, py::handle value, const 
   }
   py::array a = py::isinstance<py::array>(value) ? py::reinterpret_borrow<py::array>(value)
                                                  : py::array(py::module_::import("numpy").attr("asarray")(value));
-  DType dtype = dtype_of_numpy(name, a.dtype(), expected);
+  DType dtype = dtype_of_numpy(cat("input '", name, "'"), a.dtype(), expected);
   if (!(a.flags() & py::array::c_style)) a = py::array(py::module_::import("numpy").attr("ascontiguousarray")(a));
   keep_.push_back(a);
   return HostTensorView(dtype, Shape(a.shape(), a.shape() + a.ndim()), a.data());
+}
+
+HostTensorSpan output_span(const std::string& name, py::handle value) {
+  // No conversion and no copy: vkc writes into this very memory, so the caller sees the result.
+  check_input(py::isinstance<py::array>(value), "output buffer '", name, "' must be a numpy array, not ",
+              std::string(py::str(value.get_type().attr("__name__"))));
+  auto a = py::reinterpret_borrow<py::array>(value);
+  check_input(a.writeable(), "output buffer '", name, "' is a read-only array");
+  check_input((a.flags() & py::array::c_style) != 0, "output buffer '", name,
+              "' is not C-contiguous (numpy.ascontiguousarray makes a new array: bind that one)");
+  DType dtype = dtype_of_numpy(cat("output buffer '", name, "'"), a.dtype(), "");
+  return HostTensorSpan(dtype, Shape(a.shape(), a.shape() + a.ndim()), a.mutable_data());
 }
 
 py::array to_numpy(HostTensor tensor) {

@@ -1,6 +1,7 @@
 // Python arrays <-> vkc host tensors. Inputs become views of the caller's memory (numpy buffers
 // and DLPack tensors on the CPU), so the upload is their only copy; outputs become numpy arrays
-// that own the HostTensor an execution returned (no copy either).
+// that own the HostTensor an execution returned (no copy either), or are written straight into
+// arrays the caller gives (output_span).
 #pragma once
 
 #include <memory>
@@ -37,6 +38,12 @@ class HostInputs {
   std::vector<py::object> keep_;
   std::vector<void*> dlpack_;  // DLManagedTensor*, deleted when done
 };
+
+// A numpy array the caller gives an output to be written into (InferenceSession.run's
+// output_buffers): a writable, C-contiguous ndarray of a vkc dtype, viewed where it lies (no copy,
+// no conversion; anything else raises ValueError naming the output). Its dtype and shape are checked
+// against the output's by the session. The array must stay alive until the run returns.
+HostTensorSpan output_span(const std::string& name, py::handle value);
 
 // An output as a numpy array that owns the tensor's storage.
 py::array to_numpy(HostTensor tensor);

@@ -78,8 +78,10 @@ class PySession {
   std::string device_name() const { return device_.info().name; }
 
   // The outputs named (all, in the model's order, for None) as numpy arrays; with `profile`, a
-  // tuple (outputs, [(dispatch, ms, gflops, gbps), ...]).
-  py::object run(const py::object& output_names, const py::dict& feed, bool profile) {
+  // tuple (outputs, [(dispatch, ms, gflops, gbps), ...]). `output_buffers` (None or a dict of
+  // output name -> numpy array) gives arrays outputs are written into (RunOptions::output_to_host):
+  // such an output is returned as that same array.
+  py::object run(const py::object& output_names, const py::dict& feed, bool profile, const py::object& output_buffers) {
     std::vector<std::string> names;
     if (output_names.is_none()) {
       for (const ModelInputInfo& o : outputs_) names.push_back(o.name);
@@ -100,18 +102,35 @@ class PySession {
       std::string name = py::cast<std::string>(key);
       inputs.views.emplace(name, host.add(name, value, expected_type(name)));
     }
+    RunOptions ro;
+    ro.profile = profile;
+    std::map<std::string, py::object> buffers;  // referenced (alive) until the run returns
+    if (!output_buffers.is_none()) {
+      check_input(py::isinstance<py::dict>(output_buffers),
+                  "output_buffers must be a dict of output name -> numpy array, not ",
+                  std::string(py::str(output_buffers.get_type().attr("__name__"))));
+      for (auto [key, value] : py::reinterpret_borrow<py::dict>(output_buffers)) {
+        check_input(py::isinstance<py::str>(key), "output names must be strings, not ",
+                    std::string(py::str(key.get_type().attr("__name__"))));
+        std::string name = py::cast<std::string>(key);
+        ro.output_to_host.emplace(name, output_span(name, value));
+        buffers.emplace(name, py::reinterpret_borrow<py::object>(value));
+      }
+    }
     Outputs out;
     std::vector<DispatchTiming> timings;
     {
       py::gil_scoped_release unlocked;
       std::lock_guard<std::mutex> lock(mutex_);
-      RunOptions ro;
-      ro.profile = profile;
       out = model_ ? model_->run(inputs, ro) : session_->run(inputs, ro);
       if (profile) timings = model_ ? model_->last_profile() : session_->last_profile();
     }
     py::list arrays;
     for (const std::string& name : names) {
+      if (auto bound = buffers.find(name); bound != buffers.end()) {
+        arrays.append(bound->second);
+        continue;
+      }
       auto it = out.host.find(name);
       check(it != out.host.end(), "the run returned no output '", name, "'");
       arrays.append(to_numpy(std::move(it->second)));
@@ -204,7 +223,8 @@ void register_sessions(py::module_& m) {
       .def("inputs", &PySession::inputs)
       .def("outputs", &PySession::outputs)
       .def("device_name", &PySession::device_name)
-      .def("run", &PySession::run, py::arg("output_names"), py::arg("feed"), py::arg("profile") = false)
+      .def("run", &PySession::run, py::arg("output_names"), py::arg("feed"), py::arg("profile") = false,
+           py::arg("output_buffers") = py::none())
       .def("time_cpp_runs", &PySession::time_cpp_runs, py::arg("feed"), py::arg("runs"))
       .def("module", &PySession::module)
       .def("specialization", &PySession::specialization)

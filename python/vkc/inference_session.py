@@ -143,18 +143,23 @@ class InferenceSession:
             options.profile_file_prefix = self._profiler.prefix
         return options
 
-    def run(self, output_names, input_feed, run_options=None):
+    def run(self, output_names, input_feed, run_options=None, *, output_buffers=None):
         """The outputs named (all, in the model's order, for None or []) as a list of numpy
         arrays. input_feed maps each input's name to a numpy array of its type (or a DLPack
-        tensor in CPU memory). Bad inputs raise ValueError, other failures RuntimeError."""
+        tensor in CPU memory). Bad inputs raise ValueError, other failures RuntimeError.
+
+        vkc: output_buffers maps output names to numpy arrays (writable, C-contiguous, the
+        output's exact dtype and shape, else ValueError) that those outputs are written into
+        instead of new arrays; such an output is returned as that same array. For large outputs
+        run repeatedly: nothing is allocated per run."""
         if not isinstance(input_feed, dict):
             raise ValueError("input_feed must be a dict of input name -> array, not %s" % type(input_feed).__name__)
         if not output_names:
             output_names = None
         if self._profiler is None:
-            return self._session.run(output_names, input_feed)
+            return self._session.run(output_names, input_feed, False, output_buffers)
         start = time.perf_counter()
-        outputs, timings = self._session.run(output_names, input_feed, True)
+        outputs, timings = self._session.run(output_names, input_feed, True, output_buffers)
         self._profiler.record(start, time.perf_counter(), timings)
         return outputs
 

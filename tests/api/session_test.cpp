@@ -57,12 +57,12 @@ TEST_F(SessionApi, DeviceTensorsChainTwoModules) {
   // Device tensor in, device tensor out, repeatedly, then uploaded ones.
   for (int i = 0; i < 3; ++i) {
     Outputs o = a.run(Inputs().set("x", DeviceTensor::upload(device(), in.at("x"))), keep);
-    Outputs p = b.run(Inputs().set("x", o.device.at("y")), keep = RunOptions{false, {"last"}, {}});
+    Outputs p = b.run(Inputs().set("x", o.device.at("y")), keep = RunOptions{false, {"last"}, {}, {}});
     EXPECT_TRUE(test::compare(p.device.at("last").download(), ref.at("last")).ok);
     keep.keep_on_device = {"y"};
   }
   EXPECT_THROW(b.run(Inputs().set("x", DeviceTensor::upload(device(), iota_f32({255})))), Error);
-  EXPECT_THROW(a.run(in, RunOptions{false, {"nope"}, {}}), Error);
+  EXPECT_THROW(a.run(in, RunOptions{false, {"nope"}, {}, {}}), Error);
 }
 
 TEST_F(SessionApi, OutputIntoUpdatesADeviceStateInPlace) {

@@ -137,6 +137,75 @@ class InferenceSessionTest(unittest.TestCase):
         # The session still works after the errors.
         np.testing.assert_allclose(sess.run(None, {"a": a, "b": b})[0], np.maximum(a + b, 0), rtol=1e-6)
 
+    def test_output_buffers_are_written_in_place(self):
+        # Each bound output is written into the caller's array (poisoned with NaN first) and
+        # returned as that same array; results equal the ordinary path's and numpy's.
+        sess = vkc.InferenceSession(add_relu(), device=self.device)
+        y = np.full((2, 3), np.nan, dtype=np.float32)
+        for seed in (1, 3, 5):
+            a, b = rand((2, 3), seed), rand((2, 3), seed + 1)
+            y.fill(np.nan)
+            (out,) = sess.run(None, {"a": a, "b": b}, output_buffers={"y": y})
+            self.assertIs(out, y)
+            np.testing.assert_array_equal(y, sess.run(None, {"a": a, "b": b})[0])
+            np.testing.assert_allclose(y, np.maximum(a + b, 0), rtol=1e-6)
+        # Only one of two outputs bound; named or not in output_names, it is written.
+        sess = vkc.InferenceSession(topk(4), device=self.device)
+        x = np.random.default_rng(6).permutation(30).reshape(3, 10).astype(np.float32)
+        expected = np.argsort(-x, axis=-1)[:, :4]
+        indices = np.full((3, 4), -7, dtype=np.int64)
+        values, got = sess.run(None, {"x": x}, output_buffers={"indices": indices})
+        self.assertIs(got, indices)
+        np.testing.assert_array_equal(indices, expected)
+        np.testing.assert_array_equal(values, np.take_along_axis(x, expected, axis=-1))
+        indices.fill(-7)
+        (only,) = sess.run(["values"], {"x": x}, output_buffers={"indices": indices})
+        np.testing.assert_array_equal(only, np.take_along_axis(x, expected, axis=-1))
+        np.testing.assert_array_equal(indices, expected)
+
+    def test_large_output_buffer_and_symbolic_dims(self):
+        # 2 MiB and more: the threaded copy. One buffer per shape, reused across runs.
+        w = rand((4, 3), 30)
+        sess = vkc.InferenceSession(symbolic_matmul(w), device=self.device)
+        x = rand((2, 100000, 4), 31)
+        y = np.full((2, 100000, 3), np.nan, dtype=np.float32)
+        address = y.__array_interface__["data"][0]
+        for step in range(2):
+            x = rand((2, 100000, 4), 32 + step)
+            y.fill(np.nan)
+            (out,) = sess.run(None, {"x": x}, output_buffers={"y": y})
+            self.assertIs(out, y)
+            self.assertEqual(y.__array_interface__["data"][0], address)
+            np.testing.assert_allclose(y, np.maximum(x @ w, 0), rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(y, sess.run(None, {"x": x})[0])
+
+    def test_bad_output_buffers_raise_value_error(self):
+        sess = vkc.InferenceSession(add_relu(), device=self.device)
+        a, b = rand((2, 3), 1), rand((2, 3), 2)
+        read_only = np.full((2, 3), np.nan, dtype=np.float32)
+        read_only.setflags(write=False)
+        cases = {
+            "wrong shape": (np.zeros((3, 2), np.float32), "output_to_host 'y': expected f32 2x3, found f32 3x2"),
+            "wrong vkc dtype": (np.zeros((2, 3), np.int32), "output_to_host 'y': expected f32 2x3, found i32 2x3"),
+            "float64": (np.zeros((2, 3), np.float64), "output buffer 'y' has numpy dtype float64"),
+            "not contiguous": (np.zeros((2, 6), np.float32)[:, ::2], "output buffer 'y' is not C-contiguous"),
+            "Fortran order": (np.asfortranarray(np.zeros((2, 3), np.float32)), "output buffer 'y' is not C-contiguous"),
+            "read-only": (read_only, "output buffer 'y' is a read-only array"),
+            "a list": ([[0.0] * 3] * 2, "output buffer 'y' must be a numpy array, not list"),
+        }
+        for what, (buffer, message) in cases.items():
+            with self.subTest(what):
+                with self.assertRaises(ValueError) as caught:
+                    sess.run(None, {"a": a, "b": b}, output_buffers={"y": buffer})
+                self.assertIn(message, str(caught.exception))
+                self.assertNotIn("\n", str(caught.exception))
+        self.assertTrue(np.isnan(read_only).all())
+        with self.assertRaisesRegex(ValueError, "output_to_host: no output named 'z'"):
+            sess.run(None, {"a": a, "b": b}, output_buffers={"z": np.zeros((2, 3), np.float32)})
+        with self.assertRaisesRegex(ValueError, "output_buffers must be a dict"):
+            sess.run(None, {"a": a, "b": b}, output_buffers=[np.zeros((2, 3), np.float32)])
+        np.testing.assert_allclose(sess.run(None, {"a": a, "b": b})[0], np.maximum(a + b, 0), rtol=1e-6)
+
     def test_failures_raise_runtime_error(self):
         with self.assertRaisesRegex(RuntimeError, "no-such-model.onnx"):
             vkc.InferenceSession(os.path.join(self.tmp.name, "no-such-model.onnx"), device=self.device)
