@@ -41,9 +41,11 @@ Pass fold_batchnorm_into_conv_pass();
 // x @ W1 (+ b1), x @ W2 (+ b2), ... with constant matrices W_i (and bias vectors b_i) become one
 // x @ [W1 W2 ..] (+ [b1 b2 ..]) whose result the old consumers read through slices of its last
 // axis (ir/passes/fuse_shared_input_matmuls.cpp): a transformer's q, k and v projections in one
-// product that fills the GPU, instead of three small split ones. Only where the joined result
-// holds at most `max_result_bytes` (the target's maxStorageBufferRange: a slice of a tensor beyond
-// one binding cannot be read piece by piece, where the separate products could be split).
+// product that fills the GPU, instead of three small split ones. Only where each result is read
+// by products alone (through views, transposes, constant scalings), every product has its bias
+// add or none has, and the joined result holds at most `max_result_bytes` (the target's
+// maxStorageBufferRange: a slice of a tensor beyond one binding cannot be read piece by piece,
+// where the separate products could be split).
 Pass fuse_shared_input_matmuls_pass(uint64_t max_result_bytes = UINT64_MAX);
 
 // matmul(softmax(scale * matmul(q, k^T) + mask), v) -> attention(q, k, v, mask) (docs/ops.md): the

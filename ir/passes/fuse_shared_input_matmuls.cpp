@@ -1,7 +1,9 @@
 // Products of one activation with several constant weight matrices, x @ W1, x @ W2, ... (a
 // transformer's q, k and v projections as HF BERT-style encoders export them), become one product
 // with the weights side by side, x @ [W1 W2 ...], whose result the old consumers read through
-// slices of its last axis. Their constant bias adds join it the same way.
+// slices of its last axis. Their constant bias adds join it the same way. Only where every result
+// is read by products alone (through views, transposes and constant scalings), whose operand
+// loads absorb the slices, and fits one binding.
 //
 // Why: at BERT-base's 8x128 tokens each projection is a 1024x768x768 product whose output tiles do
 // not fill a 132-SM GPU, so each ran as a split-K product and its reduce: six dispatches, six
@@ -14,6 +16,7 @@
 #include <map>
 
 #include "ir/passes.h"
+#include "support/error.h"
 
 namespace vkc::ir {
 namespace {
@@ -21,6 +24,43 @@ namespace {
 const HostTensor* constant_of(const Value* v) {
   if (v->producer == nullptr || v->producer->kind != OpKind::Constant) return nullptr;
   return v->producer->attr_tensor("value").get();
+}
+
+bool scalar_constant(const Value* v) {
+  const HostTensor* c = constant_of(v);
+  return c != nullptr && c->numel() == 1;
+}
+
+// Whether every use of `v` reaches the operand of a product (matmul, batch_matmul, gemm,
+// attention) through views, transposes and scalings by a constant (SDPA's export scales q and k
+// before the product): the slices that replace `v` then fuse into those products' operand loads.
+// Anything else (a graph output, an elementwise op such as SwiGLU's silu(gate) * up) would read a
+// slice through a copy of its own, which costs more than the joined product saves.
+bool feeds_products_only(const Graph& g, const Value* v, int depth = 0) {
+  if (g.is_output(v) || depth > 8) return false;
+  for (const Op* u : g.users(v)) {
+    switch (u->kind) {
+      case OpKind::MatMul:
+      case OpKind::BatchMatMul:
+      case OpKind::Gemm:
+      case OpKind::Attention: continue;
+      case OpKind::Reshape:
+      case OpKind::ExpandShape:
+      case OpKind::CollapseShape:
+      case OpKind::Transpose:
+        if (!feeds_products_only(g, u->result(), depth + 1)) return false;
+        continue;
+      case OpKind::Mul:
+      case OpKind::Div:
+        if (u->operand(0) != v || !scalar_constant(u->operand(1))) {
+          if (u->kind == OpKind::Div || u->operand(1) != v || !scalar_constant(u->operand(0))) return false;
+        }
+        if (!feeds_products_only(g, u->result(), depth + 1)) return false;
+        continue;
+      default: return false;
+    }
+  }
+  return true;
 }
 
 // A matmul that may join: x @ W with W a constant [K, N] matrix of x's float dtype.
@@ -58,11 +98,14 @@ bool join(Graph& g, Value* x, const std::vector<Op*>& mms, uint64_t max_bytes) {
   if (joined_bytes > max_bytes) return false;
   std::vector<const HostTensor*> biases(mms.size(), nullptr);
   std::vector<Op*> adds(mms.size(), nullptr);
-  bool all_biased = true;
-  for (size_t i = 0; i < mms.size(); ++i) {
-    adds[i] = bias_add_of(g, *mms[i], biases[i]);
-    all_biased &= adds[i] != nullptr;
-  }
+  size_t biased = 0;
+  for (size_t i = 0; i < mms.size(); ++i) biased += (adds[i] = bias_add_of(g, *mms[i], biases[i])) != nullptr;
+  // Every product with its bias add, or none with one (a lone add would read its slice through a
+  // copy), and every result read only by products.
+  if (biased != 0 && biased != mms.size()) return false;
+  const bool all_biased = biased == mms.size();
+  for (size_t i = 0; i < mms.size(); ++i)
+    if (!feeds_products_only(g, all_biased ? adds[i]->result() : mms[i]->result())) return false;
   const DType dtype = x->type.dtype;
   const int64_t k = x->type.shape.back();
   const size_t esize = dtype_size(dtype);
@@ -100,7 +143,8 @@ bool join(Graph& g, Value* x, const std::vector<Op*>& mms, uint64_t max_bytes) {
     const int64_t n = constant_of(mms[i]->operand(1))->shape()[1];
     AttrMap attrs{{"starts", std::vector<int64_t>{at}}, {"ends", std::vector<int64_t>{at + n}},
                   {"axes", std::vector<int64_t>{last}}};
-    Value* part = g.insert_op(first, OpKind::Slice, {joined}, std::move(attrs), mms[i]->name + ".slice", mms[i]->loc)
+    const std::string part_name = cat(name, ".slice", i);  // "q+k+v.slice0": part 0 of the joined product
+    Value* part = g.insert_op(first, OpKind::Slice, {joined}, std::move(attrs), part_name, mms[i]->loc)
                       ->result();
     g.replace_all_uses(all_biased ? adds[i]->result() : mms[i]->result(), part);
     at += n;

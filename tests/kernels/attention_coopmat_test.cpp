@@ -226,6 +226,36 @@ TEST_P(AttentionCoopGpu, Fp16PrecisionModeRunsTheFloat32GraphOnTensorCores) {
   EXPECT_TRUE(outputs_match(run, o));
 }
 
+// HF BERT's q, k and v: products of one activation, joined into one product
+// (ir::fuse_shared_input_matmuls_pass) whose slices the tensor-core kernel reads with the head
+// split, in the fp16 precision mode.
+TEST_P(AttentionCoopGpu, Fp16ModeReadsJoinedProjectionsThroughSlices) {
+  const int64_t b = 2, sq = 128, h = 4, d = 64, e = h * d;
+  ir::Graph g;
+  ir::Value* x = g.add_input("x", {DType::f32, {b, sq, e}});
+  auto heads = [&](uint32_t seed) {
+    ir::Value* y = projection(g, x, e, seed);
+    HostTensor bias(DType::f32, {e});
+    for (int64_t i = 0; i < e; ++i) bias.set_f64(i, double(int64_t((i * 31 + seed) % 9) - 4) / 8.0);
+    y = g.add_op(K::Add, {y, g.add_constant(bias)})->result();
+    ir::Value* r = g.add_op(K::Reshape, {y}, {{"shape", Ints{b, sq, h, d}}})->result();
+    return g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
+  };
+  ir::Value* q = heads(1);
+  ir::Value* k = heads(2);
+  ir::Value* v = heads(3);
+  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+  ir::Value* scores = g.add_op(K::Div, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, DType::f32, 8.0)})->result();
+  ir::Value* p = g.add_op(K::Softmax, {scores}, {{"axis", int64_t(-1)}})->result();
+  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  GpuRunOptions o = options();
+  o.forced_strategy.clear();
+  o.precision = Precision::fp16;
+  GpuRun run = run_on_gpu(g, random_inputs(g, 47), o);
+  EXPECT_EQ(kernels_of(run.module), "matmul_coopmat attention_coopmat ") << kernels_of(run.module);
+  EXPECT_TRUE(outputs_match(run, o));
+}
+
 INSTANTIATE_TEST_SUITE_P(Forms, AttentionCoopGpu, ::testing::Values(Form::khr, Form::nv),
                          [](const ::testing::TestParamInfo<Form>& i) { return i.param == Form::khr ? "KHR" : "NV"; });
 
