@@ -9,6 +9,7 @@
 
 #include "api/api_helpers.h"
 #include "api/impl.h"
+#include "common/copy_setting.h"
 #include "common/test_util.h"
 #include "onnx/onnx_model_builder.h"
 #include "runtime/context_internal.h"
@@ -39,24 +40,6 @@ HostTensor random_f32(const Shape& shape, unsigned seed) {
   return test::random_tensor(DType::f32, shape, rng);
 }
 
-// Sets the device's copy threads and staging for one scope (as tests/e2e/host_copy_e2e_test.cpp).
-class CopySetting {
- public:
-  CopySetting(Device& d, unsigned threads, bool staging)
-      : ctx_(*d.impl()->context), saved_(ctx_.impl().host_copy.threads()) {
-    ctx_.impl().host_copy.set_threads(threads);
-    ctx_.impl().force_staging = staging;
-  }
-  ~CopySetting() {
-    ctx_.impl().force_staging = false;
-    ctx_.impl().host_copy.set_threads(saved_);
-  }
-
- private:
-  rt::Context& ctx_;
-  unsigned saved_;
-};
-
 TEST_F(OutputToHostApi, WritesIntoTheCallersMemoryAndReusesIt) {
   // y = relu(2x + b) over 2 MiB + 12 bytes: above the threaded copy's threshold, not a whole number
   // of its chunks.
@@ -65,7 +48,7 @@ TEST_F(OutputToHostApi, WritesIntoTheCallersMemoryAndReusesIt) {
   Module m = Module::compile(small_graph(n), device());
   for (bool staging : {false, true}) {
     SCOPED_TRACE(staging ? "staging buffers" : "mapped storage");
-    CopySetting setting(device(), 4, staging);
+    test::CopySetting setting(*device().impl()->context, 4, staging);
     Session s(device(), m, kNoDiskCache);
     std::vector<float> buffer = nan_buffer(n);
     const float* const where = buffer.data();

@@ -4,6 +4,7 @@
 // held in several allocations: tests/runtime/host_copy_test.cpp.)
 #include <gtest/gtest.h>
 
+#include "common/copy_setting.h"
 #include "common/gpu_harness.h"
 #include "runtime/context_internal.h"
 #include "runtime/host_copy.h"
@@ -23,23 +24,6 @@ ir::Graph relu_add() {
   g.add_output(g.add_op(OpKind::Add, {r, x2})->result(), "y");
   return g;
 }
-
-// Sets a context's copy threads (and staging) for one scope.
-class CopySetting {
- public:
-  CopySetting(rt::Context& ctx, unsigned threads, bool staging) : ctx_(ctx), saved_(ctx.impl().host_copy.threads()) {
-    ctx_.impl().host_copy.set_threads(threads);
-    ctx_.impl().force_staging = staging;
-  }
-  ~CopySetting() {
-    ctx_.impl().force_staging = false;
-    ctx_.impl().host_copy.set_threads(saved_);
-  }
-
- private:
-  rt::Context& ctx_;
-  unsigned saved_;
-};
 
 TEST(HostCopyE2E, LargeInputsAndOutputsMatchTheReference) {
   const ir::Graph g = relu_add();

@@ -9,6 +9,7 @@
 #include "codegen/compiler.h"
 #include "codegen/kernels/attention_plan.h"
 #include "codegen/kernels/gemm_coopmat.h"
+#include "kernels/bert_self_attention.h"
 #include "kernels/coopmat_forms.h"
 #include "kernels/op_test_helpers.h"
 #include "module/target_profiles.h"
@@ -108,6 +109,19 @@ TEST(AttentionCoopPlan, Fp16AttentionUsesTensorCoresWhereTheTargetHasThem) {
               "attention ");
   }
   EXPECT_GE(planned, 3 * 4) << "fewer profiles with tensor cores than expected";
+}
+
+// BERT's joined q/k/v product on tensor cores feeds the tensor-core attention through slices, in
+// SPIR-V that validates, on the profiles with cooperative matrices (the GPU test below runs it).
+TEST(AttentionCoopPlan, JoinedProjectionsFeedTensorCoreAttention) {
+  for (const char* profile : {"nvidia", "amd-rdna3", "intel-xe2"}) {
+    codegen::CompileOptions o;
+    o.target = find_target(profile).limits;
+    o.precision = Precision::fp16;
+    EXPECT_EQ(kernels_of(codegen::compile_graph(bert_self_attention(2, 128, 4, 64), o)),
+              "matmul_coopmat attention_coopmat ")
+        << profile;
+  }
 }
 
 // Forcing: every tile that fits compiles; a tile, operand type or target that does not fit is a
@@ -230,24 +244,7 @@ TEST_P(AttentionCoopGpu, Fp16PrecisionModeRunsTheFloat32GraphOnTensorCores) {
 // (ir::fuse_shared_input_matmuls_pass) whose slices the tensor-core kernel reads with the head
 // split, in the fp16 precision mode.
 TEST_P(AttentionCoopGpu, Fp16ModeReadsJoinedProjectionsThroughSlices) {
-  const int64_t b = 2, sq = 128, h = 4, d = 64, e = h * d;
-  ir::Graph g;
-  ir::Value* x = g.add_input("x", {DType::f32, {b, sq, e}});
-  auto heads = [&](uint32_t seed) {
-    ir::Value* y = projection(g, x, e, seed);
-    HostTensor bias(DType::f32, {e});
-    for (int64_t i = 0; i < e; ++i) bias.set_f64(i, double(int64_t((i * 31 + seed) % 9) - 4) / 8.0);
-    y = g.add_op(K::Add, {y, g.add_constant(bias)})->result();
-    ir::Value* r = g.add_op(K::Reshape, {y}, {{"shape", Ints{b, sq, h, d}}})->result();
-    return g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
-  };
-  ir::Value* q = heads(1);
-  ir::Value* k = heads(2);
-  ir::Value* v = heads(3);
-  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
-  ir::Value* scores = g.add_op(K::Div, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, DType::f32, 8.0)})->result();
-  ir::Value* p = g.add_op(K::Softmax, {scores}, {{"axis", int64_t(-1)}})->result();
-  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  const ir::Graph g = bert_self_attention(2, 128, 4, 64);
   GpuRunOptions o = options();
   o.forced_strategy.clear();
   o.precision = Precision::fp16;

@@ -8,6 +8,7 @@
 
 #include "ir/passes.h"
 #include "ir/pass_manager.h"
+#include "kernels/bert_self_attention.h"
 #include "kernels/op_test_helpers.h"
 
 namespace vkc::test {
@@ -298,25 +299,7 @@ TEST(Attention, HeadSplitFusesIntoTheLoads) {
 // which become one product (ir::fuse_shared_input_matmuls_pass) whose slices the attention kernel
 // reads through its loads (Prologue::Slice), with the head split: two dispatches in all.
 TEST(Attention, SharedInputProjectionsJoinAndFeedAttentionThroughSlices) {
-  const int64_t b = 2, sq = 19, h = 4, d = 16, e = h * d;
-  ir::Graph g;
-  ir::Value* x = g.add_input("x", f32({b, sq, e}));
-  auto heads = [&](uint32_t seed) {
-    HostTensor w(DType::f32, {e, e}), bias(DType::f32, {e});
-    for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, double(int64_t((i * 7919 + seed * 104729) % 41) - 20) / 80.0);
-    for (int64_t i = 0; i < e; ++i) bias.set_f64(i, double(int64_t((i * 31 + seed) % 9) - 4) / 8.0);
-    ir::Value* y = g.add_op(K::MatMul, {x, g.add_constant(w)})->result();
-    y = g.add_op(K::Add, {y, g.add_constant(bias)})->result();
-    ir::Value* r = g.add_op(K::Reshape, {y}, {{"shape", Ints{b, sq, h, d}}})->result();
-    return g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
-  };
-  ir::Value* q = heads(1);
-  ir::Value* k = heads(2);
-  ir::Value* v = heads(3);
-  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
-  ir::Value* s = g.add_op(K::Div, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 4.0)})->result();
-  ir::Value* p = g.add_op(K::Softmax, {s}, {{"axis", int64_t(3)}})->result();
-  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  const ir::Graph g = bert_self_attention(2, 19, 4, 16);
   GpuRunOptions o;
   o.rel_tol = 2e-5;
   GpuRun run = run_on_gpu(g, random_inputs(g, 43), o);

@@ -6,34 +6,16 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/scoped_env.h"
 #include "module/cache_dir.h"
 #include "support/file_io.h"
 
 namespace vkc {
 namespace {
 
+using test::ScopedEnv;
+
 namespace fs = std::filesystem;
-
-// Sets (or with nullptr unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    if (old) old_ = old;
-    had_ = old != nullptr;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 std::string fresh_dir(const std::string& name) {
   std::string dir = ::testing::TempDir() + "/vkc-cache-dir-test-" + name;

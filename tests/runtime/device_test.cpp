@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "common/scoped_env.h"
 #include "common/test_util.h"
 #include "runtime/context_internal.h"
 #include "runtime_fixture.h"
@@ -135,22 +136,7 @@ TEST_F(RuntimeContext, LavapipeLimits) {
 namespace vkc::rt {
 namespace {
 
-// Sets an environment variable for one scope (the loader reads these at instance creation).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_.empty()) unsetenv(name_);
-    else setenv(name_, old_.c_str(), 1);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
+using vkc::test::ScopedEnv;
 
 TEST(RuntimeDeviceErrors, MissingValidationLayer) {
   ScopedEnv layers("VK_LAYER_PATH", "/nonexistent-vkc-layers");

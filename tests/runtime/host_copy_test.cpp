@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scoped_env.h"
 #include "common/test_util.h"
 #include "runtime/context_internal.h"
 #include "runtime/copy_pool.h"
@@ -21,6 +22,8 @@
 
 namespace vkc::rt {
 namespace {
+
+using vkc::test::ScopedEnv;
 
 using CopyFn = std::function<void(void*, const void*, size_t)>;
 
@@ -132,25 +135,6 @@ TEST(HostCopy, SmallCopiesAndOneThreadStartNoPool) {
   EXPECT_EQ(check_copy(copy4, 2 << 20, 0, 0, 14), "");
   EXPECT_EQ(four.pool(), nullptr);
 }
-
-// Sets or clears an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 TEST(HostCopy, ThreadCountFromTheEnvironment) {
   {
