@@ -211,6 +211,16 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }
+    case Prologue::Broadcast: {
+      // numpy broadcasting: the operand's dims align with the result's last ones; a dim of 1 is
+      // read at 0 whatever the result's coordinate.
+      body = unravel(out, "i", "c");
+      const size_t lead = out.size() - in.size();
+      std::vector<std::string> coords;
+      for (size_t d = 0; d < in.size(); ++d) coords.push_back(in[d] == 1 ? std::string("0u") : cat("c", d + lead));
+      body += cat("  return ", src, "(", linear(coords), ");\n");
+      break;
+    }
     case Prologue::FloatCast:
       body = cat("  return ", cast_expr(cat(src, "(i)"), op->operand(0)->type.dtype, v->type.dtype), ";\n");
       break;
@@ -236,6 +246,7 @@ bool prologue_fusible(const ir::Op& op) {
     case Prologue::Transpose:
     case Prologue::Pad:
     case Prologue::Slice:
+    case Prologue::Broadcast:
     case Prologue::Dequantize: return true;
     case Prologue::FloatCast: return is_float(op.result()->type.dtype);
   }

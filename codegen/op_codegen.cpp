@@ -121,7 +121,11 @@ constexpr ir::OpTable<OpCodegen> build() {
   // A slice read through an index map: a transformer's q, k and v taken from one fused projection
   // (ir::fuse_shared_input_matmuls_pass) feed attention and matmuls with no copy of their own.
   t.set(K::Slice, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Slice});
-  t.set({K::Concat, K::Broadcast}, {.emitter = kernels::emit_data_movement});
+  // A broadcast read through an index map (stride 0 on the repeated dims): grouped-query
+  // attention's repeat_kv (Expand of [b, kv, 1, s, d] to [b, kv, h / kv, s, d]) feeds attention
+  // with no copy of the keys and values per query head.
+  t.set(K::Broadcast, {.emitter = kernels::emit_data_movement, .prologue = Prologue::Broadcast});
+  t.set(K::Concat, {.emitter = kernels::emit_data_movement});
   t.set(K::Neg, math(neg));
   t.set(K::Abs, math(abs));
   t.set(K::Relu, math(relu));

@@ -19,7 +19,7 @@ enum class FusionAnchor { None, Conv, Contraction, Pool, Reduction, ArgReduction
 // How an op fuses into an anchor kernel's operand read: as which index map or per-element
 // conversion (prologue_fn in codegen/fusion.cpp has the code for each; FloatCast fuses only casts
 // to a float type).
-enum class Prologue { None, View, Reverse, Transpose, Pad, Slice, FloatCast, Dequantize };
+enum class Prologue { None, View, Reverse, Transpose, Pad, Slice, Broadcast, FloatCast, Dequantize };
 
 // Whether an op fuses into an anchor kernel's result store (epilogue).
 enum class Epilogue { None, Always, FloatResult };

@@ -155,6 +155,24 @@ TEST(MatmulPrologueFusion, SlicesOfEitherOperandAreIndexMaps) {
   }
 }
 
+// Broadcasts read through the operand loads (Prologue::Broadcast): B repeated over the batch and
+// A repeated along a middle dim of 1, with a leading dim added.
+TEST(MatmulPrologueFusion, BroadcastsOfEitherOperandAreIndexMaps) {
+  ir::Graph g;
+  ir::Value* a = g.add_input("a", {DType::f32, {3, 1, 20}});
+  ir::Value* b = g.add_input("b", {DType::f32, {1, 20, 24}});
+  ir::Value* ba = g.add_op(OpKind::Broadcast, {a}, {{"shape", Ints{2, 3, 17, 20}}}, "repeat_rows")->result();
+  ir::Value* bb = g.add_op(OpKind::Broadcast, {b}, {{"shape", Ints{2, 3, 20, 24}}}, "repeat_b")->result();
+  g.add_output(g.add_op(OpKind::MatMul, {ba, bb}, {}, "mm")->result(), "y");
+  for (const char* s : {"tiled", "naive"}) {
+    GpuRunOptions o;
+    o.forced_strategy["matmul"] = s;
+    GpuRun run = run_on_gpu(g, random_inputs(g, 38), o);
+    EXPECT_TRUE(outputs_match(run, o)) << s;
+    EXPECT_EQ(run.module.manifest.dispatches.size(), 1u) << s << "\n" << all_notes(run.module);
+  }
+}
+
 TEST(MatmulPrologueFusion, MultiUseOperandIsStoredOnce) {
   // relu(x) feeds the matmul and is a graph output: it is materialized, not recomputed.
   ir::Graph g;

@@ -312,6 +312,28 @@ TEST(Attention, SharedInputProjectionsJoinAndFeedAttentionThroughSlices) {
   EXPECT_EQ(slices, 3);
 }
 
+// Grouped-query attention as LLaMA-style models export it: kv heads repeated for their query
+// heads (repeat_kv: unsqueeze, Expand, reshape) before the product. The repeat is an index map in
+// the attention kernel's loads (Prologue::Broadcast): one dispatch, no copy of k and v per head.
+TEST(Attention, GroupedQueryHeadsRepeatThroughTheLoads) {
+  const int64_t b = 2, h = 6, kv = 2, sq = 13, sk = 21, d = 16;
+  ir::Graph g;
+  ir::Value* q = g.add_input("q", f32({b, h, sq, d}));
+  auto repeat_kv = [&](const char* name) {
+    ir::Value* x = g.add_input(name, f32({b, kv, sk, d}));
+    ir::Value* u = g.add_op(K::Reshape, {x}, {{"shape", Ints{b, kv, 1, sk, d}}})->result();
+    ir::Value* e = g.add_op(K::Broadcast, {u}, {{"shape", Ints{b, kv, h / kv, sk, d}}})->result();
+    return g.add_op(K::Reshape, {e}, {{"shape", Ints{b, h, sk, d}}})->result();
+  };
+  ir::Value* k = repeat_kv("k");
+  ir::Value* v = repeat_kv("v");
+  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+  ir::Value* s = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 0.25)})->result();
+  ir::Value* p = g.add_op(K::Softmax, {s}, {{"axis", int64_t(-1)}})->result();
+  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  expect_fused_match(g, 44);
+}
+
 // Forms that must stay unfused: softmax over another axis, scores used twice, a broadcast batch.
 TEST(Attention, OtherGraphsStayUnfused) {
   auto count_attention = [](ir::Graph g) {
