@@ -38,6 +38,11 @@ Pass fold_pad_into_conv_pass();
 // inference form) folds into the conv's weights and bias when W (and b) are constants.
 Pass fold_batchnorm_into_conv_pass();
 
+// Rotary embeddings' rotate_half, concat(-x[..., h:], x[..., :h]) on the last axis, becomes the
+// halves swapped by a reshape and reverse (index maps) times a constant sign vector
+// (ir/passes/rotate_half.cpp), which fuses into the loads of the kernel reading it.
+Pass rotate_half_pass();
+
 // x @ W1 (+ b1), x @ W2 (+ b2), ... with constant matrices W_i (and bias vectors b_i) become one
 // x @ [W1 W2 ..] (+ [b1 b2 ..]) whose result the old consumers read through slices of its last
 // axis (ir/passes/fuse_shared_input_matmuls.cpp): a transformer's q, k and v projections in one

@@ -334,6 +334,43 @@ TEST(Attention, GroupedQueryHeadsRepeatThroughTheLoads) {
   expect_fused_match(g, 44);
 }
 
+// LLaMA-style attention: rotary embeddings on q and k (x * cos + rotate_half(x) * sin, the halves
+// as a concat of a negated slice and a slice), then k and v repeated for grouped-query heads.
+// rotate_half becomes index maps and a sign (ir::rotate_half_pass), so everything joins the
+// attention kernel's loads: one dispatch.
+TEST(Attention, RotaryEmbeddingsAndGroupedHeadsFuseIntoTheLoads) {
+  const int64_t b = 1, h = 4, kv = 2, s = 11, d = 16;
+  ir::Graph g;
+  HostTensor cos(DType::f32, {s, d}), sin(DType::f32, {s, d});
+  for (int64_t t = 0; t < s; ++t)
+    for (int64_t i = 0; i < d; ++i) {
+      const double angle = double(t) * std::pow(10000.0, -2.0 * double(i % (d / 2)) / double(d));
+      cos.set_f64(t * d + i, std::cos(angle));
+      sin.set_f64(t * d + i, std::sin(angle));
+    }
+  ir::Value* cv = g.add_constant(cos);
+  ir::Value* sv = g.add_constant(sin);
+  auto rope = [&](ir::Value* x) {
+    ir::Value* x1 = g.add_op(K::Slice, {x}, {{"starts", Ints{0}}, {"ends", Ints{d / 2}}, {"axes", Ints{3}}})->result();
+    ir::Value* x2 = g.add_op(K::Slice, {x}, {{"starts", Ints{d / 2}}, {"ends", Ints{d}}, {"axes", Ints{3}}})->result();
+    ir::Value* rot = g.add_op(K::Concat, {g.add_op(K::Neg, {x2})->result(), x1}, {{"axis", int64_t(-1)}})->result();
+    return g.add_op(K::Add, {g.add_op(K::Mul, {x, cv})->result(), g.add_op(K::Mul, {rot, sv})->result()})->result();
+  };
+  auto repeat_kv = [&](ir::Value* x) {
+    ir::Value* u = g.add_op(K::Reshape, {x}, {{"shape", Ints{b, kv, 1, s, d}}})->result();
+    ir::Value* e = g.add_op(K::Broadcast, {u}, {{"shape", Ints{b, kv, h / kv, s, d}}})->result();
+    return g.add_op(K::Reshape, {e}, {{"shape", Ints{b, h, s, d}}})->result();
+  };
+  ir::Value* q = rope(g.add_input("q", f32({b, h, s, d})));
+  ir::Value* k = repeat_kv(rope(g.add_input("k", f32({b, kv, s, d}))));
+  ir::Value* v = repeat_kv(g.add_input("v", f32({b, kv, s, d})));
+  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+  ir::Value* sc = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 0.25)})->result();
+  ir::Value* p = g.add_op(K::Softmax, {sc}, {{"axis", int64_t(-1)}})->result();
+  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  expect_fused_match(g, 45);
+}
+
 // Forms that must stay unfused: softmax over another axis, scores used twice, a broadcast batch.
 TEST(Attention, OtherGraphsStayUnfused) {
   auto count_attention = [](ir::Graph g) {
