@@ -1,46 +1,12 @@
 // ir::fuse_shared_input_matmuls_pass: x @ W_i (+ b_i) with constant W_i become one product and
 // slices; the rewritten graph computes the same values (reference interpreter, both graphs).
-#include <gtest/gtest.h>
-
-#include <cmath>
-
-#include "ir/interpreter.h"
-#include "ir/passes.h"
-#include "ir/text_format.h"
-#include "ir/verifier.h"
+#include "ir/pass_test_support.h"
 
 namespace vkc::ir {
 namespace {
 
-int count(const Graph& g, OpKind kind) {
-  int n = 0;
-  for (const Op* op : g.ops()) n += op->kind == kind;
-  return n;
-}
-
-// Runs the pass on a copy of `text`'s graph and checks that every output keeps its values.
 Graph fused_and_checked(const std::string& text) {
-  Graph before = parse_graph(text);
-  Graph after = parse_graph(text);
-  PassManager pm;
-  pm.add(fuse_shared_input_matmuls_pass());
-  pm.run(after);
-  verify_graph(after);
-  std::map<std::string, HostTensor> inputs;
-  for (const Value* v : before.inputs()) {
-    HostTensor t(v->type.dtype, v->type.shape);
-    for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, std::sin(0.7 * double(i) + 0.3));
-    inputs.emplace(v->name, std::move(t));
-  }
-  std::map<std::string, HostTensor> want = interpret(before, inputs), got = interpret(after, inputs);
-  EXPECT_EQ(want.size(), got.size());
-  for (const auto& [name, w] : want) {
-    const HostTensor& o = got.at(name);
-    EXPECT_EQ(o.shape(), w.shape()) << name;
-    for (int64_t i = 0; i < w.numel() && o.shape() == w.shape(); ++i)
-      EXPECT_NEAR(o.get_f64(i), w.get_f64(i), 1e-5) << name << "[" << i << "]";
-  }
-  return after;
+  return pass_keeping_values(text, fuse_shared_input_matmuls_pass(), 1e-5);
 }
 
 // q, k and v of one activation, the bias on either side of the add, widths 2, 3 and 2, each read by
@@ -70,9 +36,9 @@ const char* kProjections = R"(graph @main(%x: tensor<2x3x4xf32>, %rq: tensor<2x4
 
 TEST(FuseSharedInputMatmuls, ProjectionsAndBiasesBecomeOneProductAndSlices) {
   Graph g = fused_and_checked(kProjections);
-  EXPECT_EQ(count(g, OpKind::MatMul), 4);  // the joined product and the three readers
-  EXPECT_EQ(count(g, OpKind::Add), 1);
-  EXPECT_EQ(count(g, OpKind::Slice), 3);
+  EXPECT_EQ(count_ops(g, OpKind::MatMul), 4);  // the joined product and the three readers
+  EXPECT_EQ(count_ops(g, OpKind::Add), 1);
+  EXPECT_EQ(count_ops(g, OpKind::Slice), 3);
   const std::string text = print_graph(g);
   // The weights side by side row by row, the biases end to end.
   EXPECT_NE(text.find("dense<[1.0, 2.0, -1.0, 0.5, 2.0, 0.5, 1.0, 3.0, 4.0, 1.5, -2.5, 3.0, 1.5, 2.0"), std::string::npos)
@@ -85,7 +51,7 @@ TEST(FuseSharedInputMatmuls, ProjectionsAndBiasesBecomeOneProductAndSlices) {
 TEST(FuseSharedInputMatmuls, ResultsReadByOtherOpsStaySeparate) {
   auto products_after = [](std::string text, const std::string& from, const std::string& to) {
     text.replace(text.find(from), from.size(), to);
-    return count(fused_and_checked(text), OpKind::MatMul);
+    return count_ops(fused_and_checked(text), OpKind::MatMul);
   };
   // v's product is also a graph output (and so keeps its add out of the join).
   EXPECT_EQ(products_after(kProjections, "return %oq as \"oq\"", "return %v0 as \"v0\", %oq as \"oq\""), 6);
@@ -102,7 +68,7 @@ TEST(FuseSharedInputMatmuls, JoinedResultsBeyondTheLimitStaySeparate) {
     PassManager pm;
     pm.add(fuse_shared_input_matmuls_pass(limit));
     pm.run(g);
-    EXPECT_EQ(count(g, OpKind::MatMul), limit < 168 ? 6 : 4) << limit;
+    EXPECT_EQ(count_ops(g, OpKind::MatMul), limit < 168 ? 6 : 4) << limit;
   }
 }
 
@@ -117,8 +83,8 @@ TEST(FuseSharedInputMatmuls, OtherProductsStay) {
 }
 )";
   Graph g = fused_and_checked(text);
-  EXPECT_EQ(count(g, OpKind::MatMul), 3);
-  EXPECT_EQ(count(g, OpKind::Slice), 0);
+  EXPECT_EQ(count_ops(g, OpKind::MatMul), 3);
+  EXPECT_EQ(count_ops(g, OpKind::Slice), 0);
 }
 
 }  // namespace
