@@ -121,7 +121,8 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--force") {
       std::string f = value();
       size_t eq = f.find('=');
-      check(eq != std::string::npos && eq > 0 && eq + 1 < f.size(), "vkc_bench: --force takes OP=STRATEGY, not '", f, "'");
+      check(eq != std::string::npos && eq > 0 && eq + 1 < f.size(), "vkc_bench: --force takes OP=STRATEGY, not '", f,
+            "'");
       a.forced[f.substr(0, eq)] = f.substr(eq + 1);
     }
     else if (s == "--matmul") {

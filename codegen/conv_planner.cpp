@@ -285,8 +285,8 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
   }
   const ConvGemmShape s = conv_gemm_shape(g);
   const GemmProblem problem = conv_gemm_problem(g, p.strategy);
-  std::optional<GemmChoice> c =
-      forced_tile ? std::optional<GemmChoice>(GemmChoice{*forced_tile, forced_split ? forced_split : 1}) : choose_gemm(problem, t);
+  std::optional<GemmChoice> c = forced_tile ? std::optional<GemmChoice>(GemmChoice{*forced_tile, forced_split ? forced_split : 1})
+                                            : choose_gemm(problem, t);
   check(c.has_value(), what, ": internal: no GEMM tile fits");
   p.tile = c->tile;
   p.tile_count = tiles_of(p.tile, problem);

@@ -70,7 +70,8 @@ bool rewrite_one(Graph& g, Op* concat) {
   Value* s = g.insert_op(concat, OpKind::Constant, {}, {{"value", std::make_shared<const HostTensor>(std::move(sign))}},
                          concat->name + ".sign")
                  ->result();
-  Value* rotated = g.insert_op(concat, OpKind::Mul, {joined, s}, {}, concat->name + ".rotate_half", concat->loc)->result();
+  Value* rotated =
+      g.insert_op(concat, OpKind::Mul, {joined, s}, {}, concat->name + ".rotate_half", concat->loc)->result();
   g.replace_all_uses(concat->result(), rotated);
   g.remove_dead_ops();
   return true;
