@@ -38,8 +38,10 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
   pm.add(ir::reshape_propagation_pass());
   pm.add(ir::fold_pad_into_conv_pass());
   pm.add(ir::fold_batchnorm_into_conv_pass());
-  // Rotary embeddings' rotate_half as index maps and a sign, which fuse into attention's loads.
+  // Rotary embeddings' rotate_half as index maps and a sign, which fuse into attention's loads;
+  // RMSNorm as one normalization.
   pm.add(ir::rotate_half_pass());
+  pm.add(ir::fuse_rms_norm_pass());
   // q, k and v projections of one activation become one product (before attention fusion, which
   // then reads them through slices).
   pm.add(ir::fuse_shared_input_matmuls_pass(target ? target->max_storage_buffer_range : UINT64_MAX));

@@ -53,8 +53,9 @@ std::vector<ir::Op*> split_normalization(ir::Graph& g, ir::Op* op, std::string& 
     axes = {2};
   }
   const ir::AttrMap reduce{{"axes", axes}, {"keepdims", true}};
-  ir::Value* mean = insert(K::ReduceMean, {xs}, reduce, "mean");
-  ir::Value* deviation = insert(K::Sub, {xs, mean}, {}, "deviation");
+  // RMSNorm (layer_norm's `rms`) takes no mean out: its "deviation" is x itself.
+  const bool rms = op->kind == K::LayerNorm && op->attr_bool("rms");
+  ir::Value* deviation = rms ? xs : insert(K::Sub, {xs, insert(K::ReduceMean, {xs}, reduce, "mean")}, {}, "deviation");
   ir::Value* variance = insert(K::ReduceMean, {insert(K::Mul, {deviation, deviation}, {}, "squared")}, reduce, "variance");
   ir::Value* std_dev =
       insert(K::Sqrt, {insert(K::Add, {variance, scalar(op->attr_float("epsilon"), "epsilon")}, {}, "variance_eps")}, {},

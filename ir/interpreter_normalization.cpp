@@ -32,14 +32,17 @@ std::vector<int64_t> slots_of(const Shape& in, const std::vector<bool>& reduced)
 // y = (x - mean) / sqrt(var + eps) * scale(r) + bias(r) over `rows` contiguous rows of `row`
 // elements; var is the biased (population) variance, computed around the mean (two passes).
 template <typename Param>
+// `rms`: no mean taken out, y = x / sqrt(mean(x^2) + eps) * scale + bias (RMSNorm).
 std::vector<double> normalize_rows(const std::vector<double>& x, int64_t rows, int64_t row, double eps,
-                                   Param scale_bias) {
+                                   Param scale_bias, bool rms = false) {
   std::vector<double> y(x.size());
   for (int64_t s = 0; s < rows; ++s) {
     const double* v = x.data() + s * row;
     double mean = 0, var = 0;
-    for (int64_t r = 0; r < row; ++r) mean += v[r];
-    mean /= double(row);
+    if (!rms) {
+      for (int64_t r = 0; r < row; ++r) mean += v[r];
+      mean /= double(row);
+    }
     for (int64_t r = 0; r < row; ++r) var += (v[r] - mean) * (v[r] - mean);
     var /= double(row);
     double inv = 1.0 / std::sqrt(var + eps);
@@ -117,9 +120,9 @@ Results eval_layer_norm(const Op& op, const Operands& in, const ResultTypes& typ
   int64_t rows = row == 0 ? 0 : x.numel() / row;
   std::vector<double> scale = in.size() > 1 ? to_f64(*in[1]) : std::vector<double>(size_t(row), 1.0);
   std::vector<double> bias = in.size() > 2 ? to_f64(*in[2]) : std::vector<double>(size_t(row), 0.0);
-  std::vector<double> y = normalize_rows(to_f64(x), rows, row, op.attr_float("epsilon"), [&](int64_t, int64_t r) {
-    return std::pair{scale[size_t(r)], bias[size_t(r)]};
-  });
+  std::vector<double> y = normalize_rows(
+      to_f64(x), rows, row, op.attr_float("epsilon"),
+      [&](int64_t, int64_t r) { return std::pair{scale[size_t(r)], bias[size_t(r)]}; }, op.attr_bool("rms"));
   return {from_f64(types[0], y)};
 }
 

@@ -165,7 +165,7 @@ std::vector<AttrSpec> attrs_for(OpKind k) {
     case OpKind::ReduceL1:
     case OpKind::ReduceL2:
     case OpKind::ReduceLogSumExp: return {opt("axes", K::Ints), def("keepdims", true)};
-    case OpKind::LayerNorm: return {def("axis", int64_t(-1)), def("epsilon", 1e-5)};
+    case OpKind::LayerNorm: return {def("axis", int64_t(-1)), def("epsilon", 1e-5), def("rms", false)};
     case OpKind::GroupNorm: return {req("num_groups", K::Int), def("epsilon", 1e-5)};
     case OpKind::CumSum: return {req("axis", K::Int), def("exclusive", false), def("reverse", false)};
   }

@@ -38,6 +38,11 @@ Pass fold_pad_into_conv_pass();
 // inference form) folds into the conv's weights and bias when W (and b) are constants.
 Pass fold_batchnorm_into_conv_pass();
 
+// RMSNorm spelled out, x / sqrt(reduce_mean(x^2, last axis) + eps) [* w] (or x * (1 / sqrt(..))),
+// becomes layer_norm(x[, w]) with `rms` (ir/passes/fuse_rms_norm.cpp): one kernel instead of a
+// reduction and an elementwise dispatch.
+Pass fuse_rms_norm_pass();
+
 // Rotary embeddings' rotate_half, concat(-x[..., h:], x[..., :h]) on the last axis, becomes the
 // halves swapped by a reshape and reverse (index maps) times a constant sign vector
 // (ir/passes/rotate_half.cpp), which fuses into the loads of the kernel reading it.

@@ -124,16 +124,24 @@ EmittedKernel normalization_kernel(const DispatchGroup& group, const KernelConte
   // mean is relative to shift: (x - shift) is exact for x near shift, so offset data keep their digits.
   const std::string store = "store_result(base + r, ((x - shift) - mean) * inv * scale_of(slot, r) + bias_of(slot, r));";
 
+  // RMSNorm (`rms`): no mean, so shift and mean are 0 and the first pass is left out (the cached
+  // strategy still reads the row into workgroup memory in it).
+  const bool rms = op.kind == K::LayerNorm && op.attr_bool("rms");
+
   EmittedKernel k;
-  k.kernel = op.kind == K::LayerNorm ? "layer_norm" : "group_norm";
+  k.kernel = op.kind == K::LayerNorm ? (rms ? "rms_norm" : "layer_norm") : "group_norm";
   std::string body, shared;
   if (p.strategy == Strategy::Loop) {
     k.strategy = "loop";
     plan_linear(k, uint64_t(rows.slots), 64, ctx.target, what);
     body += folded_global_index(k.workgroup_size[0], "slot") + cat("  if (slot >= ", rows.slots, "u) return;\n");
-    body += cat("  uint base = slot * ", n, ";\n  float shift = load(base);\n  float sum = 0.0;\n");
     std::string loop = cat("for (uint r = 0u; r < ", n, "; ++r)");
-    body += cat("  ", loop, " sum += load(base + r) - shift;\n  float mean = sum / ", nf, ";\n  float sq = 0.0;\n");
+    if (rms) {
+      body += cat("  uint base = slot * ", n, ";\n  float shift = 0.0, mean = 0.0, sq = 0.0;\n");
+    } else {
+      body += cat("  uint base = slot * ", n, ";\n  float shift = load(base);\n  float sum = 0.0;\n");
+      body += cat("  ", loop, " sum += load(base + r) - shift;\n  float mean = sum / ", nf, ";\n  float sq = 0.0;\n");
+    }
     body += cat("  ", loop, " { float d = (load(base + r) - shift) - mean; sq += d * d; }\n");
     body += cat("  float inv = 1.0 / sqrt(sq / ", nf, " + ", eps, ");\n");
     body += cat("  ", loop, " { float x = load(base + r); ", store, " }\n");
@@ -145,14 +153,19 @@ EmittedKernel normalization_kernel(const DispatchGroup& group, const KernelConte
     // The whole workgroup leaves together, so the barriers below stay in uniform control flow.
     body += folded_workgroup_index("slot") + cat("  if (slot >= ", rows.slots, "u) return;\n");
     body += "  uint tid = gl_LocalInvocationID.x;\n";
-    body += cat("  uint base = slot * ", n, ";\n  float shift = load(base);\n  float sum = 0.0;\n");
     std::string loop = cat("for (uint r = tid; r < ", n, "; r += ", p.wg, "u)");
     // Each invocation rereads only the row elements it cached itself: no barrier needed for them.
     std::string x = cached ? "row_data[r]" : "load(base + r)";
-    body += cached ? cat("  ", loop, " { float v = load(base + r); row_data[r] = v; sum += v - shift; }\n")
-                   : cat("  ", loop, " sum += load(base + r) - shift;\n");
-    body += "  red[tid] = sum;\n" + tree(p.wg, "      red[tid] += red[tid + s];\n");
-    body += cat("  float mean = red[0] / ", nf, ";\n  barrier();  // everyone has read red[0] before it is reused\n");
+    if (rms) {
+      body += cat("  uint base = slot * ", n, ";\n  float shift = 0.0, mean = 0.0;\n");
+      if (cached) body += cat("  ", loop, " row_data[r] = load(base + r);\n");
+    } else {
+      body += cat("  uint base = slot * ", n, ";\n  float shift = load(base);\n  float sum = 0.0;\n");
+      body += cached ? cat("  ", loop, " { float v = load(base + r); row_data[r] = v; sum += v - shift; }\n")
+                     : cat("  ", loop, " sum += load(base + r) - shift;\n");
+      body += "  red[tid] = sum;\n" + tree(p.wg, "      red[tid] += red[tid + s];\n");
+      body += cat("  float mean = red[0] / ", nf, ";\n  barrier();  // everyone has read red[0] before it is reused\n");
+    }
     body += cat("  float sq = 0.0;\n  ", loop, " { float d = (", x, " - shift) - mean; sq += d * d; }\n");
     body += "  red[tid] = sq;\n" + tree(p.wg, "      red[tid] += red[tid + s];\n");
     body += cat("  float inv = 1.0 / sqrt(red[0] / ", nf, " + ", eps, ");\n");

@@ -37,6 +37,13 @@ TEST_P(LayerNormKernelTest, EveryStrategyMatchesReference) {
   for (int i = 1; i < c.operands; ++i) in.push_back(f32(normalized));
   ir::Graph g = one_op_graph(K::LayerNorm, in, {{"axis", c.axis}, {"epsilon", 1e-5}});
   for (const char* s : kNormStrategies) expect_gpu_matches(g, 61, "layer_norm", s);
+  // RMSNorm (`rms`: no mean taken out), on data with an offset, where leaving the mean in changes
+  // every output.
+  ir::Graph rms = one_op_graph(K::LayerNorm, in, {{"axis", c.axis}, {"epsilon", 1e-5}, {"rms", true}});
+  std::map<std::string, HostTensor> inputs = random_inputs(rms, 63);
+  HostTensor& x = inputs.at("x0");
+  for (int64_t i = 0; i < x.numel(); ++i) x.set_f64(i, 0.5 + x.get_f64(i));
+  for (const char* s : kNormStrategies) expect_gpu_matches(rms, inputs, "layer_norm", s);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -375,6 +375,10 @@ std::vector<SplitCase> split_cases() {
       {"layer_norm_group_beyond_binding", [] {
          return graph_of(K::LayerNorm, {f32({2, 1500}), f32({1500}), f32({1500})});
        }, 1e-4},
+      // RMSNorm (`rms`) beyond the range: the same primitive ops without the mean.
+      {"rms_norm_group_beyond_binding", [] {
+         return graph_of(K::LayerNorm, {f32({2, 1500}), f32({1500})}, {{"epsilon", 1e-6}, {"rms", true}});
+       }, 1e-4},
       {"layer_norm_two_axes_near_100_no_bias", [] {
          return graph_of(K::LayerNorm, {f32({3, 40, 50}), f32({40, 50})}, {{"axis", int64_t(1)}, {"epsilon", 1e-3}});
        }, 1e-4, 100.0, 101.0},
