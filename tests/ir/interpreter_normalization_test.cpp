@@ -52,6 +52,11 @@ TEST(InterpreterNormalization, LayerNormOverTrailingDims) {
   double inv0 = 1.0 / std::sqrt(2.75);
   expect_values(run_op(OpKind::LayerNorm, {x}, {{"axis", int64_t(0)}, {"epsilon", 1e-12}}),
                 {-3 * inv0, -2 * inv0, -1 * inv0, 2 * inv0, inv0, inv0, inv0, inv0}, 1e-6);
+  // rms: no mean taken out. Row {1, 2, 3, 6}: mean of squares (1 + 4 + 9 + 36) / 4 = 12.5; row
+  // {5, 5, 5, 5}: 25.
+  const double r0 = 1.0 / std::sqrt(12.5), r1 = 1.0 / 5;
+  expect_values(run_op(OpKind::LayerNorm, {x, scale, bias}, {{"epsilon", 1e-12}, {"rms", true}}),
+                {1 * r0, 4 * r0, 9 * r0 + 1, 24 * r0 - 1, 5 * r1, 10 * r1, 15 * r1 + 1, 20 * r1 - 1}, 1e-6);
 }
 
 TEST(InterpreterNormalization, GroupNormPerGroupThenPerChannel) {
