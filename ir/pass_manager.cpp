@@ -8,6 +8,20 @@
 
 namespace vkc::ir {
 
+bool rewrite_each(Graph& g, OpKind kind, const std::function<bool(Graph&, Op*)>& rewrite) {
+  bool changed_any = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Op* op : g.ops())
+      if (op->kind == kind && rewrite(g, op)) {
+        changed = changed_any = true;
+        break;
+      }
+  }
+  return changed_any;
+}
+
+
 void PassManager::run(Graph& graph) const {
   std::ostream& out = options_.print_stream ? *options_.print_stream : std::cerr;
   for (const Pass& pass : passes_) {

@@ -19,6 +19,11 @@ struct Pass {
   std::function<bool(Graph&)> run;
 };
 
+// The loop of the passes that rewrite one op at a time: tries `rewrite` on each op of `kind` in
+// graph order and, after a rewrite (which changes the op list), starts over, until none applies.
+// Returns whether any did.
+bool rewrite_each(Graph& g, OpKind kind, const std::function<bool(Graph&, Op*)>& rewrite);
+
 struct PassManagerOptions {
   bool verify_each = true;
   bool print_after_all = false;

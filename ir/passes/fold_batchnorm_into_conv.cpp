@@ -74,18 +74,7 @@ bool fold_one(Graph& g, Op* conv) {
   return true;
 }
 
-bool fold_batchnorm(Graph& g) {
-  bool changed_any = false;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Op* op : g.ops())
-      if (op->kind == OpKind::Conv && fold_one(g, op)) {
-        changed = changed_any = true;
-        break;
-      }
-  }
-  return changed_any;
-}
+bool fold_batchnorm(Graph& g) { return rewrite_each(g, OpKind::Conv, fold_one); }
 
 }  // namespace
 

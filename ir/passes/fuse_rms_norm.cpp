@@ -85,18 +85,7 @@ bool rewrite_one(Graph& g, Op* mean) {
   return true;
 }
 
-bool fuse_rms_norm(Graph& g) {
-  bool changed_any = false;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Op* op : g.ops())
-      if (op->kind == OpKind::ReduceMean && rewrite_one(g, op)) {
-        changed = changed_any = true;
-        break;
-      }
-  }
-  return changed_any;
-}
+bool fuse_rms_norm(Graph& g) { return rewrite_each(g, OpKind::ReduceMean, rewrite_one); }
 
 }  // namespace
 

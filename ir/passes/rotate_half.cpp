@@ -77,18 +77,7 @@ bool rewrite_one(Graph& g, Op* concat) {
   return true;
 }
 
-bool rotate_half(Graph& g) {
-  bool changed_any = false;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Op* op : g.ops())
-      if (op->kind == OpKind::Concat && rewrite_one(g, op)) {
-        changed = changed_any = true;
-        break;
-      }
-  }
-  return changed_any;
-}
+bool rotate_half(Graph& g) { return rewrite_each(g, OpKind::Concat, rewrite_one); }
 
 }  // namespace
 
