@@ -72,9 +72,11 @@ ir::Graph pattern(Form form, Shape6 s, const Shape* mask_shape = nullptr) {
   return g;
 }
 
+// Fused attention kernels: the FMA one, or on a device with tensor cores the fp16 precision mode's
+// "attention_coopmat" (the H200 takes it where lavapipe takes the FMA kernel).
 int attention_dispatches(const ModuleImage& m) {
   int n = 0;
-  for (const DispatchDesc& d : m.manifest.dispatches) n += d.kernel == "attention";
+  for (const DispatchDesc& d : m.manifest.dispatches) n += d.kernel == "attention" || d.kernel == "attention_coopmat";
   return n;
 }
 
