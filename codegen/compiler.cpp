@@ -13,8 +13,7 @@
 #include "codegen/conv_planner.h"
 #include "codegen/kernels/attention_plan.h"
 #include "codegen/range_split.h"
-#include "codegen/spirv_cache.h"
-#include "codegen/spirv_coopmat_khr.h"
+#include "codegen/spirv_build.h"
 #include "codegen/spirv_tools.h"
 #include "codegen/storage_plan.h"
 #include "ir/conv_geometry.h"
@@ -123,33 +122,6 @@ void check_against_limits(const DispatchDesc& d, const TargetLimits& t) {
         t.max_per_stage_descriptor_storage_buffers);
 }
 
-// SPIR-V for one kernel, checked: the measured workgroup memory and local size must match the plan.
-std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& name, const CompileOptions& o) {
-  // Identical kernels compile once per process (codegen/spirv_cache.h); the checks below still run.
-  const std::string cache_key =
-      SpirvCache::key(k.glsl, o.target, o.optimize_spirv) + (k.cooperative_matrix_khr ? "|khr" : "");
-  std::vector<uint32_t> words;
-  if (auto hit = SpirvCache::process().find(cache_key)) {
-    words = std::move(*hit);
-  } else {
-    words = compile_glsl(k.glsl, name, o.target);
-    if (o.optimize_spirv) words = optimize_spirv(words, o.target, name);
-    validate_spirv(words, o.target, name);
-    // SPIRV-Tools 2023.1 can neither optimize nor validate the KHR form: rewrite what it checked.
-    if (k.cooperative_matrix_khr) words = cooperative_matrix_nv_to_khr(words, name);
-    SpirvCache::process().insert(cache_key, words);
-  }
-  std::vector<std::pair<uint32_t, uint32_t>> spec;
-  for (const SpecConstant& s : k.spec_constants) spec.push_back({s.id, s.value});
-  uint32_t measured = measure_workgroup_memory(words, spec);
-  check(measured == k.workgroup_memory_bytes, "internal: kernel '", name, "' declares ", measured,
-        " bytes of workgroup memory in its SPIR-V but its plan says ", k.workgroup_memory_bytes);
-  std::array<uint32_t, 3> local = read_local_size(words, spec);
-  check(local == k.workgroup_size, "internal: kernel '", name, "' local size ", local[0], "x",
-        local[1], "x", local[2], " differs from its plan");
-  return words;
-}
-
 // "FILE: " to start a message about the whole graph, so that it names the file as the op errors
 // do (their Location); "" for a graph built in C++.
 std::string source_prefix(const ir::Graph& graph) { return graph.source.empty() ? "" : graph.source + ": "; }
@@ -224,7 +196,7 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   KernelContext ctx{options.target, graph, storage, options.forced_strategy};
   std::vector<ScratchTensor> scratch_all;
   std::map<std::string, std::pair<int, int>> scratch_range;
-  std::set<std::string> spv_names;
+  std::vector<std::pair<size_t, EmittedKernel>> built;  // dispatch index, its kernel
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const DispatchGroup& group = groups[gi];
     // A group that writes only zero-element tensors has nothing to compute: no dispatch (and no
@@ -269,14 +241,28 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
       if (lo != 0 && lo == hi && t.min_subgroup_size != t.max_subgroup_size && t.subgroup_size_control &&
           t.min_subgroup_size <= lo && lo <= t.max_subgroup_size)
         d.required_subgroup_size = lo;
-      image.spirv[d.spv] = build_spirv(k, d.name, options);
-      d.spirv = read_spirv_usage(image.spirv[d.spv]);  // what the device must offer, from the binary
+      built.push_back({m.dispatches.size(), std::move(k)});
       m.dispatches.push_back(std::move(d));
     }
     int last_dispatch = int(m.dispatches.size()) - 1;
     for (ScratchTensor& s : scratch) {
       scratch_range[s.name] = {first_dispatch, last_dispatch};
       scratch_all.push_back(std::move(s));
+    }
+  }
+  // SPIR-V for every dispatch once all are emitted: distinct kernels compile on several threads.
+  {
+    std::vector<const EmittedKernel*> kernels;
+    std::vector<std::string> names;
+    for (const auto& [dispatch, k] : built) {
+      kernels.push_back(&k);
+      names.push_back(m.dispatches[dispatch].name);
+    }
+    std::vector<std::vector<uint32_t>> words = build_spirv_all(kernels, names, options);
+    for (size_t i = 0; i < built.size(); ++i) {
+      DispatchDesc& d = m.dispatches[built[i].first];
+      d.spirv = read_spirv_usage(words[i]);  // what the device must offer, from the binary
+      image.spirv[d.spv] = std::move(words[i]);
     }
   }
 

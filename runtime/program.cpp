@@ -16,6 +16,7 @@
 #include "module/memory_footprint.h"
 #include "module/storage_segments.h"
 #include "support/error.h"
+#include "support/parallel_for.h"
 
 namespace vkc::rt {
 
@@ -135,11 +136,16 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
     cache = std::make_unique<PipelineCache>(ctx, options.pipeline_cache_dir, module_pipeline_key(module));
     cache_loaded = cache->loaded_from_disk();
   }
-  for (const DispatchDesc& d : manifest.dispatches) {
+  // The driver compiles each pipeline on its own: on several threads (a pipeline cache is
+  // internally synchronized), up to VKC_COMPILE_THREADS (support/parallel_for.h).
+  pipelines.resize(manifest.dispatches.size());
+  const VkPipelineCache cache_handle = cache ? cache->handle() : VK_NULL_HANDLE;
+  parallel_for(manifest.dispatches.size(), compile_threads(), [&](size_t i) {
+    const DispatchDesc& d = manifest.dispatches[i];
     auto spv = module.spirv.find(d.spv);
     check(spv != module.spirv.end(), "dispatch '", d.name, "': SPIR-V '", d.spv, "' is missing from the module");
-    pipelines.push_back(std::make_unique<DispatchPipeline>(ctx, d, spv->second, cache ? cache->handle() : VK_NULL_HANDLE));
-  }
+    pipelines[i] = std::make_unique<DispatchPipeline>(ctx, d, spv->second, cache_handle);
+  });
   if (cache) cache->save();
   cache.reset();
   barrier_before = plan_barriers(manifest);
