@@ -1,5 +1,6 @@
 // vkc::Module: loading (directory or .vkcm), in-process compilation, saving, and the source graph.
 #include <algorithm>
+#include <mutex>
 #include <filesystem>
 #include <optional>
 
@@ -45,14 +46,51 @@ codegen::CompileOptions compile_options(const Device& device, const CompileOptio
 
 }  // namespace
 
-Module make_module(ModuleImage image, std::string source_vkir, ModuleOrigin origin) {
+struct SourceGraph::State {
+  std::shared_ptr<const ir::Graph> graph;  // null: only the text
+  std::once_flag printed;
+  std::string text;
+};
+
+SourceGraph::SourceGraph(std::string text) {
+  if (text.empty()) return;
+  state_ = std::make_shared<State>();
+  state_->text = std::move(text);
+}
+
+SourceGraph::SourceGraph(ir::Graph graph) : state_(std::make_shared<State>()) {
+  state_->graph = std::make_shared<const ir::Graph>(std::move(graph));
+}
+
+const std::string& SourceGraph::text() const {
+  check(present(), "internal: the module has no source graph");
+  if (state_->graph) std::call_once(state_->printed, [&] { state_->text = ir::print_graph(*state_->graph); });
+  return state_->text;
+}
+
+ir::Graph SourceGraph::graph() const {
+  check(present(), "internal: the module has no source graph");
+  return state_->graph ? state_->graph->clone() : ir::parse_graph(state_->text, kSourceFile);
+}
+
+namespace {
+Module make_module(ModuleImage image, SourceGraph source, ModuleOrigin origin) {
   auto impl = std::make_shared<Module::Impl>();
   impl->origin = origin;
   impl->image = std::move(image);
-  impl->source_vkir = std::move(source_vkir);
+  impl->source = std::move(source);
   for (const std::string& n : impl->image.manifest.inputs) impl->inputs.push_back(info_of(impl->image.manifest, n));
   for (const std::string& n : impl->image.manifest.outputs) impl->outputs.push_back(info_of(impl->image.manifest, n));
   return Module(std::move(impl));
+}
+}  // namespace
+
+Module make_module(ModuleImage image, std::string source_vkir, ModuleOrigin origin) {
+  return make_module(std::move(image), SourceGraph(std::move(source_vkir)), origin);
+}
+
+Module make_module(ModuleImage image, ir::Graph source, ModuleOrigin origin) {
+  return make_module(std::move(image), SourceGraph(std::move(source)), origin);
 }
 
 Module::Module(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
@@ -92,36 +130,35 @@ Module Module::load_or_recompile(const std::string& path, const Device& device) 
     }
     check(source.has_value(), refusal.what(), " (it carries no source graph, so only vk-compile can)");
     ir::Graph graph = ir::parse_graph(*source, path + ":" + kSourceFile);
-    return make_module(codegen::compile_graph(graph, compile_options(device, CompileOptions{})),
-                       ir::print_graph(graph), ModuleOrigin::Recompiled);
+    ModuleImage image = codegen::compile_graph(graph, compile_options(device, CompileOptions{}));
+    return make_module(std::move(image), std::move(graph), ModuleOrigin::Recompiled);
   }
 }
 
 Module Module::compile(const std::string& model_path, const Device& device, const CompileOptions& options) {
   ir::Graph graph = load_graph(model_path, {options.input_shapes, options.input_values});
   if (!options.module_cache_dir || options.module_cache_dir->empty()) return compile(graph, device, options);
-  // The cache (api/module_cache.h) is keyed by the graph printed with its weights digested; the
-  // full text, which the module carries, is printed only on a miss.
+  // The cache (api/module_cache.h) is keyed by the graph printed with its weights digested. The
+  // graph just loaded is the source either way: the entry does not carry it again.
   const std::string digest = ir::print_graph_digest(graph);
   codegen::CompileOptions co = compile_options(device, options);
   std::string entry =
       module_cache_path(*options.module_cache_dir, digest, co.target, options.target, co.precision, device);
-  if (std::optional<CachedModule> cached = module_cache_load(entry, digest))
-    return make_module(std::move(cached->image), std::move(cached->source), ModuleOrigin::Cached);
+  if (std::optional<ModuleImage> cached = module_cache_load(entry, digest))
+    return make_module(std::move(*cached), std::move(graph), ModuleOrigin::Cached);
   ModuleImage image = codegen::compile_graph(graph, co);
-  std::string text = ir::print_graph(graph);
-  module_cache_store(entry, image, text, digest);
-  return make_module(std::move(image), std::move(text), ModuleOrigin::Compiled);
+  module_cache_store(entry, image, digest);
+  return make_module(std::move(image), std::move(graph), ModuleOrigin::Compiled);
 }
 
 Module Module::compile(const ir::Graph& graph, const Device& device, const CompileOptions& options) {
-  return make_module(codegen::compile_graph(graph, compile_options(device, options)), ir::print_graph(graph),
+  return make_module(codegen::compile_graph(graph, compile_options(device, options)), graph.clone(),
                      ModuleOrigin::Compiled);
 }
 
 void Module::save(const std::string& path) const {
   ModuleExtras extras;
-  if (!impl_->source_vkir.empty()) extras[kSourceFile] = impl_->source_vkir;
+  if (impl_->source.present()) extras[kSourceFile] = impl_->source.text();
   if (ends_with(path, ".vkcm")) {
     write_module_file(path, impl_->image, extras);
     return;
@@ -159,11 +196,11 @@ std::vector<std::string> Module::unmet_limits(const Device& device) const {
   return unmet_usage(impl_->image, device.impl()->context->limits());
 }
 
-bool Module::has_source() const { return !impl_->source_vkir.empty(); }
+bool Module::has_source() const { return impl_->source.present(); }
 
 Module Module::recompile_for(const Device& device) const {
   check(has_source(), "module for target '", target(), "' carries no source graph (source.vkir) to recompile");
-  ir::Graph graph = ir::parse_graph(impl_->source_vkir, kSourceFile);
+  ir::Graph graph = impl_->source.graph();
   CompileOptions same;  // recompiled in the precision it was compiled in
   same.precision = precision();
   return compile(graph, device, same);
@@ -171,7 +208,7 @@ Module Module::recompile_for(const Device& device) const {
 
 std::map<std::string, HostTensor> Module::reference(const std::map<std::string, HostTensor>& inputs) const {
   check(has_source(), "the reference needs the module's source graph (source.vkir), which it does not carry");
-  ir::Graph graph = ir::parse_graph(impl_->source_vkir, kSourceFile);
+  ir::Graph graph = impl_->source.graph();
   // A QDQ conv or matmul means ONNX Runtime's integer semantics (docs/int8.md): the reference takes
   // the same rewrite as the compiler, so that it checks the kernels, not the two roundings' 1-ulp gaps.
   ir::PassManager pm;

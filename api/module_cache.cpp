@@ -51,25 +51,22 @@ std::string module_cache_path(const std::string& dir, const std::string& graph_d
   return dir + "/" + hash_hex(key) + ".vkcm";
 }
 
-std::optional<CachedModule> module_cache_load(const std::string& path, const std::string& graph_digest) {
+std::optional<ModuleImage> module_cache_load(const std::string& path, const std::string& graph_digest) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   try {
     ModuleExtras extras;
     ModuleImage image = read_module_file(path, &extras);
     auto digest = extras.find(kDigestSection);
-    auto source = extras.find(kSourceGraphFile);
-    if (digest == extras.end() || digest->second != graph_digest || source == extras.end()) return std::nullopt;
-    return CachedModule{std::move(image), std::move(source->second)};
+    if (digest == extras.end() || digest->second != graph_digest) return std::nullopt;
+    return image;
   } catch (const Error&) {
     return std::nullopt;  // damaged or foreign: compiled again and rewritten
   }
 }
 
-void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& source,
-                        const std::string& graph_digest) {
-  const std::vector<uint8_t> bytes =
-      pack_module_file(image, {{kSourceGraphFile, source}, {kDigestSection, graph_digest}});
+void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& graph_digest) {
+  const std::vector<uint8_t> bytes = pack_module_file(image, {{kDigestSection, graph_digest}});
   write_cache_file(path, bytes.data(), bytes.size());
 }
 

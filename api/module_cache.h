@@ -9,10 +9,12 @@
 // runtime/pipeline_cache.h: vendor, device, driver version, pipelineCacheUUID), the precision,
 // the module format version, vkc's version and the identity of the binary holding the compiler
 // (its size and modification time: a rebuilt vkc of the same version does not reuse entries).
-// Each entry is a .vkcm that carries its source graph and that digest text; a hit must hold exactly
-// the same digest text (so a collision of the key's hash is a miss; printing the weights in full
-// for the key cost resnet50-sized models seconds), and an entry that fails to load is ignored and
-// rewritten.
+// Each entry is a .vkcm that carries that digest text; a hit must hold exactly the same digest text
+// (so a collision of the key's hash is a miss; printing the weights in full for the key cost
+// resnet50-sized models seconds), and an entry that fails to load is ignored and rewritten. An
+// entry does not carry its source graph: whoever looks it up has just loaded that graph (the
+// Module keeps it, api/impl.h). Entries once carried it as text, twice the weights' bytes: a
+// ViT-B/16 entry was about 1 GB and took most of a cache hit's 7.7 s to read back (H200 host).
 #pragma once
 
 #include <optional>
@@ -31,17 +33,11 @@ std::string module_cache_path(const std::string& dir, const std::string& graph_d
                                     const TargetLimits& target, const std::string& target_name,
                                     Precision precision, const Device& device);
 
-struct CachedModule {
-  ModuleImage image;
-  std::string source;  // the source graph's full text (source.vkir)
-};
-
 // The cached module, or nullopt when there is none or it fails any check (a damaged entry, or
 // one written for another graph).
-std::optional<CachedModule> module_cache_load(const std::string& path, const std::string& graph_digest);
+std::optional<ModuleImage> module_cache_load(const std::string& path, const std::string& graph_digest);
 
-// Stores a module with its source graph and digest, atomically; file-system errors are ignored.
-void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& source,
-                        const std::string& graph_digest);
+// Stores a module with the digest text of its graph, atomically; file-system errors are ignored.
+void module_cache_store(const std::string& path, const ModuleImage& image, const std::string& graph_digest);
 
 }  // namespace vkc
