@@ -61,8 +61,11 @@ MODELS = {
     "convnext_tiny": (IMAGE, (1, 8)),
     "bert_base": ((128,), (1, 8)),
     "gpt2_small": ((128,), (1,)),
+    # A LLaMA-style decoder at GPT-2-small's size: RMSNorm, rotary embeddings, 12 query heads over
+    # 4 key/value heads (grouped-query attention), SwiGLU; random weights.
+    "llama_small": ((128,), (1, 8)),
 }
-TOKEN_MODELS = {"bert_base": 30522, "gpt2_small": 50257}  # name -> vocabulary size
+TOKEN_MODELS = {"bert_base": 30522, "gpt2_small": 50257, "llama_small": 32000}  # name -> vocabulary size
 TOLERANCE = {"fp32": 1e-4, "fp16": 2e-3, "fp16-mode": 5e-3}
 
 
@@ -110,11 +113,21 @@ def build_random(name):
                 self.m = m
 
             def forward(self, ids):
+                if isinstance(self.m, transformers.LlamaModel):
+                    # With no mask, transformers' mask code calls torch.diff, which the TorchScript
+                    # exporter lacks; an all-ones mask (the same result) exports.
+                    return self.m(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state
                 return self.m(input_ids=ids).last_hidden_state
 
         if name == "bert_base":
             cfg = transformers.BertConfig(attn_implementation="eager")
             return Hidden(transformers.BertModel(cfg, add_pooling_layer=False))
+        if name == "llama_small":
+            cfg = transformers.LlamaConfig(vocab_size=32000, hidden_size=768, intermediate_size=2048,
+                                           num_hidden_layers=12, num_attention_heads=12, num_key_value_heads=4,
+                                           max_position_embeddings=1024, use_cache=False,
+                                           attn_implementation="eager")
+            return Hidden(transformers.LlamaModel(cfg))
         cfg = transformers.GPT2Config(attn_implementation="eager")
         return Hidden(transformers.GPT2Model(cfg))
     if name in ("fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"):
