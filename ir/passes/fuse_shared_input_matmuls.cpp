@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "ir/passes.h"
 #include "support/error.h"
@@ -26,18 +27,49 @@ const HostTensor* constant_of(const Value* v) {
   return v->producer->attr_tensor("value").get();
 }
 
-bool scalar_constant(const Value* v) {
-  const HostTensor* c = constant_of(v);
-  return c != nullptr && c->numel() == 1;
+// Values computed from `root` through the ops feeds_products_only follows (below): views,
+// transposes, broadcasts (grouped-query heads' repeat_kv), reversals, negation and elementwise
+// arithmetic.
+bool follows(OpKind k) {
+  switch (k) {
+    case OpKind::Reshape:
+    case OpKind::ExpandShape:
+    case OpKind::CollapseShape:
+    case OpKind::Transpose:
+    case OpKind::Broadcast:
+    case OpKind::Reverse:
+    case OpKind::Neg:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Add:
+    case OpKind::Sub: return true;
+    default: return false;
+  }
+}
+
+std::set<const Value*> derived_from(const Graph& g, const Value* root) {
+  std::set<const Value*> derived{root};
+  std::vector<const Value*> work{root};
+  while (!work.empty()) {
+    const Value* v = work.back();
+    work.pop_back();
+    for (const Op* u : g.users(v))
+      if (follows(u->kind) && u->results.size() == 1 && derived.insert(u->result()).second) work.push_back(u->result());
+  }
+  return derived;
 }
 
 // Whether every use of `v` reaches the operand of a product (matmul, batch_matmul, gemm,
-// attention) through views, transposes and scalings by a constant (SDPA's export scales q and k
-// before the product): the slices that replace `v` then fuse into those products' operand loads.
-// Anything else (a graph output, an elementwise op such as SwiGLU's silu(gate) * up) would read a
-// slice through a copy of its own, which costs more than the joined product saves.
-bool feeds_products_only(const Graph& g, const Value* v, int depth = 0) {
-  if (g.is_output(v) || depth > 8) return false;
+// attention) through views, transposes, broadcasts, reversals, negation and elementwise
+// arithmetic that stays linear in v (its other operands constants or computed from v, at most one
+// of those in a product): SDPA's export scales q and k before the product, and rotary embeddings
+// (q * cos + rotate_half(q) * sin, rotate_half a reversal times a sign after the rotate-half
+// pass) read q and k twice. The slices that replace `v` then fuse into those products' operand
+// loads (codegen's prologues, which may read an index map twice). Anything else (a graph output,
+// a non-linear function such as SwiGLU's silu(gate) * up, or an op mixing in another activation)
+// would read a slice through a copy of its own, which costs more than the joined product saves.
+bool feeds_products_only(const Graph& g, const Value* v, const std::set<const Value*>& derived, int depth = 0) {
+  if (g.is_output(v) || depth > 16) return false;
   for (const Op* u : g.users(v)) {
     switch (u->kind) {
       case OpKind::MatMul:
@@ -48,20 +80,35 @@ bool feeds_products_only(const Graph& g, const Value* v, int depth = 0) {
       case OpKind::ExpandShape:
       case OpKind::CollapseShape:
       case OpKind::Transpose:
-        if (!feeds_products_only(g, u->result(), depth + 1)) return false;
+      case OpKind::Broadcast:
+      case OpKind::Reverse:
+      case OpKind::Neg:
+        if (!feeds_products_only(g, u->result(), derived, depth + 1)) return false;
         continue;
       case OpKind::Mul:
       case OpKind::Div:
-        if (u->operand(0) != v || !scalar_constant(u->operand(1))) {
-          if (u->kind == OpKind::Div || u->operand(1) != v || !scalar_constant(u->operand(0))) return false;
+      case OpKind::Add:
+      case OpKind::Sub:
+      {
+        // Linear in the root: constants and values computed from it, at most one of the latter
+        // in a product (q * q is not), none as a divisor.
+        int from_root = 0;
+        for (const Value* x : u->operands) {
+          if (!derived.count(x) && constant_of(x) == nullptr) return false;
+          from_root += int(derived.count(x));
         }
-        if (!feeds_products_only(g, u->result(), depth + 1)) return false;
+        if ((u->kind == OpKind::Mul && from_root > 1) || (u->kind == OpKind::Div && derived.count(u->operand(1))))
+          return false;
+      }
+        if (!feeds_products_only(g, u->result(), derived, depth + 1)) return false;
         continue;
       default: return false;
     }
   }
   return true;
 }
+
+bool feeds_products_only(const Graph& g, const Value* v) { return feeds_products_only(g, v, derived_from(g, v)); }
 
 // A matmul that may join: x @ W with W a constant [K, N] matrix of x's float dtype.
 bool joinable(const Op& mm, const Value* x) {

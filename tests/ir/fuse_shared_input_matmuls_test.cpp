@@ -55,8 +55,15 @@ TEST(FuseSharedInputMatmuls, ResultsReadByOtherOpsStaySeparate) {
   };
   // v's product is also a graph output (and so keeps its add out of the join).
   EXPECT_EQ(products_after(kProjections, "return %oq as \"oq\"", "return %v0 as \"v0\", %oq as \"oq\""), 6);
-  // k's result is read by an elementwise op with a tensor operand (SwiGLU's silu(gate) * up).
+  // k's result is read by a product of itself (not linear in it).
   EXPECT_EQ(products_after(kProjections, "%ks = mul (%half, %k)", "%ks = mul (%k, %k)"), 6);
+  // ... by an elementwise op with another activation (SwiGLU's silu(gate) * up).
+  EXPECT_EQ(products_after(kProjections, "%ks = mul (%half, %k)",
+                           "%rk3 = slice (%rk) {axes = [1], ends = [3], starts = [0]} : tensor<3x3xf32>\n"
+                           "  %ks = mul (%k, %rk3)"),
+            6);
+  // ... by a non-linear function of it.
+  EXPECT_EQ(products_after(kProjections, "%ks = mul (%half, %k)", "%ks = sigmoid (%k)"), 6);
   // q's result is itself a graph output.
   EXPECT_EQ(products_after(kProjections, "return %oq as \"oq\"", "return %q as \"q\", %oq as \"oq\""), 6);
 }
@@ -70,6 +77,50 @@ TEST(FuseSharedInputMatmuls, JoinedResultsBeyondTheLimitStaySeparate) {
     pm.run(g);
     EXPECT_EQ(count_ops(g, OpKind::MatMul), limit < 168 ? 6 : 4) << limit;
   }
+}
+
+// Rotary embeddings as the rotate-half pass leaves them: q (and k) of two heads read twice, as
+// q * cos and as reverse(q) * sign * sin, added, then the scores' product; v through its head split.
+const char* kRotary = R"(graph @main(%x: tensor<1x4x8xf32>) {
+  %wq = constant {value = dense<[0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9, 1.0, -1.1, 1.2, 1.3, -1.4, 1.5, 1.6, -0.1, 0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8, 0.9, -1.0, 1.1, 1.2, -1.3, 1.4, 1.5, -1.6, 0.15, 0.25, -0.35, 0.45, 0.55, -0.65, 0.75, 0.85, -0.95, 1.05, 1.15, -1.25, 1.35, 1.45, -1.55, 1.65, 0.12, -0.22, 0.32, 0.42, -0.52, 0.62, 0.72, -0.82, 0.92, 1.02, -1.12, 1.22, 1.32, -1.42, 1.52, 1.62]> : tensor<8x8xf32>} : tensor<8x8xf32>
+  %wk = constant {value = dense<[0.5, 0.4, -0.3, 0.2, 0.1, -0.6, 0.7, 0.8, -0.9, 0.3, 0.2, -0.1, 0.6, 0.5, -0.4, 0.3, 0.2, -0.7, 0.8, 0.9, -0.5, 0.4, 0.3, -0.2, 0.1, 0.6, -0.7, 0.8, 0.9, -0.1, 0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8, 0.9, -0.15, 0.25, 0.35, -0.45, 0.55, 0.65, -0.75, 0.85, 0.95, -0.05, 0.45, 0.35, -0.25, 0.15, 0.05, -0.55, 0.65, 0.75, -0.85, 0.95, 0.35, -0.45, 0.25, 0.15, -0.35, 0.45]> : tensor<8x8xf32>} : tensor<8x8xf32>
+  %wv = constant {value = dense<[0.3, -0.1, 0.4, 0.1, -0.5, 0.9, 0.2, -0.6, 0.5, 0.3, -0.5, 0.8, 0.9, -0.7, 0.9, 0.3, -0.2, 0.3, 0.8, -0.4, 0.6, 0.2, -0.6, 0.4, 0.3, -0.3, 0.8, 0.3, -0.2, 0.7, 0.9, -0.5, 0.1, 0.2, -0.8, 0.4, 0.1, -0.9, 0.7, 0.1, -0.6, 0.9, 0.3, -0.9, 0.9, 0.3, -0.7, 0.5]> : tensor<8x6xf32>} : tensor<8x6xf32>
+  %cos = constant {value = dense<[1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0, -0.1, -0.2, -0.3, -0.4, -0.5]> : tensor<4x4xf32>} : tensor<4x4xf32>
+  %sin = constant {value = dense<[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.95, 0.85, 0.75, 0.65, 0.55]> : tensor<4x4xf32>} : tensor<4x4xf32>
+  %sign = constant {value = dense<[-1.0, -1.0, 1.0, 1.0]> : tensor<4xf32>} : tensor<4xf32>
+  %q = matmul "q" (%x, %wq) : tensor<1x4x8xf32>
+  %k = matmul "k" (%x, %wk) : tensor<1x4x8xf32>
+  %v = matmul "v" (%x, %wv) : tensor<1x4x6xf32>
+  %q4 = reshape (%q) {shape = [1, 4, 2, 4]} : tensor<1x4x2x4xf32>
+  %qh = transpose (%q4) {perm = [0, 2, 1, 3]} : tensor<1x2x4x4xf32>
+  %qc = mul (%qh, %cos) : tensor<1x2x4x4xf32>
+  %q5 = reshape (%qh) {shape = [1, 2, 4, 2, 2]} : tensor<1x2x4x2x2xf32>
+  %qs = reverse (%q5) {axes = [3]} : tensor<1x2x4x2x2xf32>
+  %qr = reshape (%qs) {shape = [1, 2, 4, 4]} : tensor<1x2x4x4xf32>
+  %qn = mul (%qr, %sign) : tensor<1x2x4x4xf32>
+  %qt = mul (%qn, %sin) : tensor<1x2x4x4xf32>
+  %qrot = add (%qc, %qt) : tensor<1x2x4x4xf32>
+  %k4 = reshape (%k) {shape = [1, 4, 2, 4]} : tensor<1x4x2x4xf32>
+  %kh = transpose (%k4) {perm = [0, 2, 3, 1]} : tensor<1x2x4x4xf32>
+  %ks = mul (%kh, %cos) : tensor<1x2x4x4xf32>
+  %s = matmul (%qrot, %ks) : tensor<1x2x4x4xf32>
+  %p = softmax (%s) {axis = 3} : tensor<1x2x4x4xf32>
+  %v3 = reshape (%v) {shape = [1, 4, 2, 3]} : tensor<1x4x2x3xf32>
+  %vh = transpose (%v3) {perm = [0, 2, 1, 3]} : tensor<1x2x4x3xf32>
+  %o = matmul (%p, %vh) : tensor<1x2x4x3xf32>
+  return %o as "o"
+}
+)";
+
+TEST(FuseSharedInputMatmuls, RotaryReadersJoin) {
+  Graph g = fused_and_checked(kRotary);
+  EXPECT_EQ(count_ops(g, OpKind::MatMul), 3);  // the joined product and the two of attention
+  EXPECT_EQ(count_ops(g, OpKind::Slice), 3);
+  // With q also read by a product of itself (q * q is not linear in q), nothing joins.
+  std::string quadratic = kRotary;
+  const std::string from = "%qc = mul (%qh, %cos)";
+  quadratic.replace(quadratic.find(from), from.size(), "%qc = mul (%qh, %qh)");
+  EXPECT_EQ(count_ops(fused_and_checked(quadratic), OpKind::MatMul), 5);
 }
 
 TEST(FuseSharedInputMatmuls, OtherProductsStay) {
