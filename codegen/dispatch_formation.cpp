@@ -118,12 +118,21 @@ struct PrologueSearch {
   int64_t reads;      // how often the anchor's kernel reads each element of the operand
   std::string& notes;
 
+  // Values whose several users are not all in the chain: stored (collect_all fills it).
+  std::set<const ir::Value*> stored;
+
   // Appends the producers of `v` that fuse into the prologue to `chain`, sources first. A
-  // producer whose result has other users stays materialized: fusing it would compute it twice.
-  // `depth` counts the producers between `v` and the anchor; kMaxFusedOps bounds it.
+  // producer whose result has other users stays materialized (fusing it would compute it twice),
+  // unless it is an index map (a view, transpose, slice, broadcast, reversal) whose users all end
+  // up in this chain: then the chain reads it twice, which costs a second load of the same element
+  // and saves the dispatch that stored it (rotary embeddings read q as q * cos and, through
+  // rotate_half's reversal, * sin). `depth` counts the producers between `v` and the anchor;
+  // kMaxFusedOps bounds it.
   void collect(ir::Value* v, std::vector<ir::Op*>& chain, int64_t depth = 0) {
     ir::Op* p = v->producer;
-    if (p == nullptr || claimed.count(p) || !single_internal_use(uses, v)) return;
+    if (p == nullptr || claimed.count(p)) return;
+    if (std::find(chain.begin(), chain.end(), p) != chain.end()) return;  // reached again: in already
+    if (!single_internal_use(uses, v) && (uses.is_output(v) || stored.count(v) || !index_map(*p))) return;
     if ((prologue_fusible(*p) || (math_allowed && elementwise_prologue_fusible(*p))) && depth >= kMaxFusedOps) {
       add_note(notes, cat(p->describe(), " not fused: the prologue already holds ", kMaxFusedOps, " ops"));
       return;
@@ -144,6 +153,34 @@ struct PrologueSearch {
       return;
     }
     chain.push_back(p);
+  }
+
+  // collect, then again while some value of the chain has users outside it (and the anchor):
+  // each such value is stored, and its producers leave the chain with it.
+  std::vector<ir::Op*> collect_all(ir::Value* operand) {
+    const std::string notes_before = notes;
+    for (;;) {
+      notes = notes_before;
+      std::vector<ir::Op*> chain;
+      collect(operand, chain);
+      const ir::Value* outside = nullptr;
+      for (const ir::Op* op : chain)
+        for (const ir::Op* u : uses.users(op->result()))
+          if (u != anchor && std::find(chain.begin(), chain.end(), u) == chain.end()) outside = op->result();
+      if (outside == nullptr) return chain;
+      stored.insert(outside);
+    }
+  }
+
+  static bool index_map(const ir::Op& op) {
+    switch (op_codegen(op.kind).prologue) {
+      case Prologue::View:
+      case Prologue::Reverse:
+      case Prologue::Transpose:
+      case Prologue::Slice:
+      case Prologue::Broadcast: return true;
+      default: return false;
+    }
   }
 };
 
@@ -213,8 +250,8 @@ DispatchGroup fuse_around(const ir::UseIndex& uses, ir::Op* anchor, const std::s
     // excite scale of the previous block).
     const bool math = family != FusionAnchor::Conv || i == 0;
     PrologueSearch search{uses, anchor, claimed, math, math ? operand_reads_per_element(*anchor, i, target) : 1,
-                          g.notes};
-    search.collect(anchor->operand(i), chain);
+                          g.notes, {}};
+    chain = search.collect_all(anchor->operand(i));
     if (!chain.empty()) chains.push_back(chain);
   }
   int64_t total = anchor->result()->type.numel();

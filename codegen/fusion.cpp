@@ -65,6 +65,13 @@ class Builder {
     return cat(read_external(v, what), "(", c, ")");
   }
 
+  // The function already made for value v (a prologue that reads v twice makes it once), or "".
+  std::string made(const ir::Value* v) const {
+    auto it = made_.find(v);
+    return it == made_.end() ? "" : it->second;
+  }
+  const std::string& remember(const ir::Value* v, std::string fn) { return made_[v] = std::move(fn); }
+
   uint32_t next() const { return next_; }
   FusedCode& code() { return code_; }
   const KernelContext& ctx() const { return ctx_; }
@@ -75,6 +82,7 @@ class Builder {
   uint32_t next_;
   const KernelContext& ctx_;
   std::string prefix_;
+  std::map<const ir::Value*, std::string> made_;
 };
 
 // "c" such that element i of a quantize/dequantize operand belongs to channel c (0 per tensor).
@@ -135,7 +143,14 @@ std::string elementwise_prologue_fn(Builder& b, const DispatchGroup& group, cons
 }
 
 // Prologue: the function computing element i of value v.
+std::string prologue_fn_once(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what);
+
 std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what) {
+  if (std::string fn = b.made(v); !fn.empty()) return fn;
+  return b.remember(v, prologue_fn_once(b, group, v, what));
+}
+
+std::string prologue_fn_once(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what) {
   const ir::Op* op = v->producer;
   if (op == nullptr || !contains(group.prologue, op)) return b.read_external(v, what);
   if (is_elementwise_math(*op)) return elementwise_prologue_fn(b, group, v, what);

@@ -5,6 +5,7 @@
 // broadcast, fully masked rows, NaN, a head split fused into the loads, and the fallback to the
 // unfused kernels when no tiling fits the target.
 #include <cmath>
+#include <random>
 
 #include "ir/passes.h"
 #include "ir/pass_manager.h"
@@ -371,6 +372,71 @@ TEST(Attention, RotaryEmbeddingsAndGroupedHeadsFuseIntoTheLoads) {
   ir::Value* p = g.add_op(K::Softmax, {sc}, {{"axis", int64_t(-1)}})->result();
   g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
   expect_fused_match(g, 45);
+}
+
+// A LLaMA-style attention block from its activation: q (4 heads), k and v (2 heads) projected by
+// constant weights, head split, rotary embeddings as exporters write them (slices, a negation, a
+// concat), repeat_kv. The three products join into one (fuse-shared-input-matmuls), and the
+// attention kernel reads q and k through the slices and head splits twice each (q * cos and
+// rotate_half(q) * sin): two dispatches, nothing stored between them. With the head-split q also
+// a graph output, q's projection has a reader other than products (nothing joins), and its head
+// split a reader outside the kernel: it is stored, and attention reads the stored copy twice.
+TEST(Attention, RotaryHeadsReadTheJoinedProjectionTwiceInTheLoads) {
+  const int64_t b = 1, h = 4, kv = 2, s = 13, d = 16, model = 48;
+  std::mt19937 rng(47);
+  for (bool q_out : {false, true}) {
+    SCOPED_TRACE(cat("head-split q also an output: ", q_out));
+    ir::Graph g;
+    HostTensor cos(DType::f32, {s, d}), sin(DType::f32, {s, d});
+    for (int64_t t = 0; t < s; ++t)
+      for (int64_t i = 0; i < d; ++i) {
+        const double angle = double(t) * std::pow(10000.0, -2.0 * double(i % (d / 2)) / double(d));
+        cos.set_f64(t * d + i, std::cos(angle));
+        sin.set_f64(t * d + i, std::sin(angle));
+      }
+    ir::Value* cv = g.add_constant(cos);
+    ir::Value* sv = g.add_constant(sin);
+    ir::Value* x = g.add_input("x", f32({b, s, model}));
+    auto heads = [&](int64_t n, ir::Value** split = nullptr) {
+      ir::Value* w = g.add_constant(random_tensor(DType::f32, {model, n * d}, rng, -0.3, 0.3));
+      ir::Value* p = g.add_op(K::MatMul, {x, w})->result();
+      ir::Value* r = g.add_op(K::Reshape, {p}, {{"shape", Ints{b, s, n, d}}})->result();
+      ir::Value* t = g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
+      if (split) *split = t;
+      return t;
+    };
+    auto rope = [&](ir::Value* t) {
+      ir::Value* x1 = g.add_op(K::Slice, {t}, {{"starts", Ints{0}}, {"ends", Ints{d / 2}}, {"axes", Ints{3}}})->result();
+      ir::Value* x2 = g.add_op(K::Slice, {t}, {{"starts", Ints{d / 2}}, {"ends", Ints{d}}, {"axes", Ints{3}}})->result();
+      ir::Value* rot = g.add_op(K::Concat, {g.add_op(K::Neg, {x2})->result(), x1}, {{"axis", int64_t(-1)}})->result();
+      return g.add_op(K::Add, {g.add_op(K::Mul, {t, cv})->result(), g.add_op(K::Mul, {rot, sv})->result()})->result();
+    };
+    auto repeat_kv = [&](ir::Value* t) {
+      ir::Value* u = g.add_op(K::Reshape, {t}, {{"shape", Ints{b, kv, 1, s, d}}})->result();
+      ir::Value* e = g.add_op(K::Broadcast, {u}, {{"shape", Ints{b, kv, h / kv, s, d}}})->result();
+      return g.add_op(K::Reshape, {e}, {{"shape", Ints{b, h, s, d}}})->result();
+    };
+    ir::Value* q_split = nullptr;
+    ir::Value* q = rope(heads(h, &q_split));
+    ir::Value* k = repeat_kv(rope(heads(kv)));
+    ir::Value* v = repeat_kv(heads(kv));
+    ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+    ir::Value* sc = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 0.25)})->result();
+    ir::Value* p = g.add_op(K::Softmax, {sc}, {{"axis", int64_t(-1)}})->result();
+    g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+    if (q_out) g.add_output(q_split, "q_heads");
+    GpuRunOptions o;
+    o.rel_tol = 2e-5;
+    GpuRun run = run_on_gpu(g, random_inputs(g, 48), o);
+    EXPECT_TRUE(outputs_match(run, o));
+    std::string kernels;
+    for (const DispatchDesc& dd : run.module.manifest.dispatches) kernels += dd.kernel + " ";
+    if (!split_testing()) {
+      EXPECT_EQ(attention_dispatches(run.module), 1) << kernels;
+      if (!q_out) EXPECT_EQ(run.module.manifest.dispatches.size(), 2u) << kernels;
+      else EXPECT_NE(kernels.find("transpose"), std::string::npos) << kernels;  // q's head split, stored
+    }
+  }
 }
 
 // Forms that must stay unfused: softmax over another axis, scores used twice, a broadcast batch.
