@@ -55,10 +55,8 @@ std::string format_tensor(const TensorPtr& t, bool digest) {
   if (!t) return "null";  // only in graphs the verifier would reject; the parser rejects it too
   std::string s;
   if (t->numel() > kMaxListedElements && digest) {
-    // Two 64-bit hashes with different seeds: a collision would have to hit both.
     const std::vector<uint8_t>& b = t->bytes();
-    s = "digest<\"" + hash_hex(content_hash(b.data(), b.size())) +
-        hash_hex(content_hash(b.data(), b.size(), kContentHashSeed ^ 0x9e3779b97f4a7c15ull)) + "\">";
+    s = "digest<\"" + content_digest_hex(b.data(), b.size()) + "\">";
   } else if (t->numel() > kMaxListedElements) {
     static const char* digits = "0123456789abcdef";
     s = "dense_hex<\"";
