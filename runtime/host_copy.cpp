@@ -7,20 +7,11 @@
 #include <thread>
 
 #include "support/error.h"
+#include "support/parallel_for.h"
 
 namespace vkc::rt {
 
-unsigned copy_threads_from_env() {
-  const char* v = std::getenv("VKC_COPY_THREADS");
-  if (v == nullptr || *v == '\0') {
-    const unsigned hw = std::thread::hardware_concurrency();  // 0 when unknown
-    return std::clamp(hw, 1u, kMaxDefaultCopyThreads);
-  }
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  check(*end == '\0' && n >= 1 && n <= 64, "VKC_COPY_THREADS: expected a thread count from 1 to 64, found '", v, "'");
-  return unsigned(n);
-}
+unsigned copy_threads_from_env() { return threads_from_env("VKC_COPY_THREADS", kMaxDefaultCopyThreads); }
 
 void HostCopy::copy(void* dst, const void* src, size_t bytes) {
   if (bytes < kParallelCopyMinBytes) {

@@ -13,11 +13,14 @@
 
 namespace vkc {
 
-// Threads for compiling: VKC_COMPILE_THREADS (1 to 64; 1 compiles in the calling thread), else the
-// hardware's threads up to kMaxDefaultCompileThreads. A malformed value is an Error naming the
-// variable.
+// A thread count from environment variable `variable` (1 to 64), else the hardware's threads up to
+// `default_max`. A malformed value is an Error naming the variable.
+unsigned threads_from_env(const char* variable, unsigned default_max);
+
+// Threads for compiling: VKC_COMPILE_THREADS (1 compiles in the calling thread), else the
+// hardware's threads up to kMaxDefaultCompileThreads.
 inline constexpr unsigned kMaxDefaultCompileThreads = 16;
-unsigned compile_threads();
+inline unsigned compile_threads() { return threads_from_env("VKC_COMPILE_THREADS", kMaxDefaultCompileThreads); }
 
 // f(i) for every i in [0, n), on up to `threads` threads (in the calling thread when 1 or n <= 1).
 // Every item runs; then the exception of the lowest failing i is rethrown, so the error is the one

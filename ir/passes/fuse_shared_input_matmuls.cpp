@@ -27,82 +27,81 @@ const HostTensor* constant_of(const Value* v) {
   return v->producer->attr_tensor("value").get();
 }
 
-// Values computed from `root` through the ops feeds_products_only follows (below): views,
-// transposes, broadcasts (grouped-query heads' repeat_kv), reversals, negation and elementwise
-// arithmetic.
-bool follows(OpKind k) {
+// How feeds_products_only (below) treats a reader: a product ends the path; an index map (views,
+// transposes, broadcasts such as grouped-query heads' repeat_kv, reversals) or a negation passes
+// it on; elementwise arithmetic passes it on where it stays linear; anything else stops the join.
+enum class Reader { Product, PassesOn, Arithmetic, Other };
+
+Reader reader_kind(OpKind k) {
   switch (k) {
+    case OpKind::MatMul:
+    case OpKind::BatchMatMul:
+    case OpKind::Gemm:
+    case OpKind::Attention: return Reader::Product;
     case OpKind::Reshape:
     case OpKind::ExpandShape:
     case OpKind::CollapseShape:
     case OpKind::Transpose:
     case OpKind::Broadcast:
     case OpKind::Reverse:
-    case OpKind::Neg:
+    case OpKind::Neg: return Reader::PassesOn;
     case OpKind::Mul:
     case OpKind::Div:
     case OpKind::Add:
-    case OpKind::Sub: return true;
-    default: return false;
+    case OpKind::Sub: return Reader::Arithmetic;
+    default: return Reader::Other;
   }
 }
 
+// Values computed from `root` through readers that pass it on or do arithmetic on it.
 std::set<const Value*> derived_from(const Graph& g, const Value* root) {
   std::set<const Value*> derived{root};
   std::vector<const Value*> work{root};
   while (!work.empty()) {
     const Value* v = work.back();
     work.pop_back();
-    for (const Op* u : g.users(v))
-      if (follows(u->kind) && u->results.size() == 1 && derived.insert(u->result()).second) work.push_back(u->result());
+    for (const Op* u : g.users(v)) {
+      const Reader r = reader_kind(u->kind);
+      if ((r == Reader::PassesOn || r == Reader::Arithmetic) && u->results.size() == 1 &&
+          derived.insert(u->result()).second)
+        work.push_back(u->result());
+    }
   }
   return derived;
 }
 
+// Linear in the root: its operands constants or values computed from the root, at most one of the
+// latter in a product (q * q is not), none as a divisor.
+bool linear_in_root(const Op& u, const std::set<const Value*>& derived) {
+  int from_root = 0;
+  for (const Value* x : u.operands) {
+    if (!derived.count(x) && constant_of(x) == nullptr) return false;
+    from_root += int(derived.count(x));
+  }
+  return !(u.kind == OpKind::Mul && from_root > 1) && !(u.kind == OpKind::Div && derived.count(u.operand(1)));
+}
+
 // Whether every use of `v` reaches the operand of a product (matmul, batch_matmul, gemm,
 // attention) through views, transposes, broadcasts, reversals, negation and elementwise
-// arithmetic that stays linear in v (its other operands constants or computed from v, at most one
-// of those in a product): SDPA's export scales q and k before the product, and rotary embeddings
-// (q * cos + rotate_half(q) * sin, rotate_half a reversal times a sign after the rotate-half
-// pass) read q and k twice. The slices that replace `v` then fuse into those products' operand
-// loads (codegen's prologues, which may read an index map twice). Anything else (a graph output,
-// a non-linear function such as SwiGLU's silu(gate) * up, or an op mixing in another activation)
-// would read a slice through a copy of its own, which costs more than the joined product saves.
+// arithmetic that stays linear in v: SDPA's export scales q and k before the product, and rotary
+// embeddings (q * cos + rotate_half(q) * sin, rotate_half a reversal times a sign after the
+// rotate-half pass) read q and k twice. The slices that replace `v` then fuse into those products'
+// operand loads (codegen's prologues, which may read an index map twice). Anything else (a graph
+// output, a non-linear function such as SwiGLU's silu(gate) * up, or an op mixing in another
+// activation) would read a slice through a copy of its own, which costs more than the joined
+// product saves.
 bool feeds_products_only(const Graph& g, const Value* v, const std::set<const Value*>& derived, int depth = 0) {
   if (g.is_output(v) || depth > 16) return false;
   for (const Op* u : g.users(v)) {
-    switch (u->kind) {
-      case OpKind::MatMul:
-      case OpKind::BatchMatMul:
-      case OpKind::Gemm:
-      case OpKind::Attention: continue;
-      case OpKind::Reshape:
-      case OpKind::ExpandShape:
-      case OpKind::CollapseShape:
-      case OpKind::Transpose:
-      case OpKind::Broadcast:
-      case OpKind::Reverse:
-      case OpKind::Neg:
+    switch (reader_kind(u->kind)) {
+      case Reader::Product: continue;
+      case Reader::Arithmetic:
+        if (!linear_in_root(*u, derived)) return false;
+        [[fallthrough]];
+      case Reader::PassesOn:
         if (!feeds_products_only(g, u->result(), derived, depth + 1)) return false;
         continue;
-      case OpKind::Mul:
-      case OpKind::Div:
-      case OpKind::Add:
-      case OpKind::Sub:
-      {
-        // Linear in the root: constants and values computed from it, at most one of the latter
-        // in a product (q * q is not), none as a divisor.
-        int from_root = 0;
-        for (const Value* x : u->operands) {
-          if (!derived.count(x) && constant_of(x) == nullptr) return false;
-          from_root += int(derived.count(x));
-        }
-        if ((u->kind == OpKind::Mul && from_root > 1) || (u->kind == OpKind::Div && derived.count(u->operand(1))))
-          return false;
-      }
-        if (!feeds_products_only(g, u->result(), derived, depth + 1)) return false;
-        continue;
-      default: return false;
+      case Reader::Other: return false;
     }
   }
   return true;

@@ -337,6 +337,48 @@ TEST(Attention, GroupedQueryHeadsRepeatThroughTheLoads) {
   expect_fused_match(g, 44);
 }
 
+// The pieces of a LLaMA-style attention as exporters write them, for heads of d dims over s
+// tokens: rotary embeddings (x * cos + rotate_half(x) * sin, the halves as a concat of a negated
+// slice and a slice), repeat_kv of kv heads to h (Unsqueeze, Expand, Reshape), and scaled
+// attention with the keys transposed.
+struct LlamaAttention {
+  ir::Graph& g;
+  int64_t b, h, kv, s, d;
+  ir::Value* cv = nullptr;
+  ir::Value* sv = nullptr;
+
+  LlamaAttention(ir::Graph& graph, int64_t b_, int64_t h_, int64_t kv_, int64_t s_, int64_t d_)
+      : g(graph), b(b_), h(h_), kv(kv_), s(s_), d(d_) {
+    HostTensor cos(DType::f32, {s, d}), sin(DType::f32, {s, d});
+    for (int64_t t = 0; t < s; ++t)
+      for (int64_t i = 0; i < d; ++i) {
+        const double angle = double(t) * std::pow(10000.0, -2.0 * double(i % (d / 2)) / double(d));
+        cos.set_f64(t * d + i, std::cos(angle));
+        sin.set_f64(t * d + i, std::sin(angle));
+      }
+    cv = g.add_constant(cos);
+    sv = g.add_constant(sin);
+  }
+  ir::Value* rope(ir::Value* x) {
+    ir::Value* x1 = g.add_op(K::Slice, {x}, {{"starts", Ints{0}}, {"ends", Ints{d / 2}}, {"axes", Ints{3}}})->result();
+    ir::Value* x2 = g.add_op(K::Slice, {x}, {{"starts", Ints{d / 2}}, {"ends", Ints{d}}, {"axes", Ints{3}}})->result();
+    ir::Value* rot = g.add_op(K::Concat, {g.add_op(K::Neg, {x2})->result(), x1}, {{"axis", int64_t(-1)}})->result();
+    return g.add_op(K::Add, {g.add_op(K::Mul, {x, cv})->result(), g.add_op(K::Mul, {rot, sv})->result()})->result();
+  }
+  ir::Value* repeat_kv(ir::Value* x) {
+    ir::Value* u = g.add_op(K::Reshape, {x}, {{"shape", Ints{b, kv, 1, s, d}}})->result();
+    ir::Value* e = g.add_op(K::Broadcast, {u}, {{"shape", Ints{b, kv, h / kv, s, d}}})->result();
+    return g.add_op(K::Reshape, {e}, {{"shape", Ints{b, h, s, d}}})->result();
+  }
+  // softmax(q k^T / 4) v as the graph's output "out".
+  void attend(ir::Value* q, ir::Value* k, ir::Value* v) {
+    ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+    ir::Value* sc = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 0.25)})->result();
+    ir::Value* p = g.add_op(K::Softmax, {sc}, {{"axis", int64_t(-1)}})->result();
+    g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  }
+};
+
 // LLaMA-style attention: rotary embeddings on q and k (x * cos + rotate_half(x) * sin, the halves
 // as a concat of a negated slice and a slice), then k and v repeated for grouped-query heads.
 // rotate_half becomes index maps and a sign (ir::rotate_half_pass), so everything joins the
@@ -344,33 +386,11 @@ TEST(Attention, GroupedQueryHeadsRepeatThroughTheLoads) {
 TEST(Attention, RotaryEmbeddingsAndGroupedHeadsFuseIntoTheLoads) {
   const int64_t b = 1, h = 4, kv = 2, s = 11, d = 16;
   ir::Graph g;
-  HostTensor cos(DType::f32, {s, d}), sin(DType::f32, {s, d});
-  for (int64_t t = 0; t < s; ++t)
-    for (int64_t i = 0; i < d; ++i) {
-      const double angle = double(t) * std::pow(10000.0, -2.0 * double(i % (d / 2)) / double(d));
-      cos.set_f64(t * d + i, std::cos(angle));
-      sin.set_f64(t * d + i, std::sin(angle));
-    }
-  ir::Value* cv = g.add_constant(cos);
-  ir::Value* sv = g.add_constant(sin);
-  auto rope = [&](ir::Value* x) {
-    ir::Value* x1 = g.add_op(K::Slice, {x}, {{"starts", Ints{0}}, {"ends", Ints{d / 2}}, {"axes", Ints{3}}})->result();
-    ir::Value* x2 = g.add_op(K::Slice, {x}, {{"starts", Ints{d / 2}}, {"ends", Ints{d}}, {"axes", Ints{3}}})->result();
-    ir::Value* rot = g.add_op(K::Concat, {g.add_op(K::Neg, {x2})->result(), x1}, {{"axis", int64_t(-1)}})->result();
-    return g.add_op(K::Add, {g.add_op(K::Mul, {x, cv})->result(), g.add_op(K::Mul, {rot, sv})->result()})->result();
-  };
-  auto repeat_kv = [&](ir::Value* x) {
-    ir::Value* u = g.add_op(K::Reshape, {x}, {{"shape", Ints{b, kv, 1, s, d}}})->result();
-    ir::Value* e = g.add_op(K::Broadcast, {u}, {{"shape", Ints{b, kv, h / kv, s, d}}})->result();
-    return g.add_op(K::Reshape, {e}, {{"shape", Ints{b, h, s, d}}})->result();
-  };
-  ir::Value* q = rope(g.add_input("q", f32({b, h, s, d})));
-  ir::Value* k = repeat_kv(rope(g.add_input("k", f32({b, kv, s, d}))));
-  ir::Value* v = repeat_kv(g.add_input("v", f32({b, kv, s, d})));
-  ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
-  ir::Value* sc = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 0.25)})->result();
-  ir::Value* p = g.add_op(K::Softmax, {sc}, {{"axis", int64_t(-1)}})->result();
-  g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+  LlamaAttention la(g, b, h, kv, s, d);
+  ir::Value* q = la.rope(g.add_input("q", f32({b, h, s, d})));
+  ir::Value* k = la.repeat_kv(la.rope(g.add_input("k", f32({b, kv, s, d}))));
+  ir::Value* v = la.repeat_kv(g.add_input("v", f32({b, kv, s, d})));
+  la.attend(q, k, v);
   expect_fused_match(g, 45);
 }
 
@@ -387,43 +407,18 @@ TEST(Attention, RotaryHeadsReadTheJoinedProjectionTwiceInTheLoads) {
   for (bool q_out : {false, true}) {
     SCOPED_TRACE(cat("head-split q also an output: ", q_out));
     ir::Graph g;
-    HostTensor cos(DType::f32, {s, d}), sin(DType::f32, {s, d});
-    for (int64_t t = 0; t < s; ++t)
-      for (int64_t i = 0; i < d; ++i) {
-        const double angle = double(t) * std::pow(10000.0, -2.0 * double(i % (d / 2)) / double(d));
-        cos.set_f64(t * d + i, std::cos(angle));
-        sin.set_f64(t * d + i, std::sin(angle));
-      }
-    ir::Value* cv = g.add_constant(cos);
-    ir::Value* sv = g.add_constant(sin);
+    LlamaAttention la(g, b, h, kv, s, d);
     ir::Value* x = g.add_input("x", f32({b, s, model}));
-    auto heads = [&](int64_t n, ir::Value** split = nullptr) {
+    auto heads = [&](int64_t n) {
       ir::Value* w = g.add_constant(random_tensor(DType::f32, {model, n * d}, rng, -0.3, 0.3));
-      ir::Value* p = g.add_op(K::MatMul, {x, w})->result();
-      ir::Value* r = g.add_op(K::Reshape, {p}, {{"shape", Ints{b, s, n, d}}})->result();
-      ir::Value* t = g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
-      if (split) *split = t;
-      return t;
+      ir::Value* r = g.add_op(K::Reshape, {g.add_op(K::MatMul, {x, w})->result()}, {{"shape", Ints{b, s, n, d}}})->result();
+      return g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
     };
-    auto rope = [&](ir::Value* t) {
-      ir::Value* x1 = g.add_op(K::Slice, {t}, {{"starts", Ints{0}}, {"ends", Ints{d / 2}}, {"axes", Ints{3}}})->result();
-      ir::Value* x2 = g.add_op(K::Slice, {t}, {{"starts", Ints{d / 2}}, {"ends", Ints{d}}, {"axes", Ints{3}}})->result();
-      ir::Value* rot = g.add_op(K::Concat, {g.add_op(K::Neg, {x2})->result(), x1}, {{"axis", int64_t(-1)}})->result();
-      return g.add_op(K::Add, {g.add_op(K::Mul, {t, cv})->result(), g.add_op(K::Mul, {rot, sv})->result()})->result();
-    };
-    auto repeat_kv = [&](ir::Value* t) {
-      ir::Value* u = g.add_op(K::Reshape, {t}, {{"shape", Ints{b, kv, 1, s, d}}})->result();
-      ir::Value* e = g.add_op(K::Broadcast, {u}, {{"shape", Ints{b, kv, h / kv, s, d}}})->result();
-      return g.add_op(K::Reshape, {e}, {{"shape", Ints{b, h, s, d}}})->result();
-    };
-    ir::Value* q_split = nullptr;
-    ir::Value* q = rope(heads(h, &q_split));
-    ir::Value* k = repeat_kv(rope(heads(kv)));
-    ir::Value* v = repeat_kv(heads(kv));
-    ir::Value* kt = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
-    ir::Value* sc = g.add_op(K::Mul, {g.add_op(K::MatMul, {q, kt})->result(), scalar(g, 0.25)})->result();
-    ir::Value* p = g.add_op(K::Softmax, {sc}, {{"axis", int64_t(-1)}})->result();
-    g.add_output(g.add_op(K::MatMul, {p, v})->result(), "out");
+    ir::Value* q_split = heads(h);
+    ir::Value* q = la.rope(q_split);
+    ir::Value* k = la.repeat_kv(la.rope(heads(kv)));
+    ir::Value* v = la.repeat_kv(heads(kv));
+    la.attend(q, k, v);
     if (q_out) g.add_output(q_split, "q_heads");
     GpuRunOptions o;
     o.rel_tol = 2e-5;
