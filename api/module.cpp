@@ -1,7 +1,7 @@
 // vkc::Module: loading (directory or .vkcm), in-process compilation, saving, and the source graph.
 #include <algorithm>
-#include <mutex>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 
 #include "api/compile_in_process.h"
