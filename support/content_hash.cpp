@@ -48,7 +48,8 @@ std::string content_digest_hex(const void* data, size_t size) {
   for (; i + 32 <= size; i += 32)
     for (int l = 0; l < 4; ++l) lane[l] = rotl(lane[l] + load64(p + i + 8 * l) * kLaneMul, 31) * kLaneAdd;
   uint8_t tail[32] = {};
-  std::memcpy(tail, p + i, size - i);
+  // An empty input may come as a null pointer, which memcpy must not see even for zero bytes.
+  if (size > i) std::memcpy(tail, p + i, size - i);
   for (int l = 0; l < 4; ++l) lane[l] = rotl(lane[l] + load64(tail + 8 * l) * kLaneMul, 31) * kLaneAdd;
   const uint64_t n = uint64_t(size);
   const uint64_t a = avalanche(lane[0] ^ rotl(lane[1], 17) ^ rotl(lane[2], 34) ^ rotl(lane[3], 51) ^ n);
