@@ -47,6 +47,12 @@ struct Section {
 
 }  // namespace
 
+uint64_t module_file_checksum(const uint8_t* data, size_t size, uint32_t version) {
+  if (version == 1) return content_hash(data, size);
+  const ContentDigest d = content_digest(data, size);
+  return d.lo ^ d.hi;
+}
+
 std::vector<uint8_t> pack_module_file(const ModuleImage& module, const ModuleExtras& extras) {
   const Manifest m = manifest_with_spirv_hashes(module);
   std::string manifest = manifest_to_json(m);
@@ -83,7 +89,7 @@ std::vector<uint8_t> pack_module_file(const ModuleImage& module, const ModuleExt
     at += kEntryFixedBytes + align8(s.name.size());
     if (s.size) std::memcpy(out.data() + offsets[i], s.data, s.size);
   }
-  put_u64(out, 24, content_hash(out.data() + kHeaderBytes, out.size() - kHeaderBytes));
+  put_u64(out, 24, module_file_checksum(out.data() + kHeaderBytes, out.size() - kHeaderBytes));
   return out;
 }
 
@@ -100,10 +106,10 @@ Container read_container(const std::vector<uint8_t>& bytes, const std::string& w
   check(bytes.size() >= kHeaderBytes && std::memcmp(bytes.data(), kModuleFileMagic, 8) == 0, what,
         ": not a vkc module file (bad magic; expected a .vkcm written by vk-compile)");
   const uint32_t version = get_u32(bytes, 8);
-  if (version != kModuleFileVersion)
+  if (version < kOldestModuleFileVersion || version > kModuleFileVersion)
     throw FormatVersionError(cat(what, ": module file version ", version, " is not supported: written by ",
                                  version > kModuleFileVersion ? "a newer" : "an older", " vkc (this vkc ",
-                                 vkc_version(), " reads version ", kModuleFileVersion,
+                                 vkc_version(), " reads versions ", kOldestModuleFileVersion, " to ", kModuleFileVersion,
                                  "): recompile it from its model with vk-compile MODEL -o ", what));
   const uint32_t count = get_u32(bytes, 12);
   const uint64_t declared = get_u64(bytes, 16);
@@ -127,7 +133,8 @@ Container read_container(const std::vector<uint8_t>& bytes, const std::string& w
           "' appears twice");
     c.order.push_back(name);
   }
-  check(get_u64(bytes, 24) == content_hash(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes), what,
+  check(get_u64(bytes, 24) == module_file_checksum(bytes.data() + kHeaderBytes, bytes.size() - kHeaderBytes, version),
+        what,
         ": checksum mismatch (the file is corrupted)");
   check(c.order.front() == kManifestSection, what, ": the first section must be manifest.json, found '",
         c.order.front(), "'");

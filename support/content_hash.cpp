@@ -39,7 +39,7 @@ uint64_t load64(const uint8_t* p) {
 
 }  // namespace
 
-std::string content_digest_hex(const void* data, size_t size) {
+ContentDigest content_digest(const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   // Four lanes, each a chain of (lane + word * odd constant), rotated, times another: a word
   // changes its lane's state bijectively, so two inputs that differ in one word always differ there.
@@ -54,7 +54,12 @@ std::string content_digest_hex(const void* data, size_t size) {
   const uint64_t n = uint64_t(size);
   const uint64_t a = avalanche(lane[0] ^ rotl(lane[1], 17) ^ rotl(lane[2], 34) ^ rotl(lane[3], 51) ^ n);
   const uint64_t b = avalanche(lane[3] ^ rotl(lane[2], 13) ^ rotl(lane[1], 29) ^ rotl(lane[0], 43) ^ (n * kLaneMul));
-  return hash_hex(a) + hash_hex(b);
+  return {a, b};
+}
+
+std::string content_digest_hex(const void* data, size_t size) {
+  const ContentDigest d = content_digest(data, size);
+  return hash_hex(d.lo) + hash_hex(d.hi);
 }
 
 std::string hash_hex(uint64_t hash) {

@@ -16,7 +16,12 @@ std::vector<uint8_t> read_file(const std::string& path) {
   check(!S_ISDIR(st.st_mode), path, ": is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
   check(bool(in), path, ": cannot open");
-  std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the size stat reported (a byte iterator took 0.25 s of a 340 MB module's load),
+  // then whatever follows: pipes and /proc files report size 0, and a file may have grown.
+  std::vector<uint8_t> data(size_t(st.st_size));
+  in.read(reinterpret_cast<char*>(data.data()), std::streamsize(data.size()));
+  data.resize(size_t(in.gcount()));
+  if (in) data.insert(data.end(), std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   check(!in.bad(), path, ": read error");
   return data;
 }

@@ -8,7 +8,7 @@
 #include "api/api_helpers.h"
 #include "ir/text_format.h"
 #include "module/manifest.h"
-#include "support/content_hash.h"
+#include "module/module_file.h"
 #include "support/file_io.h"
 
 namespace vkc::api_test {
@@ -147,7 +147,7 @@ TEST_F(ModuleCacheApi, LoadOrRecompileTakesModulesOfAnotherFormat) {
   const size_t in_file = flat.find(ours + ",");
   ASSERT_NE(in_file, std::string::npos);
   bytes[in_file + ours.size() - 1] = uint8_t('0' + (kModuleFormatVersion + 1) % 10);
-  const uint64_t sum = content_hash(bytes.data() + 32, bytes.size() - 32);  // the container's checksum
+  const uint64_t sum = module_file_checksum(bytes.data() + 32, bytes.size() - 32);  // the container's checksum
   std::memcpy(bytes.data() + 24, &sum, 8);
   write_file(dir + "/newer.vkcm", bytes.data(), bytes.size());
   EXPECT_THROW(Module::load(dir + "/newer.vkcm"), Error);

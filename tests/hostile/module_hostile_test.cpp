@@ -12,7 +12,6 @@
 #include "ir/text_format.h"
 #include "module/module_file.h"
 #include "module/target_profiles.h"
-#include "support/content_hash.h"
 
 namespace vkc::hostile {
 namespace {
@@ -163,7 +162,7 @@ TEST(HostileModule, CorruptSpvInAVkcmNamesTheFile) {
   std::string message = error_of([&] { unpack_module_file(bytes, "m.vkcm"); });
   EXPECT_EQ(message.rfind("m.vkcm: ", 0), 0u) << message;
   EXPECT_NE(message.find("checksum"), std::string::npos) << message;
-  uint64_t sum = content_hash(bytes.data() + 32, bytes.size() - 32);
+  uint64_t sum = module_file_checksum(bytes.data() + 32, bytes.size() - 32);
   for (int i = 0; i < 8; ++i) bytes[24 + size_t(i)] = uint8_t(sum >> (8 * i));
   message = error_of([&] { unpack_module_file(bytes, "m.vkcm"); });
   EXPECT_EQ(message.rfind("m.vkcm:" + spv + ": content hash ", 0), 0u) << message;

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "module/module_file.h"
-#include "support/content_hash.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/version.h"
@@ -100,7 +99,7 @@ TEST(FormatVersion, ModuleFileNamesItselfAndKeepsItsSourceReadable) {
   size_t at = s.find(ours);
   ASSERT_NE(at, std::string::npos);
   bytes[at + ours.size() - 2] = uint8_t('0' + (kModuleFormatVersion + 1) % 10);
-  const uint64_t h = content_hash(bytes.data() + 32, bytes.size() - 32);
+  const uint64_t h = module_file_checksum(bytes.data() + 32, bytes.size() - 32);
   std::memcpy(bytes.data() + 24, &h, 8);
   try {
     unpack_module_file(bytes, path);

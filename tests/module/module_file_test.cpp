@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "module/module_file.h"
-#include "support/content_hash.h"
 #include "support/error.h"
 
 namespace vkc {
@@ -41,7 +40,7 @@ std::string error_of(const std::vector<uint8_t>& bytes) {
 }
 
 void rehash(std::vector<uint8_t>& b) {
-  uint64_t h = content_hash(b.data() + 32, b.size() - 32);
+  uint64_t h = module_file_checksum(b.data() + 32, b.size() - 32);
   std::memcpy(b.data() + 24, &h, 8);
 }
 
@@ -57,6 +56,23 @@ TEST(ModuleFile, RoundTripWithExtras) {
   EXPECT_EQ(back.constants, m.constants);
   EXPECT_EQ(extras.at("source.vkir"), "graph @g() {}");
   EXPECT_EQ(bytes.size() % 8, 0u);
+}
+
+// Version 1 differs only in its checksum (FNV-1a): such files still load, each version checked
+// its own way, so a version-1 header over a version-2 checksum is corruption.
+TEST(ModuleFile, VersionOneFilesLoadWithTheirOwnChecksum) {
+  ModuleImage m = tiny_module();
+  std::vector<uint8_t> b = pack_module_file(m, {{"source.vkir", "graph @g() {}"}});
+  b[8] = 1;
+  EXPECT_NE(error_of(b).find("checksum mismatch"), std::string::npos) << error_of(b);
+  const uint64_t h = module_file_checksum(b.data() + 32, b.size() - 32, 1);
+  EXPECT_NE(h, module_file_checksum(b.data() + 32, b.size() - 32));
+  std::memcpy(b.data() + 24, &h, 8);
+  ModuleExtras extras;
+  ModuleImage back = unpack_module_file(b, "old.vkcm", &extras);
+  EXPECT_EQ(back.spirv, m.spirv);
+  EXPECT_EQ(back.constants, m.constants);
+  EXPECT_EQ(extras.at("source.vkir"), "graph @g() {}");
 }
 
 TEST(ModuleFile, BadMagic) {
