@@ -5,9 +5,11 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "api/source_graph.h"
 #include "ir/graph.h"
 #include "module/manifest.h"
 #include "runtime/runtime.h"
@@ -21,25 +23,6 @@ struct Device::Impl {
   DeviceLimits limits;
 };
 
-// The graph a module was compiled from: its text (source.vkir, as loaded from a module), or for a
-// module compiled in this process the graph itself, printed only when the text is asked for (save).
-// Printing a model's weights as text doubles them (ViT-B/16: 700 MB of text for 350 MB of weights):
-// compiling and the module cache need only the graph (api/module_cache.h).
-class SourceGraph {
- public:
-  SourceGraph() = default;
-  explicit SourceGraph(std::string text);
-  explicit SourceGraph(ir::Graph graph);
-
-  bool present() const { return state_ != nullptr; }
-  const std::string& text() const;  // thread-safe; printed once
-  ir::Graph graph() const;          // a copy: cloned, or parsed from the text
-
- private:
-  struct State;
-  std::shared_ptr<State> state_;
-};
-
 struct Module::Impl {
   ModuleImage image;
   SourceGraph source;  // absent: the module carries no source graph
@@ -48,7 +31,7 @@ struct Module::Impl {
 };
 
 // Builds a Module around a compiled image (fills the tensor lists).
-Module make_module(ModuleImage image, std::string source_vkir, ModuleOrigin origin);
+Module make_module(ModuleImage image, std::optional<SourceFiles> source, ModuleOrigin origin);
 Module make_module(ModuleImage image, ir::Graph source, ModuleOrigin origin);
 
 struct DeviceTensor::Impl {

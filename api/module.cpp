@@ -20,8 +20,6 @@ namespace vkc {
 
 namespace {
 
-constexpr const char* kSourceFile = kSourceGraphFile;
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -46,33 +44,6 @@ codegen::CompileOptions compile_options(const Device& device, const CompileOptio
 
 }  // namespace
 
-struct SourceGraph::State {
-  std::shared_ptr<const ir::Graph> graph;  // null: only the text
-  std::once_flag printed;
-  std::string text;
-};
-
-SourceGraph::SourceGraph(std::string text) {
-  if (text.empty()) return;
-  state_ = std::make_shared<State>();
-  state_->text = std::move(text);
-}
-
-SourceGraph::SourceGraph(ir::Graph graph) : state_(std::make_shared<State>()) {
-  state_->graph = std::make_shared<const ir::Graph>(std::move(graph));
-}
-
-const std::string& SourceGraph::text() const {
-  check(present(), "internal: the module has no source graph");
-  if (state_->graph) std::call_once(state_->printed, [&] { state_->text = ir::print_graph(*state_->graph); });
-  return state_->text;
-}
-
-ir::Graph SourceGraph::graph() const {
-  check(present(), "internal: the module has no source graph");
-  return state_->graph ? state_->graph->clone() : ir::parse_graph(state_->text, kSourceFile);
-}
-
 namespace {
 Module make_module(ModuleImage image, SourceGraph source, ModuleOrigin origin) {
   auto impl = std::make_shared<Module::Impl>();
@@ -85,8 +56,8 @@ Module make_module(ModuleImage image, SourceGraph source, ModuleOrigin origin) {
 }
 }  // namespace
 
-Module make_module(ModuleImage image, std::string source_vkir, ModuleOrigin origin) {
-  return make_module(std::move(image), SourceGraph(std::move(source_vkir)), origin);
+Module make_module(ModuleImage image, std::optional<SourceFiles> source, ModuleOrigin origin) {
+  return make_module(std::move(image), source ? SourceGraph(std::move(*source)) : SourceGraph(), origin);
 }
 
 Module make_module(ModuleImage image, ir::Graph source, ModuleOrigin origin) {
@@ -101,15 +72,18 @@ Module Module::load(const std::string& path) {
   check(fs::exists(path, ec), path, ": no such module directory or .vkcm file");
   if (fs::is_directory(path, ec)) {
     ModuleImage image = read_module_dir(path);
-    std::string source;
-    if (fs::exists(path + "/" + kSourceFile, ec)) source = read_text_file(path + "/" + kSourceFile);
-    return make_module(std::move(image), std::move(source), ModuleOrigin::Loaded);
+    return make_module(std::move(image), read_source_dir(path), ModuleOrigin::Loaded);
   }
   check(ends_with(path, ".vkcm") || is_module_file(path), path,
         ": not a module (expected a module directory or a .vkcm file; Module::compile takes .vkir/.onnx)");
   ModuleExtras extras;
   ModuleImage image = read_module_file(path, &extras);
-  return make_module(std::move(image), extras.count(kSourceFile) ? extras[kSourceFile] : "", ModuleOrigin::Loaded);
+  auto section = [&](const char* name) {
+    auto it = extras.find(name);
+    return it == extras.end() ? std::nullopt : std::optional<std::string>(std::move(it->second));
+  };
+  return make_module(std::move(image), source_from_sections(section(kSourceGraphFile), section(kSourceDataFile)),
+                     ModuleOrigin::Loaded);
 }
 
 Module Module::load_or_recompile(const std::string& path, const Device& device) {
@@ -118,18 +92,25 @@ Module Module::load_or_recompile(const std::string& path, const Device& device) 
   } catch (const FormatVersionError& refusal) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    std::optional<std::string> source;
+    // The manifest is what was refused, so the constants are read by their usual name: the source's
+    // dense_at offsets count through them.
+    std::optional<SourceFiles> source;
+    std::vector<uint8_t> constants;
     try {
       if (fs::is_directory(path, ec)) {
-        if (fs::exists(path + "/" + kSourceFile, ec)) source = read_text_file(path + "/" + kSourceFile);
+        source = read_source_dir(path);
+        if (fs::exists(path + "/constants.bin", ec)) constants = read_file(path + "/constants.bin");
       } else {
-        source = read_module_file_section(path, kSourceFile);
+        source = source_from_sections(read_module_file_section(path, kSourceGraphFile),
+                                      read_module_file_section(path, kSourceDataFile));
+        std::optional<std::string> c = read_module_file_section(path, "constants.bin");
+        if (c) constants.assign(c->begin(), c->end());
       }
     } catch (const Error&) {
       throw refusal;  // a container of another version: its sections cannot be read either
     }
     check(source.has_value(), refusal.what(), " (it carries no source graph, so only vk-compile can)");
-    ir::Graph graph = ir::parse_graph(*source, path + ":" + kSourceFile);
+    ir::Graph graph = parse_source(*source, constants, path + ":" + kSourceGraphFile);
     ModuleImage image = codegen::compile_graph(graph, compile_options(device, CompileOptions{}));
     return make_module(std::move(image), std::move(graph), ModuleOrigin::Recompiled);
   }
@@ -156,16 +137,7 @@ Module Module::compile(const ir::Graph& graph, const Device& device, const Compi
                      ModuleOrigin::Compiled);
 }
 
-void Module::save(const std::string& path) const {
-  ModuleExtras extras;
-  if (impl_->source.present()) extras[kSourceFile] = impl_->source.text();
-  if (ends_with(path, ".vkcm")) {
-    write_module_file(path, impl_->image, extras);
-    return;
-  }
-  write_module_dir(path, impl_->image);
-  for (const auto& [name, text] : extras) write_text_file(path + "/" + name, text);
-}
+void Module::save(const std::string& path) const { write_module_with_source(path, impl_->image, impl_->source); }
 
 const std::vector<TensorInfo>& Module::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Module::outputs() const { return impl_->outputs; }
@@ -200,7 +172,7 @@ bool Module::has_source() const { return impl_->source.present(); }
 
 Module Module::recompile_for(const Device& device) const {
   check(has_source(), "module for target '", target(), "' carries no source graph (source.vkir) to recompile");
-  ir::Graph graph = impl_->source.graph();
+  ir::Graph graph = impl_->source.graph(impl_->image);
   CompileOptions same;  // recompiled in the precision it was compiled in
   same.precision = precision();
   return compile(graph, device, same);
@@ -208,7 +180,7 @@ Module Module::recompile_for(const Device& device) const {
 
 std::map<std::string, HostTensor> Module::reference(const std::map<std::string, HostTensor>& inputs) const {
   check(has_source(), "the reference needs the module's source graph (source.vkir), which it does not carry");
-  ir::Graph graph = impl_->source.graph();
+  ir::Graph graph = impl_->source.graph(impl_->image);
   // A QDQ conv or matmul means ONNX Runtime's integer semantics (docs/int8.md): the reference takes
   // the same rewrite as the compiler, so that it checks the kernels, not the two roundings' 1-ulp gaps.
   ir::PassManager pm;

@@ -7,6 +7,7 @@
 // each op's location.
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -50,7 +51,8 @@ const char* tok_name(Tok kind) {
 
 class Parser {
  public:
-  Parser(const std::string& text, const std::string& filename) : lex_(text, filename) {
+  Parser(const std::string& text, const std::string& filename, const ExternalLookup& external)
+      : lex_(text, filename), external_(external) {
     cur_ = lex_.next();
   }
 
@@ -295,16 +297,20 @@ class Parser {
     fail_here(cat("expected true or false ", what));
   }
 
-  // dense<[e0, e1, ...]> : tensor<...>   or   dense_hex<"bytes in hex"> : tensor<...>
+  // dense<[e0, e1, ...]> : tensor<...>, dense_hex<"bytes in hex"> : tensor<...> or
+  // dense_at<offset> : tensor<...> (bytes kept beside the text)
   TensorPtr parse_dense(const std::string& what) {
-    bool hex = is_keyword("dense_hex");
-    if (!hex && !is_keyword("dense")) fail_here(cat("expected dense<[...]> or dense_hex<\"...\"> ", what));
+    const bool hex = is_keyword("dense_hex"), at = is_keyword("dense_at");
+    if (!hex && !at && !is_keyword("dense"))
+      fail_here(cat("expected dense<[...]>, dense_hex<\"...\"> or dense_at<offset> ", what));
     Token start = advance();
     expect(Tok::Less, cat("after '", start.spelling, "'"));
     std::vector<Token> elements;
-    Token hex_tok;
+    Token data_tok;
     if (hex) {
-      hex_tok = expect(Tok::String, "with the constant's bytes in hex");
+      data_tok = expect(Tok::String, "with the constant's bytes in hex");
+    } else if (at) {
+      data_tok = expect(Tok::Int, "with the offset of the constant's bytes");
     } else {
       expect(Tok::LBracket, "to open the element list");
       if (cur_.kind != Tok::RBracket) {
@@ -322,7 +328,8 @@ class Parser {
     TensorType type = parse_type("for the constant");
     int64_t numel = checked_numel(type.shape, type_tok);
 
-    if (hex) return tensor_from_hex(hex_tok, type, numel);
+    if (hex) return tensor_from_hex(data_tok, type, numel);
+    if (at) return tensor_from_external(start, data_tok, type, numel);
     if (int64_t(elements.size()) != numel)
       fail_at(type_tok, cat("constant has ", elements.size(), " elements but its type ", type.str(),
                             " needs ", numel));
@@ -361,6 +368,34 @@ class Parser {
         fail_at(tok, cat("dense_hex bool element ", i, " is ", int(b), ", expected 0 or 1"));
       t->data()[i] = b;
     }
+    return t;
+  }
+
+  TensorPtr tensor_from_external(const Token& start, const Token& offset_tok, const TensorType& type,
+                                 int64_t numel) const {
+    if (!external_)
+      fail_at(start, "dense_at refers to constant bytes kept beside the text (a module's constants.bin and "
+                     "source.bin), and this text was read without them");
+    uint64_t offset = 0;
+    const std::string& s = offset_tok.spelling;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), offset);
+    if (ec != std::errc() || ptr != s.data() + s.size())
+      fail_at(offset_tok, cat("dense_at offset ", text::describe(offset_tok), " is not a byte offset"));
+    // Found before anything is allocated: a hostile type cannot ask for more than is there.
+    const uint64_t elem = dtype_size(type.dtype);
+    if (uint64_t(numel) > std::numeric_limits<uint64_t>::max() / elem)
+      fail_at(offset_tok, "constant's byte count overflows 64 bits");
+    const uint64_t size = uint64_t(numel) * elem;
+    const uint8_t* bytes = external_(offset, size);
+    if (!bytes)
+      fail_at(offset_tok, cat("dense_at<", offset, ">: the ", size, " bytes of ", type.str(),
+                              " lie outside the constant bytes kept beside the text"));
+    auto t = std::make_shared<HostTensor>(type.dtype, type.shape);
+    if (t->size_bytes()) std::memcpy(t->data(), bytes, t->size_bytes());
+    if (type.dtype == DType::boolean)
+      for (size_t i = 0; i < t->size_bytes(); ++i)
+        if (t->data()[i] > 1)
+          fail_at(offset_tok, cat("dense_at bool element ", i, " is ", int(t->data()[i]), ", expected 0 or 1"));
     return t;
   }
 
@@ -403,6 +438,7 @@ class Parser {
   }
 
   text::Lexer lex_;
+  const ExternalLookup& external_;
   Token cur_;
   Graph graph_;
   std::unordered_map<std::string, Value*> values_;
@@ -410,8 +446,8 @@ class Parser {
 
 }  // namespace
 
-Graph parse_graph(const std::string& text, const std::string& filename) {
-  return Parser(text, filename).parse();
+Graph parse_graph(const std::string& text, const std::string& filename, const ExternalLookup& external) {
+  return Parser(text, filename, external).parse();
 }
 
 Graph parse_graph_file(const std::string& path) { return parse_graph(read_text_file(path), path); }

@@ -51,12 +51,22 @@ std::string format_element(const HostTensor& t, int64_t i) {
   }
 }
 
-std::string format_tensor(const TensorPtr& t, bool digest) {
+// How tensors of more than kMaxListedElements print: as hex, as a digest (not parseable), or as
+// an offset into bytes kept beside the text.
+struct LargeTensors {
+  bool digest = false;
+  ExternalConstants* external = nullptr;
+};
+
+std::string format_tensor(const TensorPtr& t, const LargeTensors& large) {
   if (!t) return "null";  // only in graphs the verifier would reject; the parser rejects it too
   std::string s;
-  if (t->numel() > kMaxListedElements && digest) {
+  if (t->numel() > kMaxListedElements && large.digest) {
     const std::vector<uint8_t>& b = t->bytes();
     s = "digest<\"" + content_digest_hex(b.data(), b.size()) + "\">";
+  } else if (t->numel() > kMaxListedElements && large.external) {
+    const std::vector<uint8_t>& b = t->bytes();
+    s = "dense_at<" + std::to_string(large.external->place(b.data(), b.size())) + ">";
   } else if (t->numel() > kMaxListedElements) {
     static const char* digits = "0123456789abcdef";
     s = "dense_hex<\"";
@@ -70,7 +80,7 @@ std::string format_tensor(const TensorPtr& t, bool digest) {
   return s + " : " + TensorType{t->dtype(), t->shape()}.str();
 }
 
-std::string format_attribute(const Attribute& a, bool digest) {
+std::string format_attribute(const Attribute& a, const LargeTensors& large) {
   switch (attr_kind(a)) {
     case AttrKind::Int: return std::to_string(std::get<int64_t>(a));
     case AttrKind::Float: return format_floating(std::get<double>(a));
@@ -89,7 +99,7 @@ std::string format_attribute(const Attribute& a, bool digest) {
       for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + join_ints(v[i]);
       return s + "]";
     }
-    case AttrKind::Tensor: return format_tensor(std::get<TensorPtr>(a), digest);
+    case AttrKind::Tensor: return format_tensor(std::get<TensorPtr>(a), large);
   }
   return "?";
 }
@@ -117,7 +127,7 @@ class ValueNames {
   int next_number_ = 0;
 };
 
-std::string print_op(const Op& op, ValueNames& names, bool digest) {
+std::string print_op(const Op& op, ValueNames& names, const LargeTensors& large) {
   std::string s = "  ";
   for (size_t i = 0; i < op.results.size(); ++i) s += (i ? ", " : "") + names(op.results[i]);
   s += " = " + std::string(op_name(op.kind));
@@ -131,7 +141,7 @@ std::string print_op(const Op& op, ValueNames& names, bool digest) {
     s += " {";
     bool first = true;
     for (const auto& [name, value] : op.attrs) {  // AttrMap is ordered: names print sorted
-      s += (first ? "" : ", ") + name + " = " + format_attribute(value, digest);
+      s += (first ? "" : ", ") + name + " = " + format_attribute(value, large);
       first = false;
     }
     s += "}";
@@ -142,7 +152,7 @@ std::string print_op(const Op& op, ValueNames& names, bool digest) {
   return s + "\n";
 }
 
-std::string print(const Graph& graph, bool digest) {
+std::string print(const Graph& graph, const LargeTensors& large) {
   ValueNames names;
   std::string s = "graph @";
   s += text::is_identifier(graph.name) ? graph.name : text::quote_string(graph.name);
@@ -155,7 +165,7 @@ std::string print(const Graph& graph, bool digest) {
   // Name every result before printing any use, so a name follows the definition order.
   for (const Op* op : graph.ops())
     for (const Value* r : op->results) names(r);
-  for (const Op* op : graph.ops()) s += print_op(*op, names, digest);
+  for (const Op* op : graph.ops()) s += print_op(*op, names, large);
   s += "  return";
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
     const GraphOutput& out = graph.outputs()[i];
@@ -166,7 +176,8 @@ std::string print(const Graph& graph, bool digest) {
 
 }  // namespace
 
-std::string print_graph(const Graph& graph) { return print(graph, false); }
-std::string print_graph_digest(const Graph& graph) { return print(graph, true); }
+std::string print_graph(const Graph& graph) { return print(graph, {}); }
+std::string print_graph(const Graph& graph, ExternalConstants& external) { return print(graph, {false, &external}); }
+std::string print_graph_digest(const Graph& graph) { return print(graph, {true, nullptr}); }
 
 }  // namespace vkc::ir

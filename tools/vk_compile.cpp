@@ -1,10 +1,12 @@
 // vk-compile: IR text in, a compiled module directory out (manifest.json, one .spv per dispatch,
-// constants.bin, and the source graph as source.vkir so vk-run --check can use the reference), or
+// constants.bin, and the source graph as source.vkir and source.bin so vk-run --check can use the
+// reference and --recompile can compile it again), or
 // the same content as one .vkcm file when the output name ends in .vkcm.
 #include <iostream>
 #include <set>
 
 #include "api/compile_in_process.h"
+#include "api/source_graph.h"
 #include "ir/text_format.h"
 #include "module/module_file.h"
 #include "module/target_profiles.h"
@@ -87,14 +89,9 @@ int compile_main(int argc, char** argv) {
     options.target = vkc::resolve_target(target_name, nullptr);
   }
   vkc::ModuleImage module = vkc::codegen::compile_graph(graph, options);
-  // OUT ending in .vkcm: the same content as one file (module/module_file.h), for shipping.
-  const std::string ext = ".vkcm";
-  if (out_dir.size() > ext.size() && out_dir.compare(out_dir.size() - ext.size(), ext.size(), ext) == 0) {
-    vkc::write_module_file(out_dir, module, {{"source.vkir", vkc::ir::print_graph(graph)}});
-  } else {
-    vkc::write_module_dir(out_dir, module);
-    vkc::write_text_file(out_dir + "/source.vkir", vkc::ir::print_graph(graph));
-  }
+  // OUT ending in .vkcm: the same content as one file (module/module_file.h), for shipping. The
+  // source graph goes along (source.vkir, source.bin) for vk-run --check and --recompile.
+  vkc::write_module_with_source(out_dir, module, vkc::SourceGraph(std::move(graph)));
   if (report) std::cout << vkc::codegen::format_report(module.manifest);
   std::cout << "wrote " << out_dir << ": " << module.manifest.dispatches.size()
             << " dispatches for target " << options.target.name << "\n";

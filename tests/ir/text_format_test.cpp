@@ -518,6 +518,89 @@ TEST(TextFormatRoundTrip, LargeConstantsUseDenseHexBitExactly) {
   EXPECT_TRUE(*parsed.ops()[1]->attr_tensor("value") == bools);
 }
 
+// Bytes kept beside the text, as a module keeps its source graph's weights (api/source_graph.h):
+// appended in order, each placement recorded.
+class AppendingConstants : public ExternalConstants {
+ public:
+  uint64_t place(const uint8_t* data, size_t size) override {
+    const uint64_t at = bytes.size() + 3;  // not at 0, and unaligned: offsets are taken as given
+    bytes.resize(at);
+    bytes.insert(bytes.end(), data, data + size);
+    ++placed;
+    return at;
+  }
+  ExternalLookup lookup() const {
+    return [this](uint64_t offset, uint64_t size) -> const uint8_t* {
+      return offset <= bytes.size() && size <= bytes.size() - offset ? bytes.data() + offset : nullptr;
+    };
+  }
+  std::vector<uint8_t> bytes;
+  int placed = 0;
+};
+
+TEST(TextFormatRoundTrip, LargeConstantsKeptBesideTheTextComeBackBitExactly) {
+  Graph g;
+  std::mt19937 rng(11);
+  HostTensor big = test::random_tensor(DType::f32, {5, 20}, rng);
+  big.as<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+  Value* x = g.add_input("x", f32({5, 20}));
+  g.add_output(g.add_op(OpKind::Add, {x, g.add_constant(big, "big")})->result(), "y");
+  HostTensor bools = test::random_tensor(DType::boolean, {65}, rng);
+  g.add_output(g.add_constant(bools, "flags"));
+  HostTensor small = test::random_tensor(DType::i64, {3}, rng);
+  g.add_output(g.add_constant(small, "small"));
+  AppendingConstants external;
+  const std::string text = print_graph(g, external);
+  EXPECT_EQ(external.placed, 2);  // the two above 64 elements; the small one stays in the text
+  EXPECT_EQ(text.find("dense_hex"), std::string::npos) << text;
+  EXPECT_NE(text.find("dense_at<3> : tensor<5x20xf32>"), std::string::npos) << text;
+  EXPECT_NE(text.find("dense<["), std::string::npos) << text;
+  EXPECT_LT(text.size(), 1000u);
+  Graph parsed = parse_graph(text, "at.vkir", external.lookup());
+  expect_same_graph(g, parsed);
+  EXPECT_EQ(print_graph(parsed), print_graph(g));  // and hex once more without the external bytes
+  AppendingConstants again;
+  EXPECT_EQ(print_graph(parsed, again), text);
+  EXPECT_EQ(again.bytes, external.bytes);
+}
+
+TEST(TextFormatErrors, DenseAtNeedsItsBytesAndFindsThemBeforeAllocating) {
+  const std::string h = "graph @g() {\n";
+  std::vector<uint8_t> bytes(16, 0);
+  bytes[9] = 2;
+  ExternalLookup lookup = [&](uint64_t offset, uint64_t size) -> const uint8_t* {
+    return offset <= bytes.size() && size <= bytes.size() - offset ? bytes.data() + offset : nullptr;
+  };
+  auto error = [&](const std::string& text, const ExternalLookup& l) {
+    try {
+      parse_graph(text, "t.vkir", l);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  const std::string c4 = "  %c = constant {value = dense_at<8> : tensor<2xf32>} : tensor<2xf32>\n  return %c as \"c\"\n}\n";
+  EXPECT_EQ(error(h + c4, lookup), "parsed");
+  EXPECT_EQ(error(h + c4, nullptr),
+            "t.vkir:2:26: dense_at refers to constant bytes kept beside the text (a module's constants.bin and "
+            "source.bin), and this text was read without them");
+  EXPECT_EQ(error(h + "  %c = constant {value = dense_at<12> : tensor<2xf32>} : tensor<2xf32>\n", lookup),
+            "t.vkir:2:35: dense_at<12>: the 8 bytes of tensor<2xf32> lie outside the constant bytes kept beside "
+            "the text");
+  // A type far larger than memory is refused by the lookup, not by an allocation.
+  EXPECT_EQ(error(h + "  %c = constant {value = dense_at<0> : tensor<4611686018427387904xf32>} : "
+                      "tensor<4611686018427387904xf32>\n", lookup),
+            "t.vkir:2:35: constant's byte count overflows 64 bits");
+  EXPECT_EQ(error(h + "  %c = constant {value = dense_at<0> : tensor<1000000000000xf32>} : tensor<1000000000000xf32>\n",
+                  lookup),
+            "t.vkir:2:35: dense_at<0>: the 4000000000000 bytes of tensor<1000000000000xf32> lie outside the "
+            "constant bytes kept beside the text");
+  EXPECT_EQ(error(h + "  %c = constant {value = dense_at<8> : tensor<2xbool>} : tensor<2xbool>\n", lookup),
+            "t.vkir:2:35: dense_at bool element 1 is 2, expected 0 or 1");
+  EXPECT_EQ(error(h + "  %c = constant {value = dense_at<-1> : tensor<2xf32>} : tensor<2xf32>\n", lookup),
+            "t.vkir:2:35: dense_at offset '-1' is not a byte offset");
+}
+
 TEST(TextFormatNames, UnnamedInvalidAndDuplicateNamesGetNumbers) {
   Graph g;
   Value* x = g.add_input("x", f32({2}));
