@@ -9,11 +9,13 @@
 #include <new>
 #include <set>
 
+#include "support/allocator_tuning.h"
 #include "support/error.h"
 
 namespace vkc::cli {
 
 int run_tool(const char* tool, const std::function<int()>& body) {
+  tune_allocator_for_compiling();
   try {
     return body();
   } catch (const Error& e) {

@@ -14,6 +14,7 @@
 namespace vkc::cli {
 
 // Runs body() and maps every exception to the one-line error contract. Returns the exit code.
+// First tunes glibc's allocator for compiling (support/allocator_tuning.h).
 int run_tool(const char* tool, const std::function<int()>& body);
 
 // A minimal flag scanner: "--flag VALUE", "--flag=VALUE", boolean "--flag", positionals.
