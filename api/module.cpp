@@ -78,12 +78,7 @@ Module Module::load(const std::string& path) {
         ": not a module (expected a module directory or a .vkcm file; Module::compile takes .vkir/.onnx)");
   ModuleExtras extras;
   ModuleImage image = read_module_file(path, &extras);
-  auto section = [&](const char* name) {
-    auto it = extras.find(name);
-    return it == extras.end() ? std::nullopt : std::optional<std::string>(std::move(it->second));
-  };
-  return make_module(std::move(image), source_from_sections(section(kSourceGraphFile), section(kSourceDataFile)),
-                     ModuleOrigin::Loaded);
+  return make_module(std::move(image), source_from_sections(extras), ModuleOrigin::Loaded);
 }
 
 Module Module::load_or_recompile(const std::string& path, const Device& device) {
@@ -101,10 +96,10 @@ Module Module::load_or_recompile(const std::string& path, const Device& device) 
         source = read_source_dir(path);
         if (fs::exists(path + "/constants.bin", ec)) constants = read_file(path + "/constants.bin");
       } else {
-        source = source_from_sections(read_module_file_section(path, kSourceGraphFile),
-                                      read_module_file_section(path, kSourceDataFile));
-        std::optional<std::string> c = read_module_file_section(path, "constants.bin");
-        if (c) constants.assign(c->begin(), c->end());
+        ModuleExtras sections =
+            read_module_file_sections(path, {kSourceGraphFile, kSourceDataFile, "constants.bin"});
+        source = source_from_sections(sections);
+        constants.assign(sections["constants.bin"].begin(), sections["constants.bin"].end());
       }
     } catch (const Error&) {
       throw refusal;  // a container of another version: its sections cannot be read either

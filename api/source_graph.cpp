@@ -106,11 +106,13 @@ std::optional<SourceFiles> read_source_dir(const std::string& dir) {
   return files;
 }
 
-std::optional<SourceFiles> source_from_sections(std::optional<std::string> text, std::optional<std::string> data) {
-  if (!text) return std::nullopt;
+std::optional<SourceFiles> source_from_sections(std::map<std::string, std::string>& sections) {
+  auto text = sections.find(kSourceGraphFile);
+  if (text == sections.end()) return std::nullopt;
   SourceFiles files;
-  files.text = std::move(*text);
-  if (data) files.data.assign(data->begin(), data->end());
+  files.text = std::move(text->second);
+  auto data = sections.find(kSourceDataFile);
+  if (data != sections.end()) files.data.assign(data->second.begin(), data->second.end());
   return files;
 }
 

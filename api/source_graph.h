@@ -8,6 +8,7 @@
 // are, and only what the compiler changed (joined q/k/v weights, fp16 copies) is stored again.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,10 +52,10 @@ class SourceGraph {
   std::shared_ptr<State> state_;
 };
 
-// source.vkir and source.bin from a module directory, or from the extra sections of a .vkcm;
-// nullopt when there is no source.vkir.
+// source.vkir and source.bin from a module directory, or moved out of a .vkcm's sections (by
+// name); nullopt when there is no source.vkir.
 std::optional<SourceFiles> read_source_dir(const std::string& dir);
-std::optional<SourceFiles> source_from_sections(std::optional<std::string> text, std::optional<std::string> data);
+std::optional<SourceFiles> source_from_sections(std::map<std::string, std::string>& sections);
 // Writes the module (directory, or one file when `path` ends in .vkcm) with its source graph when
 // `source` is present: what Module::save and vk-compile write.
 void write_module_with_source(const std::string& path, const ModuleImage& image, const SourceGraph& source);

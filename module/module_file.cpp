@@ -186,13 +186,18 @@ ModuleImage read_module_file(const std::string& path, ModuleExtras* extras) {
   return unpack_module_file(read_file(path), path, extras);
 }
 
-std::optional<std::string> read_module_file_section(const std::string& path, const std::string& name) {
+std::map<std::string, std::string> read_module_file_sections(const std::string& path,
+                                                             const std::vector<std::string>& names) {
   const std::vector<uint8_t> bytes = read_file(path);
   const Container container = read_container(bytes, path);
-  auto it = container.sections.find(name);
-  if (it == container.sections.end()) return std::nullopt;
-  const char* p = reinterpret_cast<const char*>(bytes.data() + it->second.first);
-  return std::string(p, p + it->second.second);
+  std::map<std::string, std::string> found;
+  for (const std::string& name : names) {
+    auto it = container.sections.find(name);
+    if (it == container.sections.end()) continue;
+    const char* p = reinterpret_cast<const char*>(bytes.data() + it->second.first);
+    found.emplace(name, std::string(p, p + it->second.second));
+  }
+  return found;
 }
 
 bool is_module_file(const std::string& path) {

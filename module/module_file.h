@@ -49,9 +49,11 @@ ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::str
 void write_module_file(const std::string& path, const ModuleImage& module, const ModuleExtras& extras = {});
 ModuleImage read_module_file(const std::string& path, ModuleExtras* extras = nullptr);
 
-// One section of a .vkcm by name (nullopt when absent), checking only the container, not the
-// manifest: how the source graph of a module written in another format version is recovered.
-std::optional<std::string> read_module_file_section(const std::string& path, const std::string& name);
+// Sections of a .vkcm by name (those present; one read of the file), checking only the container,
+// not the manifest: how the source graph of a module written in another format version is
+// recovered.
+std::map<std::string, std::string> read_module_file_sections(const std::string& path,
+                                                             const std::vector<std::string>& names);
 
 // True when `path` is a regular file that starts with the .vkcm magic.
 bool is_module_file(const std::string& path);

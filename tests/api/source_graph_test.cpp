@@ -59,9 +59,10 @@ TEST_F(SourceGraphFiles, WeightsTheModuleHoldsAreReferredToNotStoredAgain) {
   m.save(dir + "/m.vkcm");
   m.save(dir + "/m");
   // The weight reaches constants.bin unchanged, so the source needs no bytes of its own.
-  EXPECT_FALSE(read_module_file_section(dir + "/m.vkcm", kSourceDataFile).has_value());
+  const auto sections = read_module_file_sections(dir + "/m.vkcm", {kSourceGraphFile, kSourceDataFile});
+  EXPECT_EQ(sections.count(kSourceDataFile), 0u);
   EXPECT_FALSE(std::filesystem::exists(dir + "/m/" + kSourceDataFile));
-  const std::string text = read_module_file_section(dir + "/m.vkcm", kSourceGraphFile).value_or("");
+  const std::string text = sections.count(kSourceGraphFile) ? sections.at(kSourceGraphFile) : "";
   EXPECT_EQ(count(text, "dense_at<"), 2u) << text;
   EXPECT_EQ(count(text, "dense_hex"), 0u) << text;
   for (const std::string& path : {dir + "/m.vkcm", dir + "/m"}) {
@@ -80,8 +81,9 @@ TEST_F(SourceGraphFiles, WeightsTheCompilerChangedAreStoredOnceBesideTheText) {
   const std::string dir = scratch_dir("source_fp16");
   m.save(dir + "/m.vkcm");
   m.save(dir + "/m");
-  const std::optional<std::string> data = read_module_file_section(dir + "/m.vkcm", kSourceDataFile);
-  ASSERT_TRUE(data.has_value());
+  const auto sections = read_module_file_sections(dir + "/m.vkcm", {kSourceDataFile});
+  ASSERT_EQ(sections.count(kSourceDataFile), 1u);
+  const std::string* data = &sections.at(kSourceDataFile);
   EXPECT_EQ(data->size(), size_t(kRows * kCols * 4)) << "w and w2 are the same bytes: stored once";
   EXPECT_EQ(std::filesystem::file_size(dir + "/m/" + kSourceDataFile), data->size());
   for (const std::string& path : {dir + "/m.vkcm", dir + "/m"}) {
