@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "api/compile_in_process.h"
 #include "onnx/importer.h"
@@ -18,42 +19,31 @@ namespace {
 
 bool is_onnx(const std::string& path) { return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0; }
 
-std::vector<ModelInputInfo> read_inputs(const std::string& path) {
-  std::vector<ModelInputInfo> out;
-  if (is_onnx(path)) {
-    for (const onnx::ModelInput& in : onnx::read_model_inputs(path)) {
-      ModelInputInfo info{in.name, in.dtype, in.has_shape, {}};
-      for (size_t d = 0; d < in.dims.size(); ++d) info.dims.push_back({in.dims[d], in.symbols[d]});
-      out.push_back(std::move(info));
-    }
-    return out;
-  }
-  ir::Graph graph = load_graph(path);  // .vkir: every dim is static
-  for (const ir::Value* v : graph.inputs()) {
-    ModelInputInfo info{v->name, v->type.dtype, true, {}};
-    for (int64_t d : v->type.shape) info.dims.push_back({d, ""});
-    out.push_back(std::move(info));
-  }
-  return out;
+ModelInputInfo info_of(const onnx::ModelInput& m) {
+  ModelInputInfo info{m.name, m.dtype, m.has_shape, {}, m.has_dtype};
+  for (size_t d = 0; d < m.dims.size(); ++d) info.dims.push_back({m.dims[d], m.symbols[d]});
+  return info;
 }
 
-std::vector<ModelInputInfo> read_outputs(const std::string& path) {
-  std::vector<ModelInputInfo> out;
+ModelInputInfo info_of(const std::string& name, const ir::Value* v) {
+  ModelInputInfo info{name, v->type.dtype, true, {}};
+  for (int64_t d : v->type.shape) info.dims.push_back({d, ""});
+  return info;
+}
+
+// The model's inputs and outputs, from one read of the file.
+std::pair<std::vector<ModelInputInfo>, std::vector<ModelInputInfo>> read_signature(const std::string& path) {
+  std::vector<ModelInputInfo> inputs, outputs;
   if (is_onnx(path)) {
-    for (const onnx::ModelInput& o : onnx::read_model_outputs(path)) {
-      ModelInputInfo info{o.name, o.dtype, o.has_shape, {}, o.has_dtype};
-      for (size_t d = 0; d < o.dims.size(); ++d) info.dims.push_back({o.dims[d], o.symbols[d]});
-      out.push_back(std::move(info));
-    }
-    return out;
+    const onnx::ModelSignature sig = onnx::read_model_signature_io(path);
+    for (const onnx::ModelInput& in : sig.inputs) inputs.push_back(info_of(in));
+    for (const onnx::ModelInput& out : sig.outputs) outputs.push_back(info_of(out));
+    return {inputs, outputs};
   }
-  ir::Graph graph = load_graph(path);
-  for (const ir::GraphOutput& o : graph.outputs()) {
-    ModelInputInfo info{o.name, o.value->type.dtype, true, {}};
-    for (int64_t d : o.value->type.shape) info.dims.push_back({d, ""});
-    out.push_back(std::move(info));
-  }
-  return out;
+  const ir::Graph graph = load_graph(path);  // .vkir: every dim is static
+  for (const ir::Value* v : graph.inputs()) inputs.push_back(info_of(v->name, v));
+  for (const ir::GraphOutput& o : graph.outputs()) outputs.push_back(info_of(o.name, o.value));
+  return {inputs, outputs};
 }
 
 // A bound input's value in the key: the numbers when few (readable in the report), else a digest.
@@ -221,8 +211,7 @@ ModelSession::ModelSession(const Device& device, const std::string& model_path, 
   impl_->options = options;
   check(options.compile.input_values.empty(),
         "ModelSession: CompileOptions::input_values are chosen per run; give the values as inputs");
-  impl_->inputs = read_inputs(model_path);
-  impl_->outputs = read_outputs(model_path);
+  std::tie(impl_->inputs, impl_->outputs) = read_signature(model_path);
 }
 
 ModelSession::~ModelSession() = default;

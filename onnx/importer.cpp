@@ -250,37 +250,31 @@ ModelInput declared(const std::string& path, const char* role, const ::onnx::Val
 
 }  // namespace
 
-std::vector<ModelInput> read_model_inputs(const std::string& path) {
-  ::onnx::ModelProto model = read_model_proto(path);
+ModelSignature read_model_signature_io(const std::string& path) {
+  const ::onnx::ModelProto model = read_model_signature(path);
   const ::onnx::GraphProto& gp = model.graph();
   std::set<std::string> initializers;
   for (const auto& init : gp.initializer()) initializers.insert(init.name());
-  std::vector<ModelInput> inputs;
+  ModelSignature sig;
   for (const auto& in : gp.input())
-    if (!initializers.count(in.name())) inputs.push_back(declared(path, "input", in));
-  return inputs;
+    if (!initializers.count(in.name())) sig.inputs.push_back(declared(path, "input", in));
+  for (const auto& out : gp.output()) {
+    // An output's declared type is informative only (the import infers it): one vkc cannot name
+    // is listed as unknown rather than refused.
+    const bool typed = out.type().has_tensor_type() && dtype_from_onnx(out.type().tensor_type().elem_type());
+    if (typed) sig.outputs.push_back(declared(path, "output", out));
+    else sig.outputs.push_back(ModelInput{out.name(), DType::f32, false, {}, {}, false});
+  }
+  return sig;
 }
 
 ModelMetadata read_model_metadata(const std::string& path) {
-  ::onnx::ModelProto model = read_model_proto(path);
+  const ::onnx::ModelProto model = read_model_signature(path);
   ModelMetadata m{model.producer_name(),    model.producer_version(), model.domain(),
                   model.doc_string(),       model.graph().name(),     model.graph().doc_string(),
                   model.model_version(),    {}};
   for (const auto& p : model.metadata_props()) m.custom[p.key()] = p.value();
   return m;
-}
-
-std::vector<ModelInput> read_model_outputs(const std::string& path) {
-  ::onnx::ModelProto model = read_model_proto(path);
-  std::vector<ModelInput> outputs;
-  for (const auto& out : model.graph().output()) {
-    // An output's declared type is informative only (the import infers it): one vkc cannot name
-    // is listed as unknown rather than refused.
-    const bool typed = out.type().has_tensor_type() && dtype_from_onnx(out.type().tensor_type().elem_type());
-    if (typed) outputs.push_back(declared(path, "output", out));
-    else outputs.push_back(ModelInput{out.name(), DType::f32, false, {}, {}, false});
-  }
-  return outputs;
 }
 
 }  // namespace vkc::onnx

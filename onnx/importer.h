@@ -40,11 +40,14 @@ struct ModelInput {
   bool has_dtype = true;            // false: an output whose element type is not declared (or not vkc's)
 };
 
-// The model's graph inputs (initializers listed as inputs excluded), in order. Errors name the
-// file; an input of a type vkc cannot take is refused here too.
-std::vector<ModelInput> read_model_inputs(const std::string& path);
-// The model's graph outputs as declared, in order (the same form as inputs; errors name the file).
-std::vector<ModelInput> read_model_outputs(const std::string& path);
+// The model's graph inputs (initializers listed as inputs excluded) and outputs as declared, in
+// order, from one read that skips the weights (read_model_signature). Errors name the file; an
+// input of a type vkc cannot take is refused here too; an output whose element type vkc cannot
+// name is listed with has_dtype false.
+struct ModelSignature {
+  std::vector<ModelInput> inputs, outputs;
+};
+ModelSignature read_model_signature_io(const std::string& path);
 
 // The model's metadata (ModelProto's fields), what ONNX Runtime's get_modelmeta() gives.
 struct ModelMetadata {
