@@ -1,4 +1,4 @@
-// libFuzzer target: the ONNX importer. onnx::import_model takes a path (external data lives next
+// libFuzzer target: the ONNX importer and the signature reader. onnx::import_model takes a path (external data lives next
 // to the model), so each input is written to a private temporary file first. Properties: a
 // one-line vkc::Error or a verified graph; never a protobuf abort, a signal or another exception.
 #include <unistd.h>
@@ -36,6 +36,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::fclose(f);
   try {
     vkc::onnx::import_model(path);
+  } catch (const vkc::Error& e) {
+    vkc::fuzz::check_error_message(e.what());
+  }
+  // The signature reader walks the same bytes by hand (ModelSession's inputs and outputs).
+  try {
+    vkc::onnx::read_model_signature_io(path);
   } catch (const vkc::Error& e) {
     vkc::fuzz::check_error_message(e.what());
   }
