@@ -147,7 +147,7 @@ bool walk_graph(CodedInputStream& in, ::onnx::GraphProto& graph) {
     ok = walk_fields(in, &kept, [&](uint32_t tag, bool& consumed) {
       if (!is_message(tag, kModelGraph)) return true;
       consumed = has_graph = true;
-      ::onnx::GraphProto part;  // a repeated message field merges, as the full parse does
+      ::onnx::GraphProto part;  // a message field given twice merges, as in the full parse
       if (!nested(in, [&] { return walk_graph(in, part); })) return false;
       graph.MergeFrom(part);
       return true;
