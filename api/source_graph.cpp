@@ -129,8 +129,16 @@ void write_module_with_source(const std::string& path, const ModuleImage& image,
     return;
   }
   write_module_dir(path, image);
-  for (const auto& [name, bytes] : extras)
-    write_file(path + "/" + name, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  for (const char* name : {kSourceGraphFile, kSourceDataFile}) {
+    auto it = extras.find(name);
+    if (it != extras.end()) {
+      write_file(path + "/" + name, reinterpret_cast<const uint8_t*>(it->second.data()), it->second.size());
+    } else {
+      // Saved over an earlier module: its source graph must not pass for this one's.
+      std::error_code ec;
+      std::filesystem::remove(path + "/" + name, ec);
+    }
+  }
 }
 
 }  // namespace vkc

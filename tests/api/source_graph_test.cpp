@@ -90,6 +90,10 @@ TEST_F(SourceGraphFiles, WeightsTheCompilerChangedAreStoredOnceBesideTheText) {
     Module loaded = Module::load(path);
     expect_runs_like_its_source(device(), loaded);
   }
+  // An fp32 module saved over this directory needs no source.bin, and the old one is not left.
+  Module::compile(g, device()).save(dir + "/m");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/m/" + kSourceDataFile));
+  expect_runs_like_its_source(device(), Module::load(dir + "/m"));
 }
 
 TEST(SourceGraphText, ParsesBackToTheSameGraphAndRefusesBytesOutsideBoth) {
