@@ -143,23 +143,33 @@ Container read_container(const std::vector<uint8_t>& bytes, const std::string& w
 
 }  // namespace
 
-ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::string& what, ModuleExtras* extras) {
+namespace {
+
+// Unpacks `bytes`. With `reusable` (the same vector, owned by the caller and not needed after) the
+// constants, almost all of a real module, are moved to the front of the file's own buffer, which
+// becomes image.constants, instead of being copied into a new one: no second buffer of their size
+// to allocate and fault in.
+ModuleImage unpack(const std::vector<uint8_t>& bytes, std::vector<uint8_t>* reusable, const std::string& what,
+                   ModuleExtras* extras) {
   const Container container = read_container(bytes, what);
   const auto& sections = container.sections;
   const auto& order = container.order;
 
-  auto section = [&](const std::string& name) {
+  auto range = [&](const std::string& name) {
     auto it = sections.find(name);
     check(it != sections.end(), what, ": section '", name, "' is missing");
-    const uint8_t* p = bytes.data() + it->second.first;
-    return std::vector<uint8_t>(p, p + it->second.second);
+    return it->second;  // (offset, size)
+  };
+  auto section = [&](const std::string& name) {
+    const auto [offset, size] = range(name);
+    return std::vector<uint8_t>(bytes.data() + offset, bytes.data() + offset + size);
   };
   std::vector<uint8_t> manifest = section(kManifestSection);
   ModuleImage image;
   image.manifest = manifest_from_json(std::string(manifest.begin(), manifest.end()), what + ":manifest.json", what);
   const Manifest& m = image.manifest;
-  image.constants = section(m.constants_file);
-  check(image.constants.size() == m.constants_bytes, what, ":", m.constants_file, ": ", image.constants.size(),
+  const auto [constants_at, constants_size] = range(m.constants_file);
+  check(constants_size == m.constants_bytes, what, ":", m.constants_file, ": ", constants_size,
         " bytes, the manifest says ", m.constants_bytes);
   std::set<std::string> used{kManifestSection, m.constants_file};
   for (const DispatchDesc& d : m.dispatches) {
@@ -170,11 +180,27 @@ ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::str
   if (extras) {
     for (const std::string& name : order) {
       if (used.count(name)) continue;
-      std::vector<uint8_t> b = section(name);
-      (*extras)[name] = std::string(b.begin(), b.end());
+      const auto [offset, size] = range(name);
+      (*extras)[name] = std::string(reinterpret_cast<const char*>(bytes.data() + offset), size);
     }
   }
+  // Last: every other section has been read out of `bytes` by now. Reusing the buffer keeps its
+  // capacity, the whole file; where that is more than an eighth above the constants (a .vkcm
+  // carrying a large source.bin) they are copied after all rather than hold the rest.
+  if (reusable && bytes.size() - constants_size <= constants_size / 8) {
+    std::memmove(reusable->data(), reusable->data() + constants_at, constants_size);
+    reusable->resize(constants_size);
+    image.constants = std::move(*reusable);
+  } else {
+    image.constants.assign(bytes.data() + constants_at, bytes.data() + constants_at + constants_size);
+  }
   return image;
+}
+
+}  // namespace
+
+ModuleImage unpack_module_file(const std::vector<uint8_t>& bytes, const std::string& what, ModuleExtras* extras) {
+  return unpack(bytes, nullptr, what, extras);
 }
 
 void write_module_file(const std::string& path, const ModuleImage& module, const ModuleExtras& extras) {
@@ -183,7 +209,8 @@ void write_module_file(const std::string& path, const ModuleImage& module, const
 }
 
 ModuleImage read_module_file(const std::string& path, ModuleExtras* extras) {
-  return unpack_module_file(read_file(path), path, extras);
+  std::vector<uint8_t> bytes = read_file(path);
+  return unpack(bytes, &bytes, path, extras);
 }
 
 std::map<std::string, std::string> read_module_file_sections(const std::string& path,

@@ -1,7 +1,11 @@
 // The single-file module (.vkcm): round trip and refusal of malformed files, with one-line errors.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <string>
 
 #include "module/module_file.h"
 #include "support/error.h"
@@ -73,6 +77,33 @@ TEST(ModuleFile, VersionOneFilesLoadWithTheirOwnChecksum) {
   EXPECT_EQ(back.spirv, m.spirv);
   EXPECT_EQ(back.constants, m.constants);
   EXPECT_EQ(extras.at("source.vkir"), "graph @g() {}");
+}
+
+// Reading a file whose constants are nearly all of it moves them to the front of the file's own
+// buffer instead of copying them out; with a large extra section they are copied. Either way the
+// module comes back the same.
+TEST(ModuleFile, ConstantsComeBackWhetherTheFileBufferIsReusedOrNot) {
+  const std::string dir = ::testing::TempDir() + "/vkc_module_file_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  ModuleImage m = tiny_module();
+  m.constants.resize(size_t(1) << 20);
+  for (size_t i = 0; i < m.constants.size(); ++i) m.constants[i] = uint8_t(i * 7 + i / 251);
+  m.manifest.tensors[2].shape = {int64_t(m.constants.size() / 4)};
+  m.manifest.constants_bytes = m.constants.size();
+  for (const bool big_extra : {false, true}) {
+    const std::string path = dir + (big_extra ? "/extra.vkcm" : "/plain.vkcm");
+    ModuleExtras extras;
+    if (big_extra) extras["source.bin"] = std::string(m.constants.size() / 2, 'x');
+    write_module_file(path, m, extras);
+    ModuleExtras back_extras;
+    ModuleImage back = read_module_file(path, &back_extras);
+    EXPECT_EQ(back.constants, m.constants) << path;
+    EXPECT_EQ(back.spirv, m.spirv) << path;
+    EXPECT_EQ(back_extras, extras) << path;
+    // The reused buffer still has the file's capacity; a copy has only the constants'.
+    EXPECT_EQ(back.constants.capacity() > back.constants.size(), !big_extra) << path;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ModuleFile, BadMagic) {
