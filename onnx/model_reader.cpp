@@ -1,29 +1,14 @@
 #include "onnx/model_reader.h"
 
-#include <filesystem>
-#include <fstream>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include "support/error.h"
+#include "support/file_io.h"
 
 namespace vkc::onnx {
-
-std::string read_file_limited(const std::string& path, int64_t limit) {
-  std::error_code ec;
-  check(std::filesystem::is_regular_file(path, ec), path, ": no such file");
-  auto size = std::filesystem::file_size(path, ec);
-  check(!ec, path, ": cannot read the file size (", ec.message(), ")");
-  check(int64_t(size) <= limit, path, ": file is ", size, " bytes, more than the limit of ", limit);
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path, ": cannot open the file");
-  std::string bytes(size_t(size), '\0');
-  in.read(bytes.data(), std::streamsize(size));
-  check(in.gcount() == std::streamsize(size), path, ": short read");
-  return bytes;
-}
 
 namespace {
 
@@ -31,9 +16,8 @@ namespace {
 // versions) and requires the whole input to be consumed, so truncation is detected.
 template <typename Message>
 Message parse_message(const std::string& path, const char* what) {
-  std::string bytes = read_file_limited(path, kMaxProtobufBytes);
-  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                int(bytes.size()));
+  const MappedFile bytes(path, kMaxProtobufBytes);
+  google::protobuf::io::CodedInputStream stream(bytes.data(), int(bytes.size()));
   stream.SetTotalBytesLimit(int(std::min<int64_t>(kMaxProtobufBytes - 1, INT32_MAX)));
   stream.SetRecursionLimit(64);
   Message message;
@@ -134,8 +118,8 @@ bool walk_graph(CodedInputStream& in, ::onnx::GraphProto& graph) {
 }  // namespace
 
 ::onnx::ModelProto read_model_signature(const std::string& path) {
-  const std::string bytes = read_file_limited(path, kMaxProtobufBytes);
-  CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), int(bytes.size()));
+  const MappedFile bytes(path, kMaxProtobufBytes);
+  CodedInputStream in(bytes.data(), int(bytes.size()));
   in.SetTotalBytesLimit(int(std::min<int64_t>(kMaxProtobufBytes - 1, INT32_MAX)));
   const CodedInputStream::Limit whole = in.PushLimit(int(bytes.size()));
   std::string kept_bytes;

@@ -12,9 +12,6 @@ namespace vkc::onnx {
 // Protobuf messages cannot exceed 2 GiB; larger weights must live in external data files.
 inline constexpr int64_t kMaxProtobufBytes = int64_t(2) << 30;
 
-// Reads a whole file (at most `limit` bytes). Errors name the file.
-std::string read_file_limited(const std::string& path, int64_t limit);
-
 // Parses a ModelProto; a truncated or corrupt file is an error naming the file.
 ::onnx::ModelProto read_model_proto(const std::string& path);
 

@@ -3,7 +3,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "support/error.h"
 
@@ -36,6 +39,27 @@ void write_file(const std::string& path, const uint8_t* data, size_t size) {
   check(bool(out), path, ": cannot write (", std::strerror(errno), ")");
   out.write(reinterpret_cast<const char*>(data), std::streamsize(size));
   check(bool(out), path, ": write failed");
+}
+
+MappedFile::MappedFile(const std::string& path, uint64_t limit) {
+  struct stat st {};
+  check(::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode), path, ": no such file");
+  check(uint64_t(st.st_size) <= limit, path, ": file is ", st.st_size, " bytes, more than the limit of ", limit);
+  size_ = size_t(st.st_size);
+  if (size_ == 0) return;  // mmap refuses zero bytes; there is nothing to map
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  check(fd >= 0, path, ": cannot open the file (", std::strerror(errno), ")");
+  data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int mmap_errno = errno;
+  ::close(fd);
+  if (data_ == MAP_FAILED) {
+    data_ = nullptr;
+    throw Error(cat(path, ": cannot map the file (", std::strerror(mmap_errno), ")"));
+  }
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

@@ -1,5 +1,5 @@
 // read_file (support/file_io.h): a regular file is read in one call of the size stat reports, and
-// what stat cannot size (a FIFO, /proc) is still read to its end.
+// what stat cannot size (a FIFO, /proc) is still read to its end. MappedFile maps the same bytes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -66,6 +66,32 @@ TEST(ReadFile, MissingFilesAndDirectoriesAreOneLineErrors) {
       EXPECT_EQ(what.rfind(path, 0), 0u) << what;
     }
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MappedFile, MapsWhatReadFileReadsAndRefusesWhatItCannot) {
+  const std::string dir = temp_dir();
+  std::vector<uint8_t> bytes(100003);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 13 + 5);
+  write_file(dir + "/f", bytes.data(), bytes.size());
+  {
+    const MappedFile m(dir + "/f", bytes.size());
+    ASSERT_EQ(m.size(), bytes.size());
+    EXPECT_EQ(std::vector<uint8_t>(m.data(), m.data() + m.size()), bytes);
+  }
+  write_file(dir + "/empty", nullptr, 0);
+  EXPECT_EQ(MappedFile(dir + "/empty", 0).size(), 0u);
+  auto error = [](const std::string& path, uint64_t limit) {
+    try {
+      MappedFile m(path, limit);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("mapped");
+  };
+  EXPECT_EQ(error(dir + "/f", bytes.size() - 1), dir + "/f: file is 100003 bytes, more than the limit of 100002");
+  EXPECT_EQ(error(dir + "/absent", 10), dir + "/absent: no such file");
+  EXPECT_EQ(error(dir, 10), dir + ": no such file");  // a directory is not a regular file
   std::filesystem::remove_all(dir);
 }
 
