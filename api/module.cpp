@@ -20,10 +20,6 @@ namespace vkc {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string s;
   for (const std::string& i : items) s += (s.empty() ? "" : ", ") + i;
@@ -74,7 +70,7 @@ Module Module::load(const std::string& path) {
     ModuleImage image = read_module_dir(path);
     return make_module(std::move(image), read_source_dir(path), ModuleOrigin::Loaded);
   }
-  check(ends_with(path, ".vkcm") || is_module_file(path), path,
+  check(has_module_file_extension(path) || is_module_file(path), path,
         ": not a module (expected a module directory or a .vkcm file; Module::compile takes .vkir/.onnx)");
   ModuleExtras extras;
   ModuleImage image = read_module_file(path, &extras);

@@ -123,8 +123,7 @@ void write_module_with_source(const std::string& path, const ModuleImage& image,
     extras[kSourceGraphFile] = files.text;
     if (!files.data.empty()) extras[kSourceDataFile].assign(files.data.begin(), files.data.end());
   }
-  const std::string ext = ".vkcm";
-  if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) {
+  if (has_module_file_extension(path)) {
     write_module_file(path, image, extras);
     return;
   }

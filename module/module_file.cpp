@@ -227,6 +227,11 @@ std::map<std::string, std::string> read_module_file_sections(const std::string& 
   return found;
 }
 
+bool has_module_file_extension(const std::string& path) {
+  const std::string ext = ".vkcm";
+  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+}
+
 bool is_module_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;

@@ -55,6 +55,10 @@ ModuleImage read_module_file(const std::string& path, ModuleExtras* extras = nul
 std::map<std::string, std::string> read_module_file_sections(const std::string& path,
                                                              const std::vector<std::string>& names);
 
+// True when `path` names a single-file module by its extension (".vkcm"): how the writers choose
+// between a file and a directory, and one way a loader recognises a file.
+bool has_module_file_extension(const std::string& path);
+
 // True when `path` is a regular file that starts with the .vkcm magic.
 bool is_module_file(const std::string& path);
 

@@ -7,11 +7,8 @@
 
 #include "api/compile_in_process.h"
 #include "api/source_graph.h"
-#include "ir/text_format.h"
-#include "module/module_file.h"
 #include "module/target_profiles.h"
 #include "support/error.h"
-#include "support/file_io.h"
 #include "tools/cli_common.h"
 
 namespace {
