@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "codegen/fusion_expr.h"
 #include "codegen/glsl_types.h"
 #include "codegen/op_codegen.h"
 #include "codegen/shader_library.h"
+#include "codegen/strided_view.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -150,10 +153,58 @@ std::string prologue_fn(Builder& b, const DispatchGroup& group, const ir::Value*
   return b.remember(v, prologue_fn_once(b, group, v, what));
 }
 
+bool index_map(const ir::Op& op) {
+  switch (op_codegen(op.kind).prologue) {
+    case Prologue::View:
+    case Prologue::Transpose:
+    case Prologue::Slice:
+    case Prologue::Broadcast:
+    case Prologue::Reverse: return true;
+    default: return false;
+  }
+}
+
+// Two or more index maps of the prologue in a row, down to the first value that is not one's
+// result, as one strided view of that value (codegen/strided_view.h); nullopt where one of them
+// is a reshape that strides cannot express.
+std::optional<std::pair<const ir::Value*, StridedView>> strided_run(const DispatchGroup& group, const ir::Value* v) {
+  std::vector<const ir::Op*> run;
+  const ir::Value* x = v;
+  while (x->producer != nullptr && contains(group.prologue, x->producer) && index_map(*x->producer)) {
+    run.push_back(x->producer);
+    x = x->producer->operand(0);
+  }
+  if (run.size() < 2) return std::nullopt;
+  StridedView view = contiguous_view(x->type.shape);
+  for (auto it = run.rbegin(); it != run.rend(); ++it) {
+    std::optional<StridedView> next = apply_index_map(view, **it, (*it)->result()->type.shape);
+    if (!next) return std::nullopt;
+    view = std::move(*next);
+  }
+  return std::make_pair(x, std::move(view));
+}
+
+// An element index as GLSL uint arithmetic: negative strides wrap modulo 2^32, and the sum is the
+// true index, which lies in [0, 2^32) (check_32bit).
+std::string strided_index(const StridedView& view) {
+  auto u32 = [](int64_t x) { return cat(uint64_t(x) & 0xffffffffull, "u"); };
+  std::string e = u32(view.offset);
+  for (size_t d = 0; d < view.shape.size(); ++d)
+    if (view.strides[d] != 0 && view.shape[d] != 1) e += cat(" + c", d, " * ", u32(view.strides[d]));
+  return e;
+}
+
 std::string prologue_fn_once(Builder& b, const DispatchGroup& group, const ir::Value* v, const std::string& what) {
   const ir::Op* op = v->producer;
   if (op == nullptr || !contains(group.prologue, op)) return b.read_external(v, what);
   if (is_elementwise_math(*op)) return elementwise_prologue_fn(b, group, v, what);
+  if (auto run = strided_run(group, v)) {
+    const std::string src = prologue_fn(b, group, run->first, what);
+    const std::string fn = cat(b.prefix(), "v", v->id);
+    b.code().functions += cat(glsl_compute_type(v->type.dtype), " ", fn, "(uint i) {\n", unravel(v->type.shape, "i", "c"),
+                              "  return ", src, "(", strided_index(run->second), ");\n}\n");
+    return fn;
+  }
   std::string src = prologue_fn(b, group, op->operand(0), what);
   std::string fn = cat(b.prefix(), "v", v->id);
   std::string ct = glsl_compute_type(v->type.dtype);
