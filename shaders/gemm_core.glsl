@@ -26,6 +26,10 @@
 //   void a_begin(uint m); float a_load(uint m, uint k);   A[m, k], 0 outside [M, K]
 //   void b_begin(uint n); float b_load(uint n, uint k);   B[k, n], 0 outside [K, N]
 //   void store_c(uint m, uint n, float v);                 one result (skips m >= M, n >= N)
+// With B_VEC 1 the kernel provides instead `vec4 b_load4(uint n, uint k)`: four elements along B's
+// contiguous dim in one 16-byte load (K-fast: B[k..k+3, n]; N-fast: B[k, n..n+3]), each quad
+// wholly inside or outside [K, N] (the kernel checks the strides); N-fast quads land in workgroup
+// memory as one vec4 store.
 // In M-fast staging (A_KFAST = 0) a_begin(m) is called once for the invocation's one staging row
 // (THREADS % TM == 0, checked by the planner) and a_load always gets that m; in K-fast staging
 // a_begin is called before every a_load of a new row. Likewise for B. A kernel whose loads share
@@ -40,12 +44,15 @@ const uint TX = TN / RN, TY = TM / RM;
 // Rows (columns) per workgroup-memory read: 4 when the register block allows vec4 reads.
 const uint LM = (RM % 4u == 0u) ? 4u : 1u, LN = (RN % 4u == 0u) ? 4u : 1u;
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u;
+#define B_VEC ${B_VEC}
+// Staging units hold 4 elements (quads) when K-fast or vectorized.
+const uint A_QUADS = A_KFAST, B_QUADS = (B_KFAST == 1u || B_VEC == 1) ? 1u : 0u;
 // Elements (A_KFAST: quads of k) per K slice; the planner keeps tiles where THREADS divides them,
 // so every invocation stages the same number and the loops below carry no bounds test (a test
 // there kept spirv-opt from unrolling them, and the register arrays went to local memory).
-const uint A_UNITS = A_KFAST == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_KFAST == 1u ? TN * TK / 4u : TN * TK;
+const uint A_UNITS = A_QUADS == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_QUADS == 1u ? TN * TK / 4u : TN * TK;
 const uint A_ROUNDS = A_UNITS / THREADS, B_ROUNDS = B_UNITS / THREADS;
-const uint A_REGS = A_ROUNDS * (A_KFAST == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_KFAST == 1u ? 4u : 1u);
+const uint A_REGS = A_ROUNDS * (A_QUADS == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_QUADS == 1u ? 4u : 1u);
 // 1: results leave through workgroup memory, neighbouring invocations on neighbouring rows (see
 // the end of gemm_tile; gemm_core.h).
 const uint STORE_M_FAST = ${STORE_M_FAST}u;
@@ -79,7 +86,9 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   [[unroll]] for (uint i = 0u; i < RM; ++i)
     [[unroll]] for (uint j = 0u; j < RN; ++j) acc[i][j] = 0.0;
   if (A_KFAST == 0u) a_begin(m0 + lid % TM);
+#if !B_VEC
   if (B_KFAST == 0u) b_begin(n0 + lid % TN);
+#endif
   for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
     bool more = k0 < k_end;
     if (more) {
@@ -96,6 +105,11 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
+#if B_VEC
+        vec4 v = B_KFAST == 0u ? b_load4(n0 + (e % (TN / 4u)) * 4u, k0 + e / (TN / 4u))
+                               : b_load4(n0 + e / (TK / 4u), k0 + (e % (TK / 4u)) * 4u);
+        [[unroll]] for (uint c = 0u; c < 4u; ++c) b_next[r * 4u + c] = v[c];
+#else
         if (B_KFAST == 0u) {
           b_next[r] = b_load(n0 + e % TN, k0 + e / TN);
         } else {
@@ -103,6 +117,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
           b_begin(n);
           [[unroll]] for (uint c = 0u; c < 4u; ++c) b_next[r * 4u + c] = b_load(n, k + c);
         }
+#endif
       }
     }
     // Slice t (this iteration's, staged below) goes to copy t % 2; slice t - 1 is read from the other.
@@ -150,6 +165,10 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
+        if (B_VEC == 1 && B_KFAST == 0u) {  // a quad of 4 columns of one k: one vec4 store
+          b_tile[(b_write + (e / (TN / 4u)) * TN) / 4u + e % (TN / 4u)] =
+              vec4(b_next[r * 4u], b_next[r * 4u + 1u], b_next[r * 4u + 2u], b_next[r * 4u + 3u]);
+        } else
         [[unroll]] for (uint c = 0u; c < B_REGS / B_ROUNDS; ++c) {
           uint i = b_write + (B_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TN + e / (TK / 4u));
           b_tile[i / 4u][i % 4u] = b_next[r * (B_REGS / B_ROUNDS) + c];

@@ -11,8 +11,9 @@ ${BUFFERS}
 ${FUNCTIONS}
 // The workgroup's batch entry and the operands' offsets for it.
 uint batch, abase, bbase;
-// The operand functions the GEMM loop stages through (gemm_core.glsl's a_load / b_load, or the
-// tensor-core loop's 16-byte a_load8 / b_load8), written by codegen/kernels/contraction.cpp.
+// The operand functions the GEMM loop stages through (gemm_core.glsl's a_load and b_load or
+// 16-byte b_load4, or the tensor-core loop's 16-byte a_load8 / b_load8), written by
+// codegen/kernels/contraction.cpp.
 // Out-of-range rows / columns / depth read as zero, so partial edge tiles need no special case.
 ${OPERANDS}
 // The workgroup's K slice (SPLITS > 1: split K, the slices' partial sums go to `partial` and the

@@ -121,6 +121,31 @@ std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, 
             cat("bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u"), bs, "b8", "b_at");
 }
 
+// Whether the FMA loop can stage operand `o` four float32 values per 16-byte load along its
+// contiguous dim (the columns with `along_cols`, else the rows): read in place (no fused
+// prologue), that dim of stride 1 and a multiple of 4 long, the other stride and the batch stride
+// multiples of 4, so every quad starting at a multiple of 4 is aligned (views start 16-byte
+// aligned, storage_plan.h) and wholly inside or outside the matrix.
+bool staging4(const DispatchGroup& group, const Operand& o, const ir::Value* v, bool along_cols) {
+  if (v->type.dtype != DType::f32 || o.matrix_size % 4 != 0) return false;
+  const bool fits = along_cols ? o.col_stride == 1 && o.cols % 4 == 0 && o.row_stride % 4 == 0
+                               : o.row_stride == 1 && o.rows % 4 == 0 && o.col_stride % 4 == 0;
+  if (!fits) return false;
+  return v->producer == nullptr ||
+         std::find(group.prologue.begin(), group.prologue.end(), v->producer) == group.prologue.end();
+}
+
+// The operand functions of the FMA loop with B staged four at a time (staging4; gemm_core.glsl's
+// B_VEC): a_load as scalar_operand_fns, b_load4 the quad at (k, n) along B's contiguous dim from
+// the uvec4 view b4. The bounds test is a branch around the load, as in the scalar loads: loads
+// made unconditional (index clamped, result selected) measured 10-20% slower on the H200.
+std::string vec4_b_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
+  std::string scalar = scalar_operand_fns(M, N, K, a, b);
+  return scalar.substr(0, scalar.find("void b_begin")) +
+         cat("vec4 b_load4(uint n, uint k) {\n  if (!(k < ", K, "u && n < ", N, "u)) return vec4(0.0);\n",
+             "  return uintBitsToFloat(b4.data[(bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u) / 4u]);\n}\n");
+}
+
 }  // namespace
 
 std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
@@ -207,8 +232,30 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     types.insert(f.types.begin(), f.types.end());
     bytes += f.bytes;
   };
-  for (const auto& [v, st, name, at] : {std::tuple{av, a8, "a8", "a_at"}, std::tuple{bv, b8, "b8", "b_at"}}) {
-    if (vec8 && st == Staging8::in_place) {
+  // FMA tiles: the order each operand is staged in (its contiguous dim fastest, so that global
+  // reads coalesce) and whether B is staged four values per 16-byte load (staging4), which also
+  // makes N-fast staging one 16-byte workgroup-memory store per quad instead of four. Measured on
+  // the H200 (bench/RESULTS.md, session 26): B four-wide takes 3-7% off every ViT-B/16 and BERT
+  // batch-8 product shape (ViT-B/16 b8 -2.9%, BERT b8 -6.6%); A four-wide was no faster (within
+  // +-2%) and both together slower on ViT's 1576-row shapes, so A keeps its one-element loads.
+  // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled
+  // with the 16-byte loads (matmul 4096^3 +14%) and keep one-element loads too.
+  GemmCoreShape core;
+  if (strategy == S::tiled) {
+    const SimtTile& g = std::get<SimtTile>(tile->tile);
+    core.tile = g;
+    core.a_kfast = a.col_stride == 1 && core.stages_evenly(g.tm, true);
+    core.b_kfast = b.col_stride != 1 && core.stages_evenly(g.tn, true);
+    core.b_vec = g.rm * g.rn <= 64 && (core.b_kfast ? staging4(group, b, bv, false)
+                                                    : staging4(group, b, bv, true) && core.stages_evenly(g.tn, false, true));
+  }
+  for (const auto& [v, st, name, at, vec4] : {std::tuple{av, a8, "a8", "a_at", false},
+                                              std::tuple{bv, b8, "b8", "b_at", core.b_vec}}) {
+    if (vec4) {
+      buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), "b4");
+      bindings.push_back({ctx.tensor(v), false});
+      bytes += double(v->type.size_bytes());
+    } else if (vec8 && st == Staging8::in_place) {
       buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), name);
       bindings.push_back({ctx.tensor(v), false});
       bytes += double(v->type.size_bytes());
@@ -383,11 +430,6 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   check_32bit_elements(uint64_t(ceil_div(K, int64_t(g.tk))) * split, "the split-K step range", what);
   k.workgroup_count = linear_grid(uint64_t(groups) * split * inv, inv, ctx.target, what);
   k.workgroup_memory_bytes = g.workgroup_memory_bytes();
-  // Staging order: walk each operand's contiguous dim fastest so global reads coalesce; the
-  // result is row-major, so neighbouring invocations own neighbouring columns.
-  GemmCoreShape core{g};
-  core.a_kfast = a.col_stride == 1 && core.stages_evenly(g.tm, true);
-  core.b_kfast = b.col_stride != 1 && core.stages_evenly(g.tn, true);
   values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
                                {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                {"TILES_MN", cat(tiles_m * tiles_n)},
@@ -395,7 +437,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                {"SPLITS", cat(split)}, {"K_STEPS", cat(ceil_div(K, int64_t(g.tk)))},
                                {"STORE", split > 1 ? cat("partial.data[split * ", total, "u + i] = v") :
                                                      "store_result(i, epilogue(v, m, n))"},
-                               {"OPERANDS", scalar_operand_fns(M, N, K, a, b)}});
+                               {"OPERANDS", core.b_vec ? vec4_b_operand_fns(M, N, K, a, b) : scalar_operand_fns(M, N, K, a, b)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk}, {"reg_m", g.rm}, {"reg_n", g.rn},
              {"stages", g.stages}, {"workgroups", groups * int64_t(split)}};

@@ -21,17 +21,18 @@ std::string unsupported(const GemmCoreShape& shape) {
     return cat("results of tile ", tile(), " do not fit workgroup memory column by column");
   if (!shape.stages_evenly(s.tm, shape.a_kfast))
     return cat("A does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
-  if (!shape.stages_evenly(s.tn, shape.b_kfast))
+  if (!shape.stages_evenly(s.tn, shape.b_kfast, shape.b_vec))
     return cat("B does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
   return "";
 }
 
 }  // namespace
 
-bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast) const {
+bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast, bool vec) const {
   uint32_t n = threads();
   if (n == 0) return false;
   if (kfast) return tile.tk % 4 == 0 && (outer * tile.tk / 4) % n == 0;
+  if (vec) return outer % 4 == 0 && (outer / 4 * tile.tk) % n == 0;
   return n % outer == 0 && (outer * tile.tk) % n == 0;
 }
 
@@ -58,6 +59,7 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"STAGES", std::to_string(s.stages)},
                                                {"A_KFAST", shape.a_kfast ? "1" : "0"},
                                                {"B_KFAST", shape.b_kfast ? "1" : "0"},
+                                               {"B_VEC", shape.b_vec ? "1" : "0"},
                                                {"STORE_M_FAST", shape.store_m_fast ? "1" : "0"},
                                                {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
                                                {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});

@@ -14,6 +14,10 @@ struct GemmCoreShape {
   // Staging order per operand: true walks K fastest in quads of 4 (the operand's k is contiguous
   // in memory), false walks M (N) fastest.
   bool a_kfast = false, b_kfast = false;
+  // The kernel provides b_load4 (four elements along B's contiguous dim in one 16-byte load;
+  // shaders/gemm_core.glsl) instead of b_begin/b_load. N-fast (not K-fast) vectorized staging walks
+  // quads of 4 columns of one k.
+  bool b_vec = false;
   // The multiply loop over the TK slice runs kk_unroll steps per iteration (1: rolled; tk: fully
   // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
   // unrolled body too large (measured; see conv_gemm_core_shape).
@@ -30,8 +34,8 @@ struct GemmCoreShape {
   uint32_t threads() const { return tile.invocations(); }
   // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
   // invocation stages the same number of elements (quads), so the staging loops need no bounds
-  // test, and outer-fast staging keeps each invocation on one row (THREADS % outer == 0).
-  bool stages_evenly(uint32_t outer, bool kfast) const;
+  // test, and scalar outer-fast staging keeps each invocation on one row (THREADS % outer == 0).
+  bool stages_evenly(uint32_t outer, bool kfast, bool vec = false) const;
 };
 
 // The GLSL text for the template's ${GEMM_CORE}. Throws vkc::Error ("internal: ...") for a shape

@@ -1,6 +1,9 @@
 // matmul / batch_matmul / gemm kernels: tiled and naive strategies against the reference, on the
 // device and planned for the strictest profile, plus compile-only checks on every profile.
+#include "codegen/dispatch_group.h"
+#include "codegen/kernel_context.h"
 #include "codegen/kernels/contraction_plan.h"
+#include "codegen/storage_plan.h"
 #include "kernels/op_test_helpers.h"
 
 namespace vkc::test {
@@ -140,6 +143,65 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
     EXPECT_EQ(d.tiles.count("stages") ? d.tiles.at("stages") : 0, 2) << d.strategy;
     EXPECT_EQ(d.tiles.count("reg_m") ? d.tiles.at("reg_m") : 0, 16) << d.strategy;
   }
+}
+
+// The GLSL of every kernel the graph's dispatches emit for `t` with `forced` strategies, fused as
+// the compiler fuses (no GPU).
+std::string emitted_glsl(const ir::Graph& graph, const TargetLimits& t, const std::map<std::string, std::string>& forced) {
+  codegen::StoragePlan storage = codegen::plan_storage(graph);
+  std::string text;
+  for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph, t, storage.zero_copy)) {
+    codegen::KernelContext ctx{t, graph, storage, forced};
+    std::vector<codegen::ScratchTensor> scratch;
+    for (const codegen::EmittedKernel& k : codegen::find_kernel_emitter(group)(group, ctx, scratch)) text += k.glsl;
+  }
+  return text;
+}
+
+// The FMA loop stages an f32 rhs four values per 16-byte load along its contiguous dim where the
+// strides allow (contraction.cpp, staging4): N-fast for a plain rhs (one 16-byte workgroup-memory
+// store per quad), K-fast for a transposed one. Edge tiles in N read zeros for whole quads; a K
+// that is not a multiple of 4 (transposed rhs), a rhs behind a fused prologue and register blocks
+// above 64 accumulators keep one-element loads, as the lhs always does. Each form against the
+// reference on the device with a 64x64x16 tile, 4x4 per invocation (256 invocations stage 256
+// quads); the GLSL also with 128x128x16, 16x8 per invocation, on each profile.
+TEST(MatmulKernelTest, FourWideRhsLoadsWhereTheStridesAllow) {
+  int seed = 90;
+  for (const char* tile : {"tiled=64x64x16/4x4/1", "tiled=128x128x16/16x8/1"})
+    for (int64_t k : {36, 34})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (bool relu_b : {false, true}) {
+            SCOPED_TRACE(cat(tile, ", K ", k, ta ? ", transposed lhs" : "", tb ? ", transposed rhs" : "",
+                             relu_b ? ", relu rhs" : ""));
+            const std::map<std::string, std::string> forced{{"matmul", tile}};
+            ir::Graph g;
+            // M = 100 and N = 76: edge tiles in both.
+            ir::Value* a = g.add_input("a", f32(ta ? Shape{k, 100} : Shape{100, k}));
+            ir::Value* b = g.add_input("b", f32(tb ? Shape{76, k} : Shape{k, 76}));
+            if (relu_b) b = g.add_op(K::Relu, {b}, {}, "relu")->result();
+            ir::Value* y = g.add_op(K::MatMul, {a, b}, {{"transpose_a", ta}, {"transpose_b", tb}}, "matmul")->result();
+            g.add_output(y, "y");
+            // The rhs's contiguous dim is N unless transposed (then K). The relu joins the
+            // matmul's rhs prologue (docs/fusion.md).
+            const bool b4 = !relu_b && (!tb || k % 4 == 0) && std::string(tile).find("4x4") != std::string::npos;
+            for (const char* target : {"nvidia", "amd-rdna3", "intel-xe", "lavapipe"}) {
+              std::string glsl = emitted_glsl(g, find_target(target).limits, forced);
+              EXPECT_NE(glsl.find("void gemm_tile("), std::string::npos) << target;
+              EXPECT_EQ(glsl.find("#define B_VEC 1") != std::string::npos, b4) << target;
+              EXPECT_EQ(glsl.find("vec4 b_load4(uint n, uint k) {") != std::string::npos, b4) << target;
+            }
+            // The 16x8 block keeps the one-element loads that other tests run (and takes lavapipe
+            // minutes to compile 16 times over).
+            if (std::string(tile).find("16x8") != std::string::npos) continue;
+            GpuRunOptions o;
+            o.forced_strategy = forced;
+            GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
+            EXPECT_TRUE(outputs_match(run, o));
+            if (!split_testing()) {
+              EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
+            }
+          }
 }
 
 // Occupancy: on 132 SMs a 256 x 256 output takes tiles small enough for the most workgroups the
