@@ -10,6 +10,7 @@
 #include "codegen/op_codegen.h"
 #include "codegen/shader_library.h"
 #include "codegen/strided_view.h"
+#include "ir/slice_geometry.h"
 #include "support/error.h"
 
 namespace vkc::codegen {
@@ -262,18 +263,9 @@ std::string prologue_fn_once(Builder& b, const DispatchGroup& group, const ir::V
       body = unravel(out, "i", "c");
       std::vector<std::string> coords;
       for (size_t d = 0; d < out.size(); ++d) coords.push_back(cat("c", d));
-      const std::vector<int64_t>& starts = op->attr_ints("starts");
-      std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
-      for (size_t k = 0; k < axes.size(); ++k) axes[k] = int64_t(k);
-      axes = op->attr_ints_or("axes", axes);
-      steps = op->attr_ints_or("steps", steps);
-      for (size_t k = 0; k < starts.size(); ++k) {
-        int64_t a = axes[k] < 0 ? axes[k] + int64_t(in.size()) : axes[k];
-        int64_t dim = in[size_t(a)], start = starts[k] < 0 ? starts[k] + dim : starts[k], step = steps[k];
-        start = dim == 0 ? 0 : step > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, 0, dim - 1);
-        coords[size_t(a)] = step > 0 ? cat("(", start, "u + c", a, " * ", step, "u)")
-                                     : cat("(", start, "u - c", a, " * ", -step, "u)");
-      }
+      for (const ir::SlicedAxis& s : ir::sliced_axes(*op, in))
+        coords[s.axis] = s.step > 0 ? cat("(", s.start, "u + c", s.axis, " * ", s.step, "u)")
+                                    : cat("(", s.start, "u - c", s.axis, " * ", -s.step, "u)");
       body += cat("  return ", src, "(", linear(coords), ");\n");
       break;
     }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ir/slice_geometry.h"
 #include "support/error.h"
 #include "support/int_math.h"
 
@@ -108,17 +109,10 @@ std::optional<uint64_t> contiguous_slice_offset(const ir::Op& slice) {
   const Shape& in = slice.operand(0)->type.shape;
   const Shape& out = slice.result()->type.shape;
   if (slice.result()->type.numel() == 0) return std::nullopt;
-  const std::vector<int64_t>& starts = slice.attr_ints("starts");
-  std::vector<int64_t> axes(starts.size());
-  for (size_t i = 0; i < axes.size(); ++i) axes[i] = int64_t(i);
-  if (slice.has_attr("axes")) axes = slice.attr_ints("axes");
-  std::vector<int64_t> steps = slice.attr_ints_or("steps", std::vector<int64_t>(starts.size(), 1));
   std::vector<int64_t> begin(in.size(), 0);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    if (steps[i] != 1) return std::nullopt;
-    size_t a = size_t(axes[i] < 0 ? axes[i] + int64_t(in.size()) : axes[i]);
-    int64_t dim = in[a];
-    begin[a] = std::clamp<int64_t>(starts[i] < 0 ? starts[i] + dim : starts[i], 0, dim);  // as infer_slice
+  for (const ir::SlicedAxis& s : ir::sliced_axes(slice, in)) {
+    if (s.step != 1) return std::nullopt;
+    begin[s.axis] = s.start;
   }
   std::optional<int64_t> run = contiguous_run_offset(in, begin, out);
   if (!run) return std::nullopt;

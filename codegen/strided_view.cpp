@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/op_codegen.h"
+#include "ir/slice_geometry.h"
 
 namespace vkc::codegen {
 namespace {
@@ -67,19 +68,9 @@ std::optional<StridedView> apply_index_map(const StridedView& view, const ir::Op
       break;
     }
     case Prologue::Slice: {
-      // The reference's (ONNX's) start normalization, as the prologue's slice function has it.
-      const std::vector<int64_t>& starts = op.attr_ints("starts");
-      std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
-      for (size_t k = 0; k < axes.size(); ++k) axes[k] = int64_t(k);
-      axes = op.attr_ints_or("axes", axes);
-      steps = op.attr_ints_or("steps", steps);
-      for (size_t k = 0; k < starts.size(); ++k) {
-        const int64_t a = axes[k] < 0 ? axes[k] + int64_t(in.size()) : axes[k];
-        const int64_t dim = in[size_t(a)], step = steps[k];
-        int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
-        start = dim == 0 ? 0 : step > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, 0, dim - 1);
-        r.offset += start * view.strides[size_t(a)];
-        r.strides[size_t(a)] = view.strides[size_t(a)] * step;
+      for (const ir::SlicedAxis& s : ir::sliced_axes(op, in)) {
+        r.offset += s.start * view.strides[s.axis];
+        r.strides[s.axis] = view.strides[s.axis] * s.step;
       }
       break;
     }

@@ -16,6 +16,7 @@
 #include "codegen/kernels/kernels.h"
 #include "codegen/kernels/word_storage.h"
 #include "codegen/shader_library.h"
+#include "ir/slice_geometry.h"
 #include "support/error.h"
 #include "support/int_math.h"
 
@@ -314,21 +315,9 @@ std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const 
     case ir::OpKind::Slice: {
       family = "slice";
       for (size_t d = 0; d < os.size(); ++d) dims[d] = {1, 0, stride[d]};
-      const std::vector<int64_t>& starts = op.attr_ints("starts");
-      std::vector<int64_t> axes(starts.size()), steps(starts.size(), 1);
-      for (size_t i = 0; i < axes.size(); ++i) axes[i] = int64_t(i);
-      axes = op.attr_ints_or("axes", axes);
-      steps = op.attr_ints_or("steps", steps);
-      // Same start normalization as the reference (ONNX Slice); ends only shape the result.
-      for (size_t i = 0; i < starts.size(); ++i) {
-        size_t a = size_t(axis_of(axes[i], rank));
-        int64_t dim = is[a], s = starts[i], st = steps[i];
-        if (s < 0) s += dim;
-        if (dim == 0) s = 0;
-        else if (st > 0) s = std::clamp<int64_t>(s, 0, dim);
-        else s = std::clamp<int64_t>(s, 0, dim - 1);
-        dims[a].step = st;
-        dims[a].offset = s;
+      for (const ir::SlicedAxis& s : ir::sliced_axes(op, is)) {
+        dims[s.axis].step = s.step;
+        dims[s.axis].offset = s.start;
       }
       break;
     }
