@@ -26,10 +26,9 @@
 //   void a_begin(uint m); float a_load(uint m, uint k);   A[m, k], 0 outside [M, K]
 //   void b_begin(uint n); float b_load(uint n, uint k);   B[k, n], 0 outside [K, N]
 //   void store_c(uint m, uint n, float v);                 one result (skips m >= M, n >= N)
-// With B_VEC 1 the kernel provides instead `vec4 b_load4(uint n, uint k)`: four elements along B's
-// contiguous dim in one 16-byte load (K-fast: B[k..k+3, n]; N-fast: B[k, n..n+3]), each quad
-// wholly inside or outside [K, N] (the kernel checks the strides); N-fast quads land in workgroup
-// memory as one vec4 store.
+// With B_VEC 1 (N-fast only) the kernel provides instead `vec4 b_load4(uint n, uint k)`:
+// B[k, n..n+3] in one 16-byte load, each quad wholly inside or outside [K, N] (the kernel checks
+// the strides); a quad lands in workgroup memory as one vec4 store.
 // In M-fast staging (A_KFAST = 0) a_begin(m) is called once for the invocation's one staging row
 // (THREADS % TM == 0, checked by the planner) and a_load always gets that m; in K-fast staging
 // a_begin is called before every a_load of a new row. Likewise for B. A kernel whose loads share
@@ -106,8 +105,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
 #if B_VEC
-        vec4 v = B_KFAST == 0u ? b_load4(n0 + (e % (TN / 4u)) * 4u, k0 + e / (TN / 4u))
-                               : b_load4(n0 + e / (TK / 4u), k0 + (e % (TK / 4u)) * 4u);
+        vec4 v = b_load4(n0 + (e % (TN / 4u)) * 4u, k0 + e / (TN / 4u));  // quad e: 4 columns of one k
         [[unroll]] for (uint c = 0u; c < 4u; ++c) b_next[r * 4u + c] = v[c];
 #else
         if (B_KFAST == 0u) {
@@ -165,7 +163,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
-        if (B_VEC == 1 && B_KFAST == 0u) {  // a quad of 4 columns of one k: one vec4 store
+        if (B_VEC == 1) {  // a quad of 4 columns of one k: one vec4 store
           b_tile[(b_write + (e / (TN / 4u)) * TN) / 4u + e % (TN / 4u)] =
               vec4(b_next[r * 4u], b_next[r * 4u + 1u], b_next[r * 4u + 2u], b_next[r * 4u + 3u]);
         } else

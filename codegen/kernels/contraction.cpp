@@ -121,23 +121,20 @@ std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, 
             cat("bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u"), bs, "b8", "b_at");
 }
 
-// Whether the FMA loop can stage operand `o` four float32 values per 16-byte load along its
-// contiguous dim (the columns with `along_cols`, else the rows): read in place (no fused
-// prologue), that dim of stride 1 and a multiple of 4 long, the other stride and the batch stride
-// multiples of 4, so every quad starting at a multiple of 4 is aligned (views start 16-byte
-// aligned, storage_plan.h) and wholly inside or outside the matrix.
-bool staging4(const DispatchGroup& group, const Operand& o, const ir::Value* v, bool along_cols) {
+// Whether the FMA loop can stage operand `o` four float32 columns per 16-byte load: read in place
+// (no fused prologue), columns of stride 1 and a multiple of 4 of them, the row stride and the
+// batch stride multiples of 4, so every quad starting at a multiple of 4 is aligned (views start
+// 16-byte aligned, storage_plan.h) and wholly inside or outside the matrix.
+bool staging4(const DispatchGroup& group, const Operand& o, const ir::Value* v) {
   if (v->type.dtype != DType::f32 || o.matrix_size % 4 != 0) return false;
-  const bool fits = along_cols ? o.col_stride == 1 && o.cols % 4 == 0 && o.row_stride % 4 == 0
-                               : o.row_stride == 1 && o.rows % 4 == 0 && o.col_stride % 4 == 0;
-  if (!fits) return false;
+  if (o.col_stride != 1 || o.cols % 4 != 0 || o.row_stride % 4 != 0) return false;
   return v->producer == nullptr ||
          std::find(group.prologue.begin(), group.prologue.end(), v->producer) == group.prologue.end();
 }
 
-// The operand functions of the FMA loop with B staged four at a time (staging4; gemm_core.glsl's
-// B_VEC): a_load as scalar_operand_fns, b_load4 the quad at (k, n) along B's contiguous dim from
-// the uvec4 view b4. The bounds test is a branch around the load, as in the scalar loads: loads
+// The operand functions of the FMA loop with B staged four columns at a time (staging4;
+// gemm_core.glsl's B_VEC): a_load as scalar_operand_fns, b_load4 the quad B[k, n..n+3] from the
+// uvec4 view b4. The bounds test is a branch around the load, as in the scalar loads: loads
 // made unconditional (index clamped, result selected) measured 10-20% slower on the H200.
 std::string vec4_b_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
   std::string scalar = scalar_operand_fns(M, N, K, a, b);
@@ -233,21 +230,22 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     bytes += f.bytes;
   };
   // FMA tiles: the order each operand is staged in (its contiguous dim fastest, so that global
-  // reads coalesce) and whether B is staged four values per 16-byte load (staging4), which also
-  // makes N-fast staging one 16-byte workgroup-memory store per quad instead of four. Measured on
-  // the H200 (bench/RESULTS.md, session 26): B four-wide takes 3-7% off every ViT-B/16 and BERT
-  // batch-8 product shape (ViT-B/16 b8 -2.9%, BERT b8 -6.6%); A four-wide was no faster (within
-  // +-2%) and both together slower on ViT's 1576-row shapes, so A keeps its one-element loads.
-  // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled
-  // with the 16-byte loads (matmul 4096^3 +14%) and keep one-element loads too.
+  // reads coalesce), and whether an N-contiguous B (a [K, N] weight) is staged in quads of 4
+  // columns, each one 16-byte load (staging4) and one 16-byte workgroup-memory store instead of
+  // four. Measured on the H200 (bench/RESULTS.md, session 26): 3-7% off every ViT-B/16 and BERT
+  // batch-8 product shape (ViT-B/16 b8 -2.9%, BERT b8 -6.6%). Quads along K (A, and a transposed
+  // B) still take four workgroup-memory stores each; 16-byte loads of A alone measured within 2%
+  // either way and slower together with B's, so K-fast quads keep one-element loads. Register
+  // blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with the
+  // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads too.
   GemmCoreShape core;
   if (strategy == S::tiled) {
     const SimtTile& g = std::get<SimtTile>(tile->tile);
     core.tile = g;
     core.a_kfast = a.col_stride == 1 && core.stages_evenly(g.tm, true);
     core.b_kfast = b.col_stride != 1 && core.stages_evenly(g.tn, true);
-    core.b_vec = g.rm * g.rn <= 64 && (core.b_kfast ? staging4(group, b, bv, false)
-                                                    : staging4(group, b, bv, true) && core.stages_evenly(g.tn, false, true));
+    core.b_vec = !core.b_kfast && g.rm * g.rn <= 64 && staging4(group, b, bv) &&
+                 core.stages_evenly(g.tn, false, true);
   }
   for (const auto& [v, st, name, at, vec4] : {std::tuple{av, a8, "a8", "a_at", false},
                                               std::tuple{bv, b8, "b8", "b_at", core.b_vec}}) {

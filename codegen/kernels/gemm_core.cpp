@@ -21,6 +21,7 @@ std::string unsupported(const GemmCoreShape& shape) {
     return cat("results of tile ", tile(), " do not fit workgroup memory column by column");
   if (!shape.stages_evenly(s.tm, shape.a_kfast))
     return cat("A does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
+  if (shape.b_vec && shape.b_kfast) return cat("B of tile ", tile(), " is vectorized N-fast and staged K-fast");
   if (!shape.stages_evenly(s.tn, shape.b_kfast, shape.b_vec))
     return cat("B does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
   return "";

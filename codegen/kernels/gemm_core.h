@@ -14,9 +14,9 @@ struct GemmCoreShape {
   // Staging order per operand: true walks K fastest in quads of 4 (the operand's k is contiguous
   // in memory), false walks M (N) fastest.
   bool a_kfast = false, b_kfast = false;
-  // The kernel provides b_load4 (four elements along B's contiguous dim in one 16-byte load;
-  // shaders/gemm_core.glsl) instead of b_begin/b_load. N-fast (not K-fast) vectorized staging walks
-  // quads of 4 columns of one k.
+  // B is staged N-fast in quads of 4 columns of one k (not with b_kfast): the kernel provides
+  // b_load4 (B[k, n..n+3] in one 16-byte load; shaders/gemm_core.glsl) instead of b_begin/b_load,
+  // and each quad goes to workgroup memory as one 16-byte store.
   bool b_vec = false;
   // The multiply loop over the TK slice runs kk_unroll steps per iteration (1: rolled; tk: fully
   // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
