@@ -6,7 +6,7 @@
 //   DIR/<case>/out_<name>.npy         vkc's outputs for input set 0
 // Usage: vkc_bench [--out DIR] [--runs N] [--cases a,b] [--small] [--device X] [--force-staging]
 //                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...] [--conv NxCxHxW:FxCxKHxKW,...]
-//                  [--force OP=STRATEGY]...
+//                  [--force OP=STRATEGY]... [--no-peaks]
 // --matmul adds f32 matmul cases (run whatever --cases says), with the planner's tile or a forced
 // one in the `tiled=` syntax, e.g. 1576x768x3072@128x64x16/8x8/2/k3: tile and split sweeps on new
 // shapes without a rebuild.
@@ -17,6 +17,8 @@
 // KHR where the device has it), to compare the two forms on one device in one run.
 // --small shrinks every case and checks outputs against the reference interpreter: a plumbing
 // test that runs on lavapipe (its timings mean nothing).
+// --no-peaks skips the copy and FMA ceilings (vkc.json then has no "peaks"): A/B runs of vkc
+// against itself, where they cost most of a short run's device time.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +48,10 @@ struct Args {
   std::vector<std::string> cases;  // name substrings; empty: all
   int runs = 25;
   bool small = false;
+  // No copy-bandwidth and FMA ceilings (before and after the cases: 1 GiB buffers filled,
+  // uploaded and copied three ways, twice): for A/B runs of a few cases, which compare vkc with
+  // itself. bench/torch_reference.py needs the ceilings.
+  bool no_peaks = false;
   // Storage buffers in plain device-local memory instead of the runtime's default preference for
   // device-local + host-visible (ReBAR) memory: a test of whether the memory type limits bandwidth.
   bool force_staging = false;
@@ -111,6 +117,7 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--device") a.device = value();
     else if (s == "--runs") a.runs = std::stoi(value());
     else if (s == "--small") a.small = true;
+    else if (s == "--no-peaks") a.no_peaks = true;
     else if (s == "--force-staging") a.force_staging = true;
     else if (s == "--tensor-cores") {
       a.tensor_cores = value();
@@ -284,11 +291,14 @@ int run(int argc, char** argv) {
   json report{{"device", info.name}, {"device_type", info.type}, {"driver", info.driver},
               {"small", args.small}, {"runs", args.runs}, {"force_staging", args.force_staging},
               {"tensor_cores", args.tensor_cores.empty() ? info.tensor_cores : args.tensor_cores}};
-  Peaks peaks = measure_peaks(ctx, args.small, args.runs);
-  report["peaks"] = {{"copy_gbps", peaks.copy_gbps}, {"fma_gflops", peaks.fma_gflops}, {"detail", peaks.detail}};
-  std::printf("peaks: copy %.0f GB/s (read+write), fp32 FMA %.1f TFLOP/s\n", peaks.copy_gbps,
-              peaks.fma_gflops / 1e3);
-  std::fflush(stdout);
+  Peaks peaks;
+  if (!args.no_peaks) {
+    peaks = measure_peaks(ctx, args.small, args.runs);
+    report["peaks"] = {{"copy_gbps", peaks.copy_gbps}, {"fma_gflops", peaks.fma_gflops}, {"detail", peaks.detail}};
+    std::printf("peaks: copy %.0f GB/s (read+write), fp32 FMA %.1f TFLOP/s\n", peaks.copy_gbps,
+                peaks.fma_gflops / 1e3);
+    std::fflush(stdout);
+  }
 
   std::vector<BenchCase> cases;
   for (BenchCase& c : make_cases(args.small))
@@ -313,6 +323,7 @@ int run(int argc, char** argv) {
     // Written after every case, so a run cut short by the lease still leaves its numbers.
     std::ofstream(fs::path(args.out) / "vkc.json") << report.dump(1) << "\n";
   }
+  if (args.no_peaks) return 0;
   // The ceilings again, with the clocks now warm: the copy measured first thing after the machine
   // starts came out up to 30% low on H200 (2270 vs 3349 GB/s in two runs). The best of both counts.
   Peaks again = measure_peaks(ctx, args.small, args.runs);
