@@ -201,6 +201,18 @@ TEST(MatmulKernelTest, FourWideRhsLoadsWhereTheStridesAllow) {
               EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
             }
           }
+  // Batches: a rhs shared by every batch entry (batch stride 0) and one per entry (its matrix
+  // size, 36 x 76, the batch stride), both four-wide.
+  for (const Shape& rhs : {Shape{36, 76}, Shape{3, 36, 76}}) {
+    SCOPED_TRACE(cat("batched rhs ", rhs.size() == 3));
+    const std::map<std::string, std::string> forced{{"matmul", "tiled=64x64x16/4x4/1"}};
+    ir::Graph g = one_op_graph(K::MatMul, {f32({3, 100, 36}), f32(rhs)});
+    EXPECT_NE(emitted_glsl(g, find_target("lavapipe").limits, forced).find("#define B_VEC 1"), std::string::npos);
+    GpuRunOptions o;
+    o.forced_strategy = forced;
+    GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
+    EXPECT_TRUE(outputs_match(run, o));
+  }
 }
 
 // Occupancy: on 132 SMs a 256 x 256 output takes tiles small enough for the most workgroups the
