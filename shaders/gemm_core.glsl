@@ -44,14 +44,14 @@ const uint TX = TN / RN, TY = TM / RM;
 const uint LM = (RM % 4u == 0u) ? 4u : 1u, LN = (RN % 4u == 0u) ? 4u : 1u;
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u;
 #define B_VEC ${B_VEC}
-// Staging units hold 4 elements (quads) when K-fast or vectorized.
-const uint A_QUADS = A_KFAST, B_QUADS = (B_KFAST == 1u || B_VEC == 1) ? 1u : 0u;
+// B's staging units hold 4 elements (quads) when K-fast or vectorized; A's when K-fast.
+const uint B_QUADS = (B_KFAST == 1u || B_VEC == 1) ? 1u : 0u;
 // Elements (A_KFAST: quads of k) per K slice; the planner keeps tiles where THREADS divides them,
 // so every invocation stages the same number and the loops below carry no bounds test (a test
 // there kept spirv-opt from unrolling them, and the register arrays went to local memory).
-const uint A_UNITS = A_QUADS == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_QUADS == 1u ? TN * TK / 4u : TN * TK;
+const uint A_UNITS = A_KFAST == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_QUADS == 1u ? TN * TK / 4u : TN * TK;
 const uint A_ROUNDS = A_UNITS / THREADS, B_ROUNDS = B_UNITS / THREADS;
-const uint A_REGS = A_ROUNDS * (A_QUADS == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_QUADS == 1u ? 4u : 1u);
+const uint A_REGS = A_ROUNDS * (A_KFAST == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_QUADS == 1u ? 4u : 1u);
 // 1: results leave through workgroup memory, neighbouring invocations on neighbouring rows (see
 // the end of gemm_tile; gemm_core.h).
 const uint STORE_M_FAST = ${STORE_M_FAST}u;

@@ -135,7 +135,7 @@ bool staging4(const DispatchGroup& group, const Operand& o, const ir::Value* v) 
 // The operand functions of the FMA loop with B staged four columns at a time (staging4;
 // gemm_core.glsl's B_VEC): a_load as scalar_operand_fns, b_load4 the quad B[k, n..n+3] from the
 // uvec4 view b4. The bounds test is a branch around the load, as in the scalar loads: loads
-// made unconditional (index clamped, result selected) measured 10-20% slower on the H200.
+// made unconditional (index clamped, result selected) measured 10-80% slower on the H200.
 std::string vec4_b_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
   std::string scalar = scalar_operand_fns(M, N, K, a, b);
   return scalar.substr(0, scalar.find("void b_begin")) +
