@@ -109,7 +109,9 @@ void Session::Impl::finish() {
                                               DeviceTensor::Impl{device.impl(), std::move(t)})));
     if (profiled) {
       profile.clear();
-      for (const rt::DispatchProfile& p : program->last_profile()) profile.push_back({p.name, p.ms, p.gflops, p.gbps});
+      const std::vector<rt::DispatchProfile>& timed = program->last_profile();
+      for (size_t i = 0; i < timed.size(); ++i)
+        profile.push_back({timed[i].name, timed[i].ms, timed[i].gflops, timed[i].gbps, program->pipeline_statistics(i)});
     }
   } catch (...) {
     state->error = std::current_exception();

@@ -96,20 +96,34 @@ BenchCase conv_shape_case(const Shape& x, const Shape& w) {
   return conv_case(cat("conv_", shape_str(x), "_", shape_str(w)), OpKind::Conv, x, w, false, 1, pads);
 }
 
-BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile) {
+BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile, bool gelu) {
   BenchCase c;
   std::string suffix = tile;
   std::replace(suffix.begin(), suffix.end(), '/', '-');
-  c.name = cat("matmul_", m, "x", n, "x", k, tile.empty() ? "" : "_t" + suffix);
+  c.name = cat("matmul_", m, "x", n, "x", k, gelu ? "_gelu" : "", tile.empty() ? "" : "_t" + suffix);
   c.group = "matmul_tiles";
   if (!tile.empty()) c.forced = {{"matmul", "tiled=" + tile}};
   c.flops = 2.0 * double(m) * double(n) * double(k);
   c.build = [=](ir::Graph& g) {
     ir::Value* a = g.add_input("a", {DType::f32, {m, k}});
     ir::Value* b = g.add_input("b", {DType::f32, {k, n}});
-    g.add_output(g.add_op(OpKind::MatMul, {a, b}, {}, "matmul")->result(), "y");
+    ir::Value* y = g.add_op(OpKind::MatMul, {a, b}, {}, "matmul")->result();
+    if (gelu) {
+      // A transformer's first MLP product as PyTorch exports it: bias, then GELU's erf form
+      // x * (1 + erf(x / sqrt(2))) * 0.5, all fused into the product's epilogue.
+      auto scalar = [&](double v) {
+        HostTensor t(DType::f32, {1});
+        t.set_f64(0, v);
+        return g.add_constant(std::move(t));
+      };
+      ir::Value* h = g.add_op(OpKind::Add, {y, g.add_input("bias", {DType::f32, {n}})})->result();
+      ir::Value* e = g.add_op(OpKind::Erf, {g.add_op(OpKind::Div, {h, scalar(std::sqrt(2.0))})->result()})->result();
+      ir::Value* one_plus = g.add_op(OpKind::Add, {e, scalar(1.0)})->result();
+      y = g.add_op(OpKind::Mul, {g.add_op(OpKind::Mul, {h, one_plus})->result(), scalar(0.5)})->result();
+    }
+    g.add_output(y, "y");
   };
-  c.torch = {{"op", "matmul"}, {"dtype", "f32"}};
+  c.torch = {{"op", gelu ? "matmul_bias_gelu" : "matmul"}, {"dtype", "f32"}};
   return c;
 }
 

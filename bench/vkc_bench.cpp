@@ -72,17 +72,21 @@ std::vector<std::string> comma_list(const std::string& list) {
   return parts;
 }
 
-// "MxNxK[@TILE]" -> a matmul case.
+// "MxNxK[+gelu][@TILE]" -> a matmul case (+gelu: with a bias and GELU fused after it).
 BenchCase matmul_spec_case(const std::string& spec) {
   size_t at = spec.find('@');
   std::string dims = spec.substr(0, at);
+  const std::string gelu_suffix = "+gelu";
+  const bool gelu = dims.size() > gelu_suffix.size() &&
+                    dims.compare(dims.size() - gelu_suffix.size(), gelu_suffix.size(), gelu_suffix) == 0;
+  if (gelu) dims.resize(dims.size() - gelu_suffix.size());
   int64_t m = 0, n = 0, k = 0;
   char x1 = 0, x2 = 0;
   int used = 0;
   bool ok = std::sscanf(dims.c_str(), "%ld%c%ld%c%ld%n", &m, &x1, &n, &x2, &k, &used) == 5 && x1 == 'x' &&
             x2 == 'x' && used == int(dims.size()) && m > 0 && n > 0 && k > 0;
-  check(ok, "vkc_bench: --matmul takes MxNxK[@TILE], not '", spec, "'");
-  return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1));
+  check(ok, "vkc_bench: --matmul takes MxNxK[+gelu][@TILE], not '", spec, "'");
+  return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1), gelu);
 }
 
 // "NxCxHxW:FxCxKHxKW" -> a conv case.

@@ -380,8 +380,12 @@ int run_main(int argc, char** argv) {
     for (const vkc::DispatchTiming& p : session.last_profile()) {
       std::cout << "  " << std::left << std::setw(24) << p.name << std::right << std::setw(10) << p.ms << " ms "
                 << std::setw(10) << std::setprecision(1) << p.gflops << " GFLOP/s " << std::setw(8) << p.gbps
-                << " GB/s\n"
-                << std::setprecision(3);
+                << " GB/s";
+      // The driver's register count where captured (VKC_PIPELINE_STATS=1): with the workgroup
+      // memory, what decides how many workgroups share a compute unit.
+      for (const std::string& s : p.statistics)
+        if (s.rfind("Register Count=", 0) == 0) std::cout << "  " << s;
+      std::cout << "\n" << std::setprecision(3);
       total += p.ms;
     }
     std::cout << "  total GPU time " << total << " ms\n";

@@ -101,6 +101,10 @@ struct DispatchTiming {
   double ms = 0;
   double gflops = 0;  // the compiler's FLOP count / time
   double gbps = 0;    // the compiler's minimum bytes moved / time
+  // What the driver reports of the dispatch's pipeline ("Register Count=151", ...) when statistics
+  // are captured: VKC_PIPELINE_STATS=1 and a device with VK_KHR_pipeline_executable_properties.
+  // Empty otherwise.
+  std::vector<std::string> statistics;
 };
 
 struct SessionOptions {
