@@ -28,7 +28,9 @@
 //   void store_c(uint m, uint n, float v);                 one result (skips m >= M, n >= N)
 // With B_VEC 1 (N-fast only) the kernel provides instead `vec4 b_load4(uint n, uint k)`:
 // B[k, n..n+3] in one 16-byte load, each quad wholly inside or outside [K, N] (the kernel checks
-// the strides); a quad lands in workgroup memory as one vec4 store.
+// the strides); a quad lands in workgroup memory as one vec4 store. With A_4X4 1 (K-fast only) it
+// provides `vec4 a_load4(uint m, uint k)` (A[m, k..k+3], likewise checked) instead of a_load, and
+// a_begin is not called.
 // In M-fast staging (A_KFAST = 0) a_begin(m) is called once for the invocation's one staging row
 // (THREADS % TM == 0, checked by the planner) and a_load always gets that m; in K-fast staging
 // a_begin is called before every a_load of a new row. Likewise for B. A kernel whose loads share
@@ -44,14 +46,20 @@ const uint TX = TN / RN, TY = TM / RM;
 const uint LM = (RM % 4u == 0u) ? 4u : 1u, LN = (RN % 4u == 0u) ? 4u : 1u;
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u;
 #define B_VEC ${B_VEC}
+// A staged K-fast in 4x4 blocks (4 rows x 4 k), each row one 16-byte load `vec4 a_load4(uint m,
+// uint k)` (A[m, k..k+3]), transposed in registers so that each k goes to workgroup memory as one
+// 16-byte store of 4 rows (a K-fast quad alone is stored element by element down 4 rows).
+#define A_4X4 ${A_4X4}
 // B's staging units hold 4 elements (quads) when K-fast or vectorized; A's when K-fast.
 const uint B_QUADS = (B_KFAST == 1u || B_VEC == 1) ? 1u : 0u;
 // Elements (A_KFAST: quads of k) per K slice; the planner keeps tiles where THREADS divides them,
 // so every invocation stages the same number and the loops below carry no bounds test (a test
 // there kept spirv-opt from unrolling them, and the register arrays went to local memory).
-const uint A_UNITS = A_KFAST == 1u ? TM * TK / 4u : TM * TK, B_UNITS = B_QUADS == 1u ? TN * TK / 4u : TN * TK;
+const uint A_UNITS = A_4X4 == 1 ? TM * TK / 16u : A_KFAST == 1u ? TM * TK / 4u : TM * TK;
+const uint B_UNITS = B_QUADS == 1u ? TN * TK / 4u : TN * TK;
 const uint A_ROUNDS = A_UNITS / THREADS, B_ROUNDS = B_UNITS / THREADS;
-const uint A_REGS = A_ROUNDS * (A_KFAST == 1u ? 4u : 1u), B_REGS = B_ROUNDS * (B_QUADS == 1u ? 4u : 1u);
+const uint A_REGS = A_ROUNDS * (A_4X4 == 1 ? 16u : A_KFAST == 1u ? 4u : 1u);
+const uint B_REGS = B_ROUNDS * (B_QUADS == 1u ? 4u : 1u);
 // 1: results leave through workgroup memory, neighbouring invocations on neighbouring rows (see
 // the end of gemm_tile; gemm_core.h).
 const uint STORE_M_FAST = ${STORE_M_FAST}u;
@@ -94,6 +102,13 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       ${SLICE_BEGIN}
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
+#if A_4X4
+        // Block e: rows m0 + (e / (TK/4)) * 4 + i, k = k0 + (e % (TK/4)) * 4 .. + 3.
+        [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+          vec4 v = a_load4(m0 + (e / (TK / 4u)) * 4u + i, k0 + (e % (TK / 4u)) * 4u);
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) a_next[r * 16u + c * 4u + i] = v[c];
+        }
+#else
         if (A_KFAST == 0u) {
           a_next[r] = a_load(m0 + e % TM, k0 + e / TM);
         } else {
@@ -101,6 +116,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
           a_begin(m);
           [[unroll]] for (uint c = 0u; c < 4u; ++c) a_next[r * 4u + c] = a_load(m, k + c);
         }
+#endif
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
@@ -155,11 +171,19 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
     if (more) {
       [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
         uint e = lid + r * THREADS;
+#if A_4X4
+        // k = (e % (TK/4)) * 4 + c: the block's 4 rows as one vec4 at row (e / (TK/4)) * 4.
+        [[unroll]] for (uint c = 0u; c < 4u; ++c)
+          a_tile[(a_write + ((e % (TK / 4u)) * 4u + c) * TM) / 4u + e / (TK / 4u)] =
+              vec4(a_next[r * 16u + c * 4u], a_next[r * 16u + c * 4u + 1u], a_next[r * 16u + c * 4u + 2u],
+                   a_next[r * 16u + c * 4u + 3u]);
+#else
         [[unroll]] for (uint c = 0u; c < A_REGS / A_ROUNDS; ++c) {
           // M-fast: e = kk * TM + m; K-fast: quad e holds k = (e % (TK/4)) * 4 + c of row e / (TK/4).
           uint i = a_write + (A_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TM + e / (TK / 4u));
           a_tile[i / 4u][i % 4u] = a_next[r * (A_REGS / A_ROUNDS) + c];
         }
+#endif
       }
       [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
         uint e = lid + r * THREADS;

@@ -143,6 +143,19 @@ std::string vec4_b_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a
              "  return uintBitsToFloat(b4.data[(bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u) / 4u]);\n}\n");
 }
 
+// The FMA loop's operand functions: scalar_operand_fns, with a_load4 (A[m, k..k+3] from the uvec4
+// view a4; gemm_core.glsl's A_4X4) where `a4` and b_load4 (vec4_b_operand_fns) where `b4`.
+std::string operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b, bool a4, bool b4) {
+  std::string scalar = scalar_operand_fns(M, N, K, a, b);
+  std::string bpart = b4 ? vec4_b_operand_fns(M, N, K, a, b) : scalar;
+  bpart = bpart.substr(bpart.find(b4 ? "vec4 b_load4" : "void b_begin"));
+  std::string apart = a4 ? cat("void a_begin(uint m) {}\nvec4 a_load4(uint m, uint k) {\n  if (!(m < ", M, "u && k < ", K,
+                               "u)) return vec4(0.0);\n  return uintBitsToFloat(a4.data[(abase + m * ", a.row_stride,
+                               "u + k) / 4u]);\n}\n")
+                         : scalar.substr(0, scalar.find("void b_begin"));
+  return apart + bpart;
+}
+
 }  // namespace
 
 std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
@@ -230,14 +243,21 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     bytes += f.bytes;
   };
   // FMA tiles: the order each operand is staged in (its contiguous dim fastest, so that global
-  // reads coalesce), and whether an N-contiguous B (a [K, N] weight) is staged in quads of 4
-  // columns, each one 16-byte load (staging4) and one 16-byte workgroup-memory store instead of
-  // four. Measured on the H200 (bench/RESULTS.md, session 26): 3-7% off every ViT-B/16 and BERT
-  // batch-8 product shape (ViT-B/16 b8 -2.9%, BERT b8 -6.6%). Quads along K (A, and a transposed
-  // B) still take four workgroup-memory stores each; 16-byte loads of A alone measured within 2%
-  // either way and slower together with B's, so K-fast quads keep one-element loads. Register
-  // blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with the
-  // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads too.
+  // reads coalesce), and 16-byte loads where the strides allow (staging4), each measured on the
+  // H200 (bench/RESULTS.md, sessions 26 and 27):
+  // - An N-contiguous B (a [K, N] weight) in quads of 4 columns: one 16-byte load and one 16-byte
+  //   workgroup-memory store per quad instead of four. 3-7% off every ViT-B/16 and BERT batch-8
+  //   product shape.
+  // - A K-contiguous A (activations) in blocks of 4 rows x 4 k: four 16-byte loads, transposed in
+  //   registers into four 16-byte stores down the K-major tile (a quad of k alone had to be stored
+  //   one element at a time, 4-way bank conflicts). With B's quads, 4-8% off the same shapes again
+  //   and BERT b8 -6%; ViT-B/16 b8 +1% (its first MLP product alone is 10% slower in the model and
+  //   6% faster in vkc_bench at the same shape with the same GELU epilogue; not understood). It
+  //   needs the tile's blocks to spread evenly over the invocations (128x64x16 over 128). Alone,
+  //   16-byte loads of A's quads (four scalar stores each) measured within 2% either way.
+  // - A transposed B ([N, K], K-fast quads like A's) keeps one-element loads: not measured.
+  // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with
+  // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads.
   GemmCoreShape core;
   if (strategy == S::tiled) {
     const SimtTile& g = std::get<SimtTile>(tile->tile);
@@ -246,11 +266,12 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     core.b_kfast = b.col_stride != 1 && core.stages_evenly(g.tn, true);
     core.b_vec = !core.b_kfast && g.rm * g.rn <= 64 && staging4(group, b, bv) &&
                  core.stages_evenly(g.tn, false, true);
+    core.a_4x4 = core.a_kfast && g.rm * g.rn <= 64 && staging4(group, a, av) && core.stages_in_4x4_blocks();
   }
-  for (const auto& [v, st, name, at, vec4] : {std::tuple{av, a8, "a8", "a_at", false},
+  for (const auto& [v, st, name, at, vec4] : {std::tuple{av, a8, "a8", "a_at", core.a_4x4},
                                               std::tuple{bv, b8, "b8", "b_at", core.b_vec}}) {
     if (vec4) {
-      buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), "b4");
+      buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), name[0] == 'a' ? "a4" : "b4");
       bindings.push_back({ctx.tensor(v), false});
       bytes += double(v->type.size_bytes());
     } else if (vec8 && st == Staging8::in_place) {
@@ -435,10 +456,12 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                {"SPLITS", cat(split)}, {"K_STEPS", cat(ceil_div(K, int64_t(g.tk)))},
                                {"STORE", split > 1 ? cat("partial.data[split * ", total, "u + i] = v") :
                                                      "store_result(i, epilogue(v, m, n))"},
-                               {"OPERANDS", core.b_vec ? vec4_b_operand_fns(M, N, K, a, b) : scalar_operand_fns(M, N, K, a, b)}});
+                               {"OPERANDS", operand_fns(M, N, K, a, b, core.a_4x4, core.b_vec)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk}, {"reg_m", g.rm}, {"reg_n", g.rn},
              {"stages", g.stages}, {"workgroups", groups * int64_t(split)}};
+  if (core.a_4x4) k.tiles["a_4x4"] = 1;
+  if (core.b_vec) k.tiles["b_vec"] = 1;
   if (split == 1) return {k};
   k.tiles["split_k"] = int64_t(split);
   return {k, reduce};

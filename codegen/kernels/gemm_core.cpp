@@ -19,6 +19,8 @@ std::string unsupported(const GemmCoreShape& shape) {
     return cat("unroll ", shape.kk_unroll, " does not divide TK of tile ", tile());
   if (shape.store_m_fast && !shape.store_m_fast_fits())
     return cat("results of tile ", tile(), " do not fit workgroup memory column by column");
+  if (shape.a_4x4 && (!shape.a_kfast || !shape.stages_in_4x4_blocks()))
+    return cat("A of tile ", tile(), " does not stage evenly in 4x4 blocks");
   if (!shape.stages_evenly(s.tm, shape.a_kfast))
     return cat("A does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
   if (shape.b_vec && shape.b_kfast) return cat("B of tile ", tile(), " is vectorized N-fast and staged K-fast");
@@ -35,6 +37,11 @@ bool GemmCoreShape::stages_evenly(uint32_t outer, bool kfast, bool vec) const {
   if (kfast) return tile.tk % 4 == 0 && (outer * tile.tk / 4) % n == 0;
   if (vec) return outer % 4 == 0 && (outer / 4 * tile.tk) % n == 0;
   return n % outer == 0 && (outer * tile.tk) % n == 0;
+}
+
+bool GemmCoreShape::stages_in_4x4_blocks() const {
+  const uint32_t n = threads();
+  return n != 0 && tile.tm % 4 == 0 && tile.tk % 4 == 0 && (tile.tm / 4 * (tile.tk / 4)) % n == 0;
 }
 
 bool GemmCoreShape::store_m_fast_fits() const {
@@ -61,6 +68,7 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"A_KFAST", shape.a_kfast ? "1" : "0"},
                                                {"B_KFAST", shape.b_kfast ? "1" : "0"},
                                                {"B_VEC", shape.b_vec ? "1" : "0"},
+                                               {"A_4X4", shape.a_4x4 ? "1" : "0"},
                                                {"STORE_M_FAST", shape.store_m_fast ? "1" : "0"},
                                                {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
                                                {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});

@@ -18,6 +18,10 @@ struct GemmCoreShape {
   // b_load4 (B[k, n..n+3] in one 16-byte load; shaders/gemm_core.glsl) instead of b_begin/b_load,
   // and each quad goes to workgroup memory as one 16-byte store.
   bool b_vec = false;
+  // A is staged K-fast (needs a_kfast) in blocks of 4 rows x 4 k: the kernel provides a_load4
+  // (A[m, k..k+3] in one 16-byte load) instead of a_begin/a_load, and each block goes to
+  // workgroup memory as four 16-byte stores of 4 rows each (stages_in_4x4_blocks).
+  bool a_4x4 = false;
   // The multiply loop over the TK slice runs kk_unroll steps per iteration (1: rolled; tk: fully
   // unrolled). Unrolled is faster for plain matrix loads; a conv's long gather code made the
   // unrolled body too large (measured; see conv_gemm_core_shape).
@@ -36,11 +40,13 @@ struct GemmCoreShape {
   // invocation stages the same number of elements (quads), so the staging loops need no bounds
   // test, and scalar outer-fast staging keeps each invocation on one row (THREADS % outer == 0).
   bool stages_evenly(uint32_t outer, bool kfast, bool vec = false) const;
+  // Whether A's TM x TK slice splits into 4x4 blocks, the same number for every invocation.
+  bool stages_in_4x4_blocks() const;
 };
 
 // The GLSL text for the template's ${GEMM_CORE}. Throws vkc::Error ("internal: ...") for a shape
 // the loop does not support: tiles not multiples of 4, register blocks that do not divide the
-// tile, a staging order that does not stage evenly (stages_evenly), kk_unroll not dividing TK, or
+// tile, a staging order that does not stage evenly (stages_evenly, stages_in_4x4_blocks), kk_unroll not dividing TK, or
 // stages other than 1 and 2.
 std::string gemm_core_glsl(const GemmCoreShape& s);
 

@@ -320,5 +320,27 @@ TEST(MatmulKernelTest, SplitKMatchesTheReference) {
   EXPECT_THROW(codegen::compile_graph(mm, co), Error);
 }
 
+// A K-contiguous lhs staged in 4x4 blocks (four 16-byte loads into four 16-byte stores) against the
+// reference: M not a multiple of 4 or of the tile, K 36 (a partial slice), plain and batched, with
+// a four-wide rhs and with a transposed one. A transposed lhs (M-contiguous) keeps one-element loads.
+TEST(MatmulKernelTest, LhsIn4x4BlocksWhereTheStridesAllow) {
+  const std::map<std::string, std::string> forced{{"matmul", "tiled=128x64x16/8x8/1"}};
+  int seed = 300;
+  for (bool tb : {false, true})
+    for (const Shape& a : {Shape{201, 36}, Shape{3, 130, 68}}) {
+      const int64_t k = a.back();
+      ir::Graph g = one_op_graph(K::MatMul, {f32(a), f32(tb ? Shape{76, k} : Shape{k, 76})}, {{"transpose_b", tb}});
+      for (const char* target : {"nvidia", "amd-rdna3", "lavapipe"})
+        EXPECT_NE(emitted_glsl(g, find_target(target).limits, forced).find("#define A_4X4 1"), std::string::npos)
+            << target << " " << shape_str(a) << (tb ? " transposed rhs" : "");
+      GpuRunOptions o;
+      o.forced_strategy = forced;
+      GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
+      EXPECT_TRUE(outputs_match(run, o)) << shape_str(a) << (tb ? " transposed rhs" : "");
+    }
+  ir::Graph g = one_op_graph(K::MatMul, {f32({36, 201}), f32({36, 76})}, {{"transpose_a", true}});
+  EXPECT_NE(emitted_glsl(g, find_target("nvidia").limits, forced).find("#define A_4X4 0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vkc::test
