@@ -47,6 +47,9 @@ struct EmittedKernel {
   // Written in the NV cooperative-matrix form for the KHR rewrite: compiled, optimized and validated
   // as NV, then rewritten to VK_KHR_cooperative_matrix (codegen/spirv_coopmat_khr.h).
   bool cooperative_matrix_khr = false;
+  // Whether spirv-opt's performance passes run on the kernel (with CompileOptions::optimize_spirv);
+  // false where the driver's own compiler measured faster without them (GemmCoreShape::spirv_opt).
+  bool optimize_spirv = true;
   std::map<std::string, int64_t> tiles;
   double flops = 0;
   double bytes = 0;

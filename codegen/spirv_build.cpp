@@ -14,8 +14,10 @@
 namespace vkc::codegen {
 namespace {
 
+bool optimized(const EmittedKernel& k, const CompileOptions& o) { return o.optimize_spirv && k.optimize_spirv; }
+
 std::string cache_key(const EmittedKernel& k, const CompileOptions& o) {
-  return SpirvCache::key(k.glsl, o.target, o.optimize_spirv) + (k.cooperative_matrix_khr ? "|khr" : "");
+  return SpirvCache::key(k.glsl, o.target, optimized(k, o)) + (k.cooperative_matrix_khr ? "|khr" : "");
 }
 
 }  // namespace
@@ -28,7 +30,7 @@ std::vector<uint32_t> build_spirv(const EmittedKernel& k, const std::string& nam
     words = std::move(*hit);
   } else {
     words = compile_glsl(k.glsl, name, o.target);
-    if (o.optimize_spirv) words = optimize_spirv(words, o.target, name);
+    if (optimized(k, o)) words = optimize_spirv(words, o.target, name);
     validate_spirv(words, o.target, name);
     // SPIRV-Tools 2023.1 can neither optimize nor validate the KHR form: rewrite what it checked.
     if (k.cooperative_matrix_khr) words = cooperative_matrix_nv_to_khr(words, name);

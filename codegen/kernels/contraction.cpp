@@ -458,6 +458,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                                      "store_result(i, epilogue(v, m, n))"},
                                {"OPERANDS", operand_fns(M, N, K, a, b, core.a_4x4, core.b_vec)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
+  k.optimize_spirv = core.spirv_opt();
   k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk}, {"reg_m", g.rm}, {"reg_n", g.rn},
              {"stages", g.stages}, {"workgroups", groups * int64_t(split)}};
   if (core.a_4x4) k.tiles["a_4x4"] = 1;

@@ -187,9 +187,15 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   // The fragments' staging and store layout assume the subgroup size the tile was planned for: a
   // device with another size must refuse the module (module/device_fit.h), not run it wrong.
   if (coop) k.subgroup_sizes = {plan.coop().subgroup, plan.coop().subgroup};
-  std::string core = coop ? gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1,
-                                              k.cooperative_matrix_khr, coop_rows)
-                          : gemm_core_glsl(conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape, one_tap));
+  std::string core;
+  if (coop) {
+    core = gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1, k.cooperative_matrix_khr,
+                             coop_rows);
+  } else {
+    const GemmCoreShape shape = conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape, one_tap);
+    core = gemm_core_glsl(shape);
+    k.optimize_spirv = shape.spirv_opt();
+  }
   uint32_t threads = invocations(plan.tile);
   check_32bit_elements(plan.tile_count * plan.split_k, "the tile grid", c.what);
   // The balanced-slice bounds compute (split + 1) * K_STEPS in 32 bits.

@@ -42,6 +42,12 @@ struct GemmCoreShape {
   bool stages_evenly(uint32_t outer, bool kfast, bool vec = false) const;
   // Whether A's TM x TK slice splits into 4x4 blocks, the same number for every invocation.
   bool stages_in_4x4_blocks() const;
+  // Whether spirv-opt's performance passes should run on the loop (EmittedKernel::optimize_spirv).
+  // Not for register blocks above 64 accumulators: NVIDIA's compiler did better on the plain
+  // glslang output (H200, session 27: the seed conv's 16x8 block 2.49 -> 2.32 ms, matmul 4096^3
+  // 3.77 -> 3.74; session 24: ResNet's 3x3 with its 8x8 block 8% slower without the passes, and the
+  // attention kernel 3.5-6x slower without their unrolling, so they stay for everything else).
+  bool spirv_opt() const { return tile.rm * tile.rn <= 64; }
 };
 
 // The GLSL text for the template's ${GEMM_CORE}. Throws vkc::Error ("internal: ...") for a shape

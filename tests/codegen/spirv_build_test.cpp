@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "codegen/glsl_compiler.h"
 #include "codegen/spirv_build.h"
 #include "codegen/spirv_cache.h"
+#include "codegen/spirv_tools.h"
 #include "module/target_profiles.h"
 #include "support/error.h"
 #include "tests/common/scoped_env.h"
@@ -93,6 +95,22 @@ TEST(SpirvBuildAll, TheFirstFailingKernelInOrderIsTheError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("kernel 'd8_test' declares 128 bytes"), std::string::npos) << e.what();
   }
+}
+
+// A kernel that asks for no spirv-opt passes (EmittedKernel::optimize_spirv, set where the driver
+// measured faster without them) gets glslang's words; the same text with the passes is cached
+// apart from it.
+TEST(SpirvBuildAll, KernelsMayOptOutOfTheOptimizer) {
+  EmittedKernel plain = kernel(7), opted_out = kernel(7);
+  opted_out.optimize_spirv = false;
+  const Built b = build_with({plain, opted_out, plain}, "1");
+  ASSERT_EQ(b.words.size(), 3u);
+  EXPECT_NE(b.words[0], b.words[1]);
+  EXPECT_EQ(b.words[0], b.words[2]);
+  EXPECT_EQ(b.misses, 2u);
+  const TargetLimits& t = find_target("lavapipe").limits;
+  EXPECT_EQ(b.words[1], compile_glsl(opted_out.glsl, "d1_test", t));
+  EXPECT_EQ(b.words[0], optimize_spirv(compile_glsl(plain.glsl, "d0_test", t), t, "d0_test"));
 }
 
 }  // namespace

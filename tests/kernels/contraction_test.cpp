@@ -147,22 +147,28 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
 
 // The GLSL of every kernel the graph's dispatches emit for `t` with `forced` strategies, fused as
 // the compiler fuses (no GPU).
-std::string emitted_glsl(const ir::Graph& graph, const TargetLimits& t, const std::map<std::string, std::string>& forced) {
+std::vector<codegen::EmittedKernel> emitted_kernels(const ir::Graph& graph, const TargetLimits& t,
+                                                    const std::map<std::string, std::string>& forced) {
   codegen::StoragePlan storage = codegen::plan_storage(graph);
-  std::string text;
+  std::vector<codegen::EmittedKernel> kernels;
   for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph, t, storage.zero_copy)) {
     codegen::KernelContext ctx{t, graph, storage, forced};
     std::vector<codegen::ScratchTensor> scratch;
-    for (const codegen::EmittedKernel& k : codegen::find_kernel_emitter(group)(group, ctx, scratch)) text += k.glsl;
+    for (codegen::EmittedKernel& k : codegen::find_kernel_emitter(group)(group, ctx, scratch)) kernels.push_back(std::move(k));
   }
+  return kernels;
+}
+
+std::string emitted_glsl(const ir::Graph& graph, const TargetLimits& t, const std::map<std::string, std::string>& forced) {
+  std::string text;
+  for (const codegen::EmittedKernel& k : emitted_kernels(graph, t, forced)) text += k.glsl;
   return text;
 }
 
 // The FMA loop stages a plain f32 rhs ([K, N], N contiguous) in quads of 4 columns, each one
 // 16-byte load and one 16-byte workgroup-memory store, where the strides allow (contraction.cpp,
 // staging4). Edge tiles in N and K read zeros for whole quads; a transposed rhs (K-fast quads), a
-// rhs behind a fused prologue and register blocks above 64 accumulators keep one-element loads,
-// as the lhs always does. Each form against the
+// rhs behind a fused prologue and register blocks above 64 accumulators keep one-element loads. Each form against the
 // reference on the device with a 64x64x16 tile, 4x4 per invocation (256 invocations stage 256
 // quads); the GLSL also with 128x128x16, 16x8 per invocation, on each profile.
 TEST(MatmulKernelTest, FourWideRhsLoadsWhereTheStridesAllow) {
@@ -340,6 +346,25 @@ TEST(MatmulKernelTest, LhsIn4x4BlocksWhereTheStridesAllow) {
     }
   ir::Graph g = one_op_graph(K::MatMul, {f32({36, 201}), f32({36, 76})}, {{"transpose_a", true}});
   EXPECT_NE(emitted_glsl(g, find_target("nvidia").limits, forced).find("#define A_4X4 0"), std::string::npos);
+}
+
+// spirv-opt's passes run on the FMA loop's kernels up to 64 accumulators per invocation and not
+// above (GemmCoreShape::spirv_opt; measured per block size on the H200), for matmuls and convs.
+TEST(MatmulKernelTest, SpirvOptimizerOnlyUpToSixtyFourAccumulators) {
+  const TargetLimits& t = find_target("nvidia").limits;
+  ir::Graph mm = one_op_graph(K::MatMul, {f32({256, 256}), f32({256, 256})});
+  for (auto [tile, optimized] : {std::pair{"tiled=128x128x16/16x8/1", false}, {"tiled=128x128x16/8x8/1", true},
+                                 {"tiled=64x64x16/4x4/1", true}}) {
+    std::vector<codegen::EmittedKernel> ks = emitted_kernels(mm, t, {{"matmul", tile}});
+    ASSERT_EQ(ks.size(), 1u) << tile;
+    EXPECT_EQ(ks[0].optimize_spirv, optimized) << tile;
+  }
+  ir::Graph conv = one_op_graph(K::Conv, {f32({1, 64, 64, 64}), f32({256, 64, 3, 3})}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  for (auto [tile, optimized] : {std::pair{"implicit_gemm=256x128x8/16x8/2", false}, {"implicit_gemm=128x128x16/8x8/1", true}}) {
+    std::vector<codegen::EmittedKernel> ks = emitted_kernels(conv, t, {{"conv", tile}});
+    ASSERT_FALSE(ks.empty()) << tile;
+    EXPECT_EQ(ks[0].optimize_spirv, optimized) << tile << " " << ks[0].strategy;
+  }
 }
 
 }  // namespace
