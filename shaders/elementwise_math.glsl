@@ -23,18 +23,19 @@ int vkc_pow(int a, int b) {
 
 int vkc_div(int a, int b) { return b == 0 ? 0 : a / b; }  // GLSL int division truncates
 
-// erf: Taylor series near zero (no cancellation), Abramowitz & Stegun 7.1.26 elsewhere.
+// erf: x P(x^2) / Q(x^2), the coefficients fitted on [0, 4] by scripts/fit_erf.py: within 4e-7
+// relative in float32 (the Taylor / Abramowitz & Stegun pair it replaced: 6.5e-7). From |x| = 3.92
+// on, erf rounds to +-1 in float and is returned as that exactly (so GELU of -inf is NaN, as
+// 0.5 x (1 + erf(x / sqrt 2)) is in the reference). No branch, so the 64 copies in a GEMM epilogue
+// that ends in GELU stay straight-line code (ViT-B/16's first MLP product 2% faster on the H200,
+// session 27).
 float vkc_erf(float x) {
-  float ax = abs(x);
-  if (ax < 0.5) {
-    float x2 = x * x;
-    return 1.1283791670955126 * x *
-           (1.0 + x2 * (-1.0 / 3.0 + x2 * (0.1 + x2 * (-1.0 / 42.0 + x2 * (1.0 / 216.0 - x2 / 1320.0)))));
-  }
-  float t = 1.0 / (1.0 + 0.3275911 * ax);
-  float y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t +
-                   0.254829592) * t * exp(-ax * ax);
-  return x < 0.0 ? -y : y;
+  float c = clamp(x, -4.0, 4.0), t = c * c;
+  float p = (((((1.96724529e-08 * t - 1.94219830e-06) * t + 1.41261935e-04) * t + 3.69966093e-03) * t +
+              5.05744965e-02) * t + 2.00039048e-01) * t + 1.12837912;
+  float q = (((9.53882079e-04 * t + 1.43536915e-02) * t + 1.15032742e-01) * t + 5.10611788e-01) * t + 1.0;
+  float r = abs(x) >= 3.92 ? sign(x) : c * p / q;
+  return isnan(x) ? x : r;
 }
 
 float vkc_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }

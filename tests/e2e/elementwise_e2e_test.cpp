@@ -2,6 +2,10 @@
 // against the reference interpreter with NaN-poisoned outputs and the validation layer on.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "common/gpu_harness.h"
 #include "module/target_profiles.h"
 
@@ -23,6 +27,24 @@ TEST(ElementwiseE2E, AddMulReluWithBroadcasting) {
   EXPECT_TRUE(outputs_match(run));
   // add -> mul -> relu fuse into one kernel.
   EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
+}
+
+// erf (shaders/elementwise_math.glsl: a rational fit on [-4, 4], clamped beyond) and GELU through it
+// across the range: signed zeros, tiny values (relative accuracy where erf ~ 2x/sqrt(pi)), the
+// clamp's edge, saturation, infinities and NaN, and a dense sweep of [-6, 6]; within 1e-6 relative.
+TEST(ElementwiseE2E, ErfAndGeluAcrossTheirRange) {
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> xs = {0.0, -0.0, 1e-30, -1e-20, 1e-10, 1e-5, -3e-4, 0.49, 0.5, 0.51, 1.0, 2.0,
+                            3.9, 4.0, 4.1, 10.0, -10.0, 1e30, inf, -inf, std::nan("")};
+  for (int i = 0; i <= 2400; ++i) xs.push_back(-6.0 + 12.0 * i / 2400.0);
+  for (OpKind k : {OpKind::Erf, OpKind::Gelu}) {
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", {DType::f32, {int64_t(xs.size())}});
+    g.add_output(g.add_op(k, {x})->result(), "y");
+    HostTensor in(DType::f32, {int64_t(xs.size())});
+    for (size_t i = 0; i < xs.size(); ++i) in.set_f64(int64_t(i), xs[i]);
+    EXPECT_TRUE(outputs_match(run_on_gpu(g, {{"x", in}}), GpuRunOptions{{}, 1e-6, 1e-30, "", {}})) << ir::op_name(k);
+  }
 }
 
 TEST(ElementwiseE2E, EveryUnaryAndBinaryOpMatchesReference) {
