@@ -165,25 +165,43 @@ bool index_map(const ir::Op& op) {
   }
 }
 
-// Two or more index maps of the prologue in a row, down to the first value that is not one's
-// result, as one strided view of that value (codegen/strided_view.h); nullopt where one of them
-// is a reshape that strides cannot express.
-std::optional<std::pair<const ir::Value*, StridedView>> strided_run(const DispatchGroup& group, const ir::Value* v) {
+// The index maps of the prologue in a row in front of `v`, down to the first value that is not
+// one's result, as one strided view of that value (codegen/strided_view.h), and how many maps they
+// are; nullopt where one of them is a reshape that strides cannot express.
+std::optional<std::pair<PrologueView, size_t>> index_map_run(const DispatchGroup& group, const ir::Value* v) {
   std::vector<const ir::Op*> run;
   const ir::Value* x = v;
   while (x->producer != nullptr && contains(group.prologue, x->producer) && index_map(*x->producer)) {
     run.push_back(x->producer);
     x = x->producer->operand(0);
   }
-  if (run.size() < 2) return std::nullopt;
   StridedView view = contiguous_view(x->type.shape);
   for (auto it = run.rbegin(); it != run.rend(); ++it) {
     std::optional<StridedView> next = apply_index_map(view, **it, (*it)->result()->type.shape);
     if (!next) return std::nullopt;
     view = std::move(*next);
   }
-  return std::make_pair(x, std::move(view));
+  return std::make_pair(PrologueView{x, std::move(view)}, run.size());
 }
+
+// Two or more index maps in a row, composed (one alone needs no composing).
+std::optional<PrologueView> strided_run(const DispatchGroup& group, const ir::Value* v) {
+  auto run = index_map_run(group, v);
+  if (!run || run->second < 2) return std::nullopt;
+  return std::move(run->first);
+}
+
+}  // namespace
+
+std::optional<PrologueView> prologue_view(const DispatchGroup& group, const ir::Value* operand) {
+  auto run = index_map_run(group, operand);
+  if (!run) return std::nullopt;
+  const ir::Value* source = run->first.source;
+  if (source->producer != nullptr && contains(group.prologue, source->producer)) return std::nullopt;  // computed
+  return std::move(run->first);
+}
+
+namespace {
 
 // An element index as GLSL uint arithmetic: negative strides wrap modulo 2^32, and the sum is the
 // true index, which lies in [0, 2^32) (check_32bit).
@@ -200,10 +218,10 @@ std::string prologue_fn_once(Builder& b, const DispatchGroup& group, const ir::V
   if (op == nullptr || !contains(group.prologue, op)) return b.read_external(v, what);
   if (is_elementwise_math(*op)) return elementwise_prologue_fn(b, group, v, what);
   if (auto run = strided_run(group, v)) {
-    const std::string src = prologue_fn(b, group, run->first, what);
+    const std::string src = prologue_fn(b, group, run->source, what);
     const std::string fn = cat(b.prefix(), "v", v->id);
     b.code().functions += cat(glsl_compute_type(v->type.dtype), " ", fn, "(uint i) {\n", unravel(v->type.shape, "i", "c"),
-                              "  return ", src, "(", strided_index(run->second), ");\n}\n");
+                              "  return ", src, "(", strided_index(run->view), ");\n}\n");
     return fn;
   }
   std::string src = prologue_fn(b, group, op->operand(0), what);

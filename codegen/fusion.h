@@ -22,11 +22,13 @@
 // for 8-bit results on targets without 8-bit storage, a packed read-modify-write of the output.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_context.h"
+#include "codegen/strided_view.h"
 
 namespace vkc::codegen {
 
@@ -59,6 +61,16 @@ struct KernelIo {
 // prologue ops (a plain buffer read when none is fused). T is the compute type of the operand.
 FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,
                          uint32_t first_binding, const KernelContext& ctx);
+
+// The group's prologue in front of `operand` as one strided view of the value it reads, where that
+// prologue is index maps only (reshape views, transposes, slices, broadcasts, reversals; or none:
+// the operand's own contiguous view). A kernel can then read that value in place at addresses it
+// computes itself (its rows' offsets once, not an unravel per element); nullopt otherwise.
+struct PrologueView {
+  const ir::Value* source;
+  StridedView view;
+};
+std::optional<PrologueView> prologue_view(const DispatchGroup& group, const ir::Value* operand);
 
 // `void store_result(uint i, float acc)` for the group's anchor result through its epilogue ops.
 FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx);

@@ -47,18 +47,20 @@ shared float red[BQ * TX];   // one value per (row, tx): row maxima, then row su
 const uint KTOTAL = ${KTOTAL}u, VTOTAL = BK * DV4 * 4u;
 const uint NK = (KTOTAL + 127u) / 128u, NV = (VTOTAL + 127u) / 128u;
 float kreg[NK], vreg[NV];
+// The workgroup's batch entry's element offsets in q, k and v (q_base etc., once in main).
+uint qb, kb, vb;
 
-void fetch_tile(uint b, uint k0) {
+void fetch_tile(uint k0) {
   const uint tid = gl_LocalInvocationID.x;
   [[unroll]] for (uint n = 0u; n < NK; ++n) {
     const uint i = tid + n * 128u;
 ${K_ORDER}
-    kreg[n] = i < KTOTAL && d < HD && k0 + j < SK ? float(k_at(${K_INDEX})) : 0.0;
+    kreg[n] = i < KTOTAL && d < HD && k0 + j < SK ? float(k_elem(kb, k0 + j, d)) : 0.0;
   }
   [[unroll]] for (uint n = 0u; n < NV; ++n) {
     const uint i = tid + n * 128u;
     const uint j = i / (DV4 * 4u), e = i % (DV4 * 4u);
-    vreg[n] = i < VTOTAL && k0 + j < SK && e < DV ? float(v_at((b * SK + k0 + j) * DV + e)) : 0.0;
+    vreg[n] = i < VTOTAL && k0 + j < SK && e < DV ? float(v_elem(vb, k0 + j, e)) : 0.0;
   }
 }
 
@@ -80,9 +82,12 @@ void main() {
   const uint ty = tid / TX, tx = tid % TX;
   const uint b = gl_WorkGroupID.y;
   const uint q0 = gl_WorkGroupID.x * BQ;
+  qb = q_base(b);
+  kb = k_base(b);
+  vb = v_base(b);
   for (uint i = tid; i < BQ * HD; i += 128u) {
     uint row = i / HD, d = i % HD;
-    RGET(qt[d * QS + row / RM], row % RM) = q0 + row < SQ ? float(q_at((b * SQ + q0 + row) * HD + d)) : 0.0;
+    RGET(qt[d * QS + row / RM], row % RM) = q0 + row < SQ ? float(q_elem(qb, q0 + row, d)) : 0.0;
   }
   float m[RM], l[RM];
   vec4 acc[RM][C4];
@@ -99,13 +104,13 @@ void main() {
   const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ) + CAUSAL_OFFSET;
   tiles = last_key < 0 ? 0u : min(tiles, uint(last_key) / BK + 1u);
 #endif
-  fetch_tile(b, 0u);
+  fetch_tile(0u);
   for (uint t = 0u; t < tiles; ++t) {
     const uint k0 = t * BK;
     barrier();  // the previous tile's readers of kt, vs and pt are done
     stage_tile();
     barrier();
-    if (t + 1u < tiles) fetch_tile(b, k0 + BK);
+    if (t + 1u < tiles) fetch_tile(k0 + BK);
     float s[RM][KC];
     [[unroll]] for (uint r = 0u; r < RM; ++r)
       [[unroll]] for (uint c = 0u; c < KC; ++c) s[r][c] = 0.0;

@@ -53,26 +53,29 @@ shared uvec4 v_tile[BK * VS / 8u];       // V: key j, dims e.. at halves j * VS 
 shared uvec4 scratch[WARPS * FRAG_M * SS / 4u];  // per subgroup: scores, probabilities, output fragments
 shared float red[WARPS * FRAG_M * LPR];  // per row and lane: maxima, then sums
 
+// The workgroup's batch entry's element offsets in q, k and v (q_base etc., once in main).
+uint qb, kb, vb;
+
 // 8 consecutive dims (from d0) of row `row` of q (as_q) or key `row` of k, as packed halves;
 // zeros beyond the head dim and the rows.
-uvec4 load8_qk(uint b, uint row, uint d0, bool as_q) {
+uvec4 load8_qk(uint row, uint d0, bool as_q) {
   float x[8];
   [[unroll]] for (uint i = 0u; i < 8u; ++i) {
     const uint d = d0 + i;
     if (as_q)
-      x[i] = row < SQ && d < HD ? float(q_at((b * SQ + row) * HD + d)) : 0.0;
+      x[i] = row < SQ && d < HD ? float(q_elem(qb, row, d)) : 0.0;
     else
-      x[i] = row < SK && d < HD ? float(k_at(${K_INDEX})) : 0.0;
+      x[i] = row < SK && d < HD ? float(k_elem(kb, row, d)) : 0.0;
   }
   return uvec4(packHalf2x16(vec2(x[0], x[1])), packHalf2x16(vec2(x[2], x[3])), packHalf2x16(vec2(x[4], x[5])),
                packHalf2x16(vec2(x[6], x[7])));
 }
 
-uvec4 load8_v(uint b, uint key, uint e0) {
+uvec4 load8_v(uint key, uint e0) {
   float x[8];
   [[unroll]] for (uint i = 0u; i < 8u; ++i) {
     const uint e = e0 + i;
-    x[i] = key < SK && e < DV ? float(v_at((b * SK + key) * DV + e)) : 0.0;
+    x[i] = key < SK && e < DV ? float(v_elem(vb, key, e)) : 0.0;
   }
   return uvec4(packHalf2x16(vec2(x[0], x[1])), packHalf2x16(vec2(x[2], x[3])), packHalf2x16(vec2(x[4], x[5])),
                packHalf2x16(vec2(x[6], x[7])));
@@ -83,14 +86,14 @@ const uint K_CHUNKS = BK * HDP / 8u, V_CHUNKS = BK * DVP / 8u;
 const uint NK = (K_CHUNKS + THREADS - 1u) / THREADS, NV = (V_CHUNKS + THREADS - 1u) / THREADS;
 uvec4 k_next[NK], v_next[NV];
 
-void fetch_tile(uint b, uint k0, uint tid) {
+void fetch_tile(uint k0, uint tid) {
   [[unroll]] for (uint n = 0u; n < NK; ++n) {
     const uint c = tid + n * THREADS;
-    if (c < K_CHUNKS) k_next[n] = load8_qk(b, k0 + c / (HDP / 8u), (c % (HDP / 8u)) * 8u, false);
+    if (c < K_CHUNKS) k_next[n] = load8_qk(k0 + c / (HDP / 8u), (c % (HDP / 8u)) * 8u, false);
   }
   [[unroll]] for (uint n = 0u; n < NV; ++n) {
     const uint c = tid + n * THREADS;
-    if (c < V_CHUNKS) v_next[n] = load8_v(b, k0 + c / (DVP / 8u), (c % (DVP / 8u)) * 8u);
+    if (c < V_CHUNKS) v_next[n] = load8_v(k0 + c / (DVP / 8u), (c % (DVP / 8u)) * 8u);
   }
 }
 
@@ -119,6 +122,9 @@ void main() {
   const uint warp = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   const uint b = gl_WorkGroupID.y;
   const uint q0 = gl_WorkGroupID.x * BQ;
+  qb = q_base(b);
+  kb = k_base(b);
+  vb = v_base(b);
   // This lane's row (r) and its part of the row's keys and output columns.
   const uint r = lane / LPR, part = lane % LPR;
   const uint qi = q0 + warp * FRAG_M + r;
@@ -126,7 +132,7 @@ void main() {
   const uint row_at = mine + r * SS;      // this lane's row in it
 
   for (uint c = tid; c < BQ * HDP / 8u; c += THREADS)
-    k_tile[(c / (HDP / 8u)) * (KS / 8u) + c % (HDP / 8u)] = load8_qk(b, q0 + c / (HDP / 8u), (c % (HDP / 8u)) * 8u, true);
+    k_tile[(c / (HDP / 8u)) * (KS / 8u) + c % (HDP / 8u)] = load8_qk(q0 + c / (HDP / 8u), (c % (HDP / 8u)) * 8u, true);
   barrier();
   [[unroll]] for (uint i = 0u; i < HDP / FRAG_K; ++i)
     coopMatLoadNV(q_frag[i], k_tile, (warp * FRAG_M * KS + i * FRAG_K) / 8u, KS / 8u, false);
@@ -140,13 +146,13 @@ void main() {
   const int last_key = int(q0 + BQ) - 1 + int(SK) - int(SQ) + CAUSAL_OFFSET;
   tiles = last_key < 0 ? 0u : min(tiles, uint(last_key) / BK + 1u);
 #endif
-  fetch_tile(b, 0u, tid);
+  fetch_tile(0u, tid);
   for (uint t = 0u; t < tiles; ++t) {
     const uint k0 = t * BK;
     barrier();  // Q's fragments are loaded (first tile); the previous tile's K and V are read
     stage_tile(tid);
     barrier();
-    if (t + 1u < tiles) fetch_tile(b, k0 + BK, tid);
+    if (t + 1u < tiles) fetch_tile(k0 + BK, tid);
 
     [[unroll]] for (uint n = 0u; n < BK / FRAG_N; ++n) s_acc[n] = fcoopmatNV<32, 3, FRAG_M, FRAG_N>(0.0);
     [[unroll]] for (uint i = 0u; i < HDP / FRAG_K; ++i)

@@ -44,6 +44,35 @@ uint32_t shared_bytes(uint32_t rm, uint32_t kc, uint32_t c4, int64_t d) {
                        bq * kAttentionLanes));
 }
 
+// How the kernels read q (operand 0), k (1) or v (2): `NAME_base(b)`, the element offset of batch
+// entry b, once per workgroup, and `NAME_elem(base, row, col)` at row `row` (a query, or a key) and
+// column `col` (a head dim) from there. Where the operand's fused prologue is index maps only (the
+// head-split reshapes and transposes in front of an exported attention), they read the value
+// under it in place through its strides: one multiply-add per element where the prologue's index
+// function unravelled every element's index over the operand's shape (real divisions at ViT's 197
+// tokens and 12 heads).
+FusedCode operand_access(const DispatchGroup& group, const ir::Op& op, int i, const std::string& name, uint32_t binding,
+                         const KernelContext& ctx) {
+  const ir::Value* v = op.operand(i);
+  const Shape& s = v->type.shape;
+  const size_t r = s.size();
+  size_t row = r - 2, col = r - 1;
+  if (i == 1 && op.attr_bool("k_transposed")) std::swap(row, col);  // k stored [..., d, keys]
+  std::optional<PrologueView> pv = prologue_view(group, v);
+  const bool direct = pv && pv->view.shape == s && pv->view.offset >= 0 &&
+                      std::all_of(pv->view.strides.begin(), pv->view.strides.end(), [](int64_t x) { return x >= 0; });
+  if (direct) check_32bit(pv->source->type.numel(), op.describe());
+  const StridedView view = direct ? pv->view : contiguous_view(s);
+  FusedCode code = operand_loader(group, direct ? pv->source : v, name + "_at", binding, ctx);
+  std::vector<StridedDim> batch;
+  for (size_t d = 0; d + 2 < r; ++d) batch.push_back({s[d], view.strides[d]});
+  code.functions += offset_function(name + "_batch", batch) +
+                    cat("uint ", name, "_base(uint b) { return ", view.offset, "u + ", name, "_batch(b); }\n",
+                        glsl_compute_type(v->type.dtype), " ", name, "_elem(uint base, uint row, uint col) { return ", name,
+                        "_at(base + row * ", view.strides[row], "u + col * ", view.strides[col], "u); }\n");
+  return code;
+}
+
 }  // namespace
 
 std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,
@@ -130,12 +159,13 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
 
   EmittedKernel k;
   KernelIo io;
-  const char* names[] = {"q_at", "k_at", "v_at", "mask_at", "added_mask_at"};
+  const char* names[] = {"q_at", "k_at", "v_at", "mask_at", "added_mask_at"};  // q, k, v: operand_access
   // q, k and v read from float16 tensors only (through their prologues), or the fp16 precision
   // mode's attention (ir/passes/convert_to_fp16.cpp): either way their products may be float16.
   bool f16_qkv = true;
   for (int i = 0; i < op.num_operands(); ++i) {
-    FusedCode loader = operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx);
+    FusedCode loader = i < 3 ? operand_access(group, op, i, std::string(1, "qkv"[i]), uint32_t(io.bindings.size()), ctx)
+                             : operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx);
     if (i < 3) f16_qkv = f16_qkv && loader.types == std::set<DType>{DType::f16};
     io.add(loader);
   }
@@ -229,8 +259,7 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                      {"BK", cat(p.bk)},
                      {"HDP", cat(p.hdp)},
                      {"DVP", cat(p.dvp)},
-                     {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
-                     {"K_INDEX", kt ? "(b * HD + d) * SK + row" : "(b * SK + row) * HD + d"}});
+                     {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")}});
       k.glsl = instantiate_shader("attention_coopmat", values);
       k.workgroup_size = {p.invocations(), 1, 1};
       k.workgroup_count = {p.workgroups_x, p.workgroups_y, 1};
@@ -251,7 +280,6 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
   // read along the keys instead.
   const std::string k_order = kt ? "    const uint d = i / BK, j = i % BK;"
                                  : "    const uint j = (i / 8u) % BK, d = (i / (8u * BK)) * 8u + i % 8u;";
-  const std::string k_index = kt ? "(b * HD + d) * SK + k0 + j" : "(b * SK + k0 + j) * HD + d";
   const int64_t k_total = int64_t(p.bk) * (kt ? e.d : round_up(e.d, int64_t(8)));
   auto vec_of = [](uint32_t n) -> std::string { return n == 1 ? "float" : cat("vec", n); };
   values.insert(values.end(), {{"RM", cat(p.rm)},
@@ -263,7 +291,6 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                                {"KGET", p.kc == 1 ? "v" : "v[c]"},
                                {"KEY_TILES", cat(ceil_div(e.sk, int64_t(p.bk)), "u")},
                                {"K_ORDER", k_order},
-                               {"K_INDEX", k_index},
                                {"KTOTAL", cat(k_total)}});
   k.glsl = instantiate_shader("attention", values);
   k.workgroup_size = {kAttentionThreads, 1, 1};

@@ -298,6 +298,43 @@ TEST(Attention, HeadSplitFusesIntoTheLoads) {
   expect_fused_match(g, 41);
 }
 
+// The head split in front of the attention op (reshape + transpose: strides (h*d, d, 1) per
+// batch, head and token) is read in place through those strides, one multiply-add per element
+// (codegen/kernels/attention.cpp, operand_access), also with k stored transposed ([.., d, keys]:
+// the key's stride is 1) and with k and v behind a slice of one joined tensor; against the
+// reference on the device.
+TEST(Attention, HeadSplitIsReadInPlaceThroughItsStrides) {
+  const int64_t b = 2, sq = 21, h = 3, d = 16;
+  for (bool kt : {false, true}) {
+    SCOPED_TRACE(kt ? "k transposed" : "k as rows");
+    ir::Graph g;
+    auto heads = [&](ir::Value* x, int64_t pieces) {
+      ir::Value* r = g.add_op(K::Reshape, {x}, {{"shape", Ints{b, sq, h * pieces, d}}})->result();
+      return g.add_op(K::Transpose, {r}, {{"perm", Ints{0, 2, 1, 3}}})->result();
+    };
+    ir::Value* q = heads(g.add_input("q", f32({b, sq, h * d})), 1);
+    ir::Value* kv = g.add_input("kv", f32({b, sq, 2 * h * d}));
+    auto half = [&](int64_t i) {
+      ir::Value* x = g.add_op(K::Slice, {kv}, {{"starts", Ints{i * h * d}}, {"ends", Ints{(i + 1) * h * d}}, {"axes", Ints{2}}})->result();
+      return heads(x, 1);
+    };
+    ir::Value* k = half(0);
+    if (kt) k = g.add_op(K::Transpose, {k}, {{"perm", Ints{0, 1, 3, 2}}})->result();
+    ir::Value* v = half(1);
+    ir::Value* o = g.add_op(K::Attention, {q, k, v}, {{"scale", 0.25}, {"k_transposed", kt}})->result();
+    g.add_output(o, "out");
+    const std::string glsl = emitted_glsl(g, find_target("nvidia").limits, {});
+    EXPECT_NE(glsl.find(cat("q_elem(uint base, uint row, uint col) { return q_at(base + row * ", h * d, "u + col * 1u); }")),
+              std::string::npos) << glsl;
+    EXPECT_NE(glsl.find(cat("k_elem(uint base, uint row, uint col) { return k_at(base + row * ", 2 * h * d, "u + col * 1u); }")),
+              std::string::npos) << glsl;
+    EXPECT_NE(glsl.find(cat("v_elem(uint base, uint row, uint col) { return v_at(base + row * ", 2 * h * d, "u + col * 1u); }")),
+              std::string::npos) << glsl;
+    GpuRun run = run_on_gpu(g, random_inputs(g, 61));
+    EXPECT_TRUE(outputs_match(run));
+  }
+}
+
 // HF BERT's projections: q, k and v are products of one activation with constant weights (+ bias),
 // which become one product (ir::fuse_shared_input_matmuls_pass) whose slices the attention kernel
 // reads through its loads (Prologue::Slice), with the head split: two dispatches in all.

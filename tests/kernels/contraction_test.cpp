@@ -1,9 +1,6 @@
 // matmul / batch_matmul / gemm kernels: tiled and naive strategies against the reference, on the
 // device and planned for the strictest profile, plus compile-only checks on every profile.
-#include "codegen/dispatch_group.h"
-#include "codegen/kernel_context.h"
 #include "codegen/kernels/contraction_plan.h"
-#include "codegen/storage_plan.h"
 #include "kernels/op_test_helpers.h"
 
 namespace vkc::test {
@@ -143,26 +140,6 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
     EXPECT_EQ(d.tiles.count("stages") ? d.tiles.at("stages") : 0, 2) << d.strategy;
     EXPECT_EQ(d.tiles.count("reg_m") ? d.tiles.at("reg_m") : 0, 16) << d.strategy;
   }
-}
-
-// The GLSL of every kernel the graph's dispatches emit for `t` with `forced` strategies, fused as
-// the compiler fuses (no GPU).
-std::vector<codegen::EmittedKernel> emitted_kernels(const ir::Graph& graph, const TargetLimits& t,
-                                                    const std::map<std::string, std::string>& forced) {
-  codegen::StoragePlan storage = codegen::plan_storage(graph);
-  std::vector<codegen::EmittedKernel> kernels;
-  for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph, t, storage.zero_copy)) {
-    codegen::KernelContext ctx{t, graph, storage, forced};
-    std::vector<codegen::ScratchTensor> scratch;
-    for (codegen::EmittedKernel& k : codegen::find_kernel_emitter(group)(group, ctx, scratch)) kernels.push_back(std::move(k));
-  }
-  return kernels;
-}
-
-std::string emitted_glsl(const ir::Graph& graph, const TargetLimits& t, const std::map<std::string, std::string>& forced) {
-  std::string text;
-  for (const codegen::EmittedKernel& k : emitted_kernels(graph, t, forced)) text += k.glsl;
-  return text;
 }
 
 // The FMA loop stages a plain f32 rhs ([K, N], N contiguous) in quads of 4 columns, each one

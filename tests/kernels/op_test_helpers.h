@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "codegen/compiler.h"
+#include "codegen/dispatch_group.h"
+#include "codegen/kernel_context.h"
+#include "codegen/storage_plan.h"
 #include "common/gpu_harness.h"
 #include "ir/graph.h"
 #include "module/target_profiles.h"
@@ -76,6 +79,26 @@ inline void expect_gpu_matches(const ir::Graph& g, uint32_t seed, const std::str
                                const std::string& strategy = "", const std::string& target = "",
                                double rel_tol = 1e-5) {
   expect_gpu_matches(g, random_inputs(g, seed), op, strategy, target, rel_tol);
+}
+
+// The GLSL of every kernel the graph's dispatches emit for `t` with `forced` strategies, fused as
+// the compiler fuses (no GPU).
+inline std::vector<codegen::EmittedKernel> emitted_kernels(const ir::Graph& graph, const TargetLimits& t,
+                                                    const std::map<std::string, std::string>& forced) {
+  codegen::StoragePlan storage = codegen::plan_storage(graph);
+  std::vector<codegen::EmittedKernel> kernels;
+  for (const codegen::DispatchGroup& group : codegen::form_dispatch_groups(graph, t, storage.zero_copy)) {
+    codegen::KernelContext ctx{t, graph, storage, forced};
+    std::vector<codegen::ScratchTensor> scratch;
+    for (codegen::EmittedKernel& k : codegen::find_kernel_emitter(group)(group, ctx, scratch)) kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+inline std::string emitted_glsl(const ir::Graph& graph, const TargetLimits& t, const std::map<std::string, std::string>& forced) {
+  std::string text;
+  for (const codegen::EmittedKernel& k : emitted_kernels(graph, t, forced)) text += k.glsl;
+  return text;
 }
 
 // Compiles (no run) for every known profile, proving the plan fits each one's limits.
