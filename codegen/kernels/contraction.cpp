@@ -10,6 +10,7 @@
 // kernel evaluates a prologue once per element it stages in workgroup memory, so the tiles keep
 // their f32 size whatever the operand's source type (a dequantized u8 weight stages as f32).
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <sstream>
 
@@ -143,12 +144,57 @@ std::string vec4_b_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a
              "  return uintBitsToFloat(b4.data[(bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u) / 4u]);\n}\n");
 }
 
+// A row-major lhs whose fused prologue is index maps only (a transpose of a [batch, tokens,
+// features] activation: ViT's sequence-first projections), read in place through the composed
+// view's strides (fusion.h, prologue_view) instead of through the prologue's per-element index
+// function (an unravel over the operand's shape per staged element). The view's last stride is the
+// k stride; the rows' offsets come from `a_row`.
+struct LhsView {
+  const ir::Value* source;
+  StridedView view;
+  // Each row starts 16 bytes aligned and its k are contiguous: 4x4 blocks (a_load4) apply.
+  bool quads(int64_t K) const {
+    if (view.strides.back() != 1 || K % 4 != 0 || view.offset % 4 != 0) return false;
+    return std::all_of(view.strides.begin(), view.strides.end() - 1, [](int64_t s) { return s % 4 == 0; });
+  }
+};
+
+std::optional<LhsView> lhs_view(const DispatchGroup& group, const Operand& a, const ir::Value* av) {
+  if (a.col_stride != 1 || av->type.dtype != DType::f32 || av->type.shape.empty()) return std::nullopt;
+  if (av->producer == nullptr || std::find(group.prologue.begin(), group.prologue.end(), av->producer) == group.prologue.end())
+    return std::nullopt;  // no prologue: read in place already
+  std::optional<PrologueView> pv = prologue_view(group, av);
+  if (!pv || pv->view.shape != av->type.shape || pv->view.offset < 0 ||
+      std::any_of(pv->view.strides.begin(), pv->view.strides.end(), [](int64_t s) { return s < 0; }))
+    return std::nullopt;
+  if (pv->source->type.numel() > int64_t(UINT32_MAX)) return std::nullopt;
+  return LhsView{pv->source, pv->view};
+}
+
+// a_begin / a_load (and with `quads` a_load4) reading the lhs through `lv`: row R of the operand
+// (its leading dims unravelled, batches included) starts at a_row(R), and a batch entry's rows
+// start at abase / K (abase is a multiple of its M x K matrix).
+std::string lhs_view_fns(int64_t M, int64_t K, const LhsView& lv, bool quads) {
+  const Shape& s = lv.view.shape;
+  std::vector<StridedDim> rows;
+  for (size_t d = 0; d + 1 < s.size(); ++d) rows.push_back({s[d], lv.view.strides[d]});
+  std::string f = offset_function("a_row_offset", rows) +
+                  cat("uint a_row(uint m) { return ", lv.view.offset, "u + a_row_offset(abase / ", K, "u + m); }\n");
+  if (quads)
+    return f + cat("void a_begin(uint m) {}\nvec4 a_load4(uint m, uint k) {\n  if (!(m < ", M, "u && k < ", K,
+                   "u)) return vec4(0.0);\n  return uintBitsToFloat(a4.data[(a_row(m) + k) / 4u]);\n}\n");
+  return f + cat("uint arow;\nvoid a_begin(uint m) { arow = a_row(m); }\nfloat a_load(uint m, uint k) {\n  return (m < ", M,
+                 "u && k < ", K, "u) ? float(a_src(arow + k * ", lv.view.strides.back(), "u)) : 0.0;\n}\n");
+}
+
 // The FMA loop's operand functions: scalar_operand_fns, with a_load4 (A[m, k..k+3] from the uvec4
 // view a4; gemm_core.glsl's A_4X4) where `a4` and b_load4 (vec4_b_operand_fns) where `b4`.
-std::string operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b, bool a4, bool b4) {
+std::string operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b, bool a4, bool b4,
+                        const std::optional<LhsView>& lv) {
   std::string scalar = scalar_operand_fns(M, N, K, a, b);
   std::string bpart = b4 ? vec4_b_operand_fns(M, N, K, a, b) : scalar;
   bpart = bpart.substr(bpart.find(b4 ? "vec4 b_load4" : "void b_begin"));
+  if (lv) return lhs_view_fns(M, K, *lv, a4) + bpart;
   std::string apart = a4 ? cat("void a_begin(uint m) {}\nvec4 a_load4(uint m, uint k) {\n  if (!(m < ", M, "u && k < ", K,
                                "u)) return vec4(0.0);\n  return uintBitsToFloat(a4.data[(abase + m * ", a.row_stride,
                                "u + k) / 4u]);\n}\n")
@@ -259,6 +305,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with
   // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads.
   GemmCoreShape core;
+  std::optional<LhsView> lv;  // the FMA loop's lhs read in place under its index maps (lhs_view)
   if (strategy == S::tiled) {
     const SimtTile& g = std::get<SimtTile>(tile->tile);
     core.tile = g;
@@ -266,14 +313,19 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     core.b_kfast = b.col_stride != 1 && core.stages_evenly(g.tn, true);
     core.b_vec = !core.b_kfast && g.rm * g.rn <= 64 && staging4(group, b, bv) &&
                  core.stages_evenly(g.tn, false, true);
-    core.a_4x4 = core.a_kfast && g.rm * g.rn <= 64 && staging4(group, a, av) && core.stages_in_4x4_blocks();
+    lv = lhs_view(group, a, av);
+    core.a_4x4 = core.a_kfast && g.rm * g.rn <= 64 && (lv ? lv->quads(K) : staging4(group, a, av)) &&
+                 core.stages_in_4x4_blocks();
   }
   for (const auto& [v, st, name, at, vec4] : {std::tuple{av, a8, "a8", "a_at", core.a_4x4},
                                               std::tuple{bv, b8, "b8", "b_at", core.b_vec}}) {
+    const bool viewed = name[0] == 'a' && lv;  // read in place under its index maps
     if (vec4) {
       buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), name[0] == 'a' ? "a4" : "b4");
-      bindings.push_back({ctx.tensor(v), false});
-      bytes += double(v->type.size_bytes());
+      bindings.push_back({ctx.tensor(viewed ? lv->source : v), false});
+      bytes += double((viewed ? lv->source : v)->type.size_bytes());
+    } else if (viewed) {
+      add(operand_loader(group, lv->source, "a_src", uint32_t(bindings.size()), ctx));
     } else if (vec8 && st == Staging8::in_place) {
       buffers += glsl_uvec4_buffer(uint32_t(bindings.size()), name);
       bindings.push_back({ctx.tensor(v), false});
@@ -456,7 +508,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                {"SPLITS", cat(split)}, {"K_STEPS", cat(ceil_div(K, int64_t(g.tk)))},
                                {"STORE", split > 1 ? cat("partial.data[split * ", total, "u + i] = v") :
                                                      "store_result(i, epilogue(v, m, n))"},
-                               {"OPERANDS", operand_fns(M, N, K, a, b, core.a_4x4, core.b_vec)}});
+                               {"OPERANDS", operand_fns(M, N, K, a, b, core.a_4x4, core.b_vec, lv)}});
   k.glsl = instantiate_shader("matmul_tiled", values);
   k.optimize_spirv = core.spirv_opt();
   k.tiles = {{"tile_m", g.tm}, {"tile_n", g.tn}, {"tile_k", g.tk}, {"reg_m", g.rm}, {"reg_n", g.rn},

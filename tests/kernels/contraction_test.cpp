@@ -344,5 +344,46 @@ TEST(MatmulKernelTest, SpirvOptimizerOnlyUpToSixtyFourAccumulators) {
   }
 }
 
+// A lhs behind index maps only (ViT's sequence-first projection: a [batch, tokens, features]
+// activation transposed to [tokens, batch, features]; a slice of features) is read in place through
+// the composed strides, each row's offset once (contraction.cpp, lhs_view): in 4x4 blocks where the
+// rows start 16-byte aligned and K is a multiple of 4, else one element at a time, and with the lhs
+// staged K-fast or M-fast; against the reference on the device.
+TEST(MatmulKernelTest, LhsUnderIndexMapsReadInPlace) {
+  struct Case {
+    Shape x;        // the activation [b, s, f]
+    int64_t f0, f1;  // the features sliced, [f0, f1)
+    const char* tile;
+    const char* expect;  // in the GLSL
+  };
+  const Case cases[] = {
+      {{3, 45, 36}, 0, 36, "tiled=128x64x16/8x8/1", "a_load4"},  // 16-byte rows: 4x4 blocks
+      {{3, 45, 40}, 4, 36, "tiled=128x64x16/8x8/1", "a_load4"},  // a slice at an aligned offset
+      {{3, 45, 38}, 1, 35, "tiled=128x64x16/8x8/1", "a_src"},    // unaligned rows: one element
+      {{2, 33, 36}, 0, 36, "tiled=32x32x8/2x2/1", "a_src"},      // M-fast staging
+  };
+  int seed = 500;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(cat(shape_str(c.x), " [", c.f0, ", ", c.f1, ") ", c.tile));
+    ir::Graph g;
+    ir::Value* x = g.add_input("x", f32(c.x));
+    if (c.f0 != 0 || c.f1 != c.x[2])
+      x = g.add_op(K::Slice, {x}, {{"starts", Ints{c.f0}}, {"ends", Ints{c.f1}}, {"axes", Ints{2}}})->result();
+    ir::Value* t = g.add_op(K::Transpose, {x}, {{"perm", Ints{1, 0, 2}}})->result();
+    ir::Value* w = g.add_input("w", f32({c.f1 - c.f0, 52}));
+    g.add_output(g.add_op(K::MatMul, {t, w}, {}, "matmul")->result(), "y");
+    const std::map<std::string, std::string> forced{{"matmul", c.tile}};
+    const std::string glsl = emitted_glsl(g, find_target("lavapipe").limits, forced);
+    EXPECT_NE(glsl.find("uint a_row(uint m)"), std::string::npos) << glsl;
+    EXPECT_NE(glsl.find(c.expect), std::string::npos);
+    const bool m_fast = std::string(c.tile) == "tiled=32x32x8/2x2/1";
+    EXPECT_NE(glsl.find(m_fast ? "A_KFAST = 0u" : "A_KFAST = 1u"), std::string::npos);
+    GpuRunOptions o;
+    o.forced_strategy = forced;
+    GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
+    EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
 }  // namespace
 }  // namespace vkc::test
