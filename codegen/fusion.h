@@ -62,8 +62,8 @@ struct KernelIo {
 FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,
                          uint32_t first_binding, const KernelContext& ctx);
 
-// The group's prologue in front of `operand` as one strided view of the value it reads, where that
-// prologue is index maps only (reshape views, transposes, slices, broadcasts, reversals; or none:
+// The group's prologue in front of `operand` as one strided view (of the operand's shape) of the
+// value it reads, where that prologue is index maps only (reshape views, transposes, slices, broadcasts, reversals; or none:
 // the operand's own contiguous view). A kernel can then read that value in place at addresses it
 // computes itself (its rows' offsets once, not an unravel per element); nullopt otherwise.
 struct PrologueView {

@@ -5,6 +5,7 @@
 // ViT's 197 tokens and 12 heads).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -17,6 +18,11 @@ struct StridedView {
   Shape shape;
   std::vector<int64_t> strides;  // in elements of the source; 0 where broadcast, negative where reversed
   int64_t offset = 0;
+  // No reversal in it: every address is the offset plus non-negative multiples of the strides, so
+  // kernels can compute them in unsigned arithmetic piece by piece (a row's offset, then + k).
+  bool forward() const {
+    return offset >= 0 && std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s >= 0; });
+  }
 };
 
 // The contiguous view of a tensor of `shape`.

@@ -59,8 +59,7 @@ FusedCode operand_access(const DispatchGroup& group, const ir::Op& op, int i, co
   size_t row = r - 2, col = r - 1;
   if (i == 1 && op.attr_bool("k_transposed")) std::swap(row, col);  // k stored [..., d, keys]
   std::optional<PrologueView> pv = prologue_view(group, v);
-  const bool direct = pv && pv->view.shape == s && pv->view.offset >= 0 &&
-                      std::all_of(pv->view.strides.begin(), pv->view.strides.end(), [](int64_t x) { return x >= 0; });
+  const bool direct = pv && pv->view.forward();
   if (direct) check_32bit(pv->source->type.numel(), op.describe());
   const StridedView view = direct ? pv->view : contiguous_view(s);
   FusedCode code = operand_loader(group, direct ? pv->source : v, name + "_at", binding, ctx);
@@ -159,13 +158,13 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
 
   EmittedKernel k;
   KernelIo io;
-  const char* names[] = {"q_at", "k_at", "v_at", "mask_at", "added_mask_at"};  // q, k, v: operand_access
+  const char* mask_names[] = {"mask_at", "added_mask_at"};  // operands 3 and 4; q, k, v: operand_access
   // q, k and v read from float16 tensors only (through their prologues), or the fp16 precision
   // mode's attention (ir/passes/convert_to_fp16.cpp): either way their products may be float16.
   bool f16_qkv = true;
   for (int i = 0; i < op.num_operands(); ++i) {
     FusedCode loader = i < 3 ? operand_access(group, op, i, std::string(1, "qkv"[i]), uint32_t(io.bindings.size()), ctx)
-                             : operand_loader(group, op.operand(i), names[i], uint32_t(io.bindings.size()), ctx);
+                             : operand_loader(group, op.operand(i), mask_names[i - 3], uint32_t(io.bindings.size()), ctx);
     if (i < 3) f16_qkv = f16_qkv && loader.types == std::set<DType>{DType::f16};
     io.add(loader);
   }

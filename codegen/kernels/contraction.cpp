@@ -164,10 +164,7 @@ std::optional<LhsView> lhs_view(const DispatchGroup& group, const Operand& a, co
   if (av->producer == nullptr || std::find(group.prologue.begin(), group.prologue.end(), av->producer) == group.prologue.end())
     return std::nullopt;  // no prologue: read in place already
   std::optional<PrologueView> pv = prologue_view(group, av);
-  if (!pv || pv->view.shape != av->type.shape || pv->view.offset < 0 ||
-      std::any_of(pv->view.strides.begin(), pv->view.strides.end(), [](int64_t s) { return s < 0; }))
-    return std::nullopt;
-  if (pv->source->type.numel() > int64_t(UINT32_MAX)) return std::nullopt;
+  if (!pv || !pv->view.forward() || pv->source->type.numel() > int64_t(UINT32_MAX)) return std::nullopt;
   return LhsView{pv->source, pv->view};
 }
 
@@ -297,10 +294,11 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // - A K-contiguous A (activations) in blocks of 4 rows x 4 k: four 16-byte loads, transposed in
   //   registers into four 16-byte stores down the K-major tile (a quad of k alone had to be stored
   //   one element at a time, 4-way bank conflicts). With B's quads, 4-8% off the same shapes again
-  //   and BERT b8 -6%; ViT-B/16 b8 +1% (its first MLP product alone is 10% slower in the model and
-  //   6% faster in vkc_bench at the same shape with the same GELU epilogue; not understood). It
-  //   needs the tile's blocks to spread evenly over the invocations (128x64x16 over 128). Alone,
-  //   16-byte loads of A's quads (four scalar stores each) measured within 2% either way.
+  //   and BERT b8 -7%. Inside ViT-B/16 b8 its first MLP product and its in-projection are 8-11%
+  //   slower with them, where vkc_bench at the same shape and epilogue has them 6-8% faster (not
+  //   understood). It needs the tile's blocks to spread evenly over the invocations (128x64x16
+  //   over 128). Alone, 16-byte loads of A's quads (four scalar stores each) measured within 2%
+  //   either way.
   // - A transposed B ([N, K], K-fast quads like A's) keeps one-element loads: not measured.
   // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with
   // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads.
