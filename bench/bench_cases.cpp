@@ -96,19 +96,23 @@ BenchCase conv_shape_case(const Shape& x, const Shape& w) {
   return conv_case(cat("conv_", shape_str(x), "_", shape_str(w)), OpKind::Conv, x, w, false, 1, pads);
 }
 
-BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile, bool gelu) {
+BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile, MatmulExtras extras) {
   BenchCase c;
   std::string suffix = tile;
   std::replace(suffix.begin(), suffix.end(), '/', '-');
-  c.name = cat("matmul_", m, "x", n, "x", k, gelu ? "_gelu" : "", tile.empty() ? "" : "_t" + suffix);
+  c.name = cat("matmul_", m, "x", n, "x", k, extras.layer_norm ? "_ln" : "", extras.gelu ? "_gelu" : "",
+               tile.empty() ? "" : "_t" + suffix);
   c.group = "matmul_tiles";
   if (!tile.empty()) c.forced = {{"matmul", "tiled=" + tile}};
   c.flops = 2.0 * double(m) * double(n) * double(k);
   c.build = [=](ir::Graph& g) {
     ir::Value* a = g.add_input("a", {DType::f32, {m, k}});
+    if (extras.layer_norm)  // its own dispatch in front, as in a pre-LN transformer block
+      a = g.add_op(OpKind::LayerNorm, {a, g.add_input("ln_scale", {DType::f32, {k}}), g.add_input("ln_bias", {DType::f32, {k}})})
+              ->result();
     ir::Value* b = g.add_input("b", {DType::f32, {k, n}});
     ir::Value* y = g.add_op(OpKind::MatMul, {a, b}, {}, "matmul")->result();
-    if (gelu) {
+    if (extras.gelu) {
       // A transformer's first MLP product as PyTorch exports it: bias, then GELU's erf form
       // x * (1 + erf(x / sqrt(2))) * 0.5, all fused into the product's epilogue.
       auto scalar = [&](double v) {
@@ -123,7 +127,7 @@ BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& ti
     }
     g.add_output(y, "y");
   };
-  c.torch = {{"op", gelu ? "matmul_bias_gelu" : "matmul"}, {"dtype", "f32"}};
+  c.torch = {{"op", "matmul"}, {"dtype", "f32"}, {"layer_norm", extras.layer_norm}, {"gelu", extras.gelu}};
   return c;
 }
 

@@ -39,7 +39,12 @@ std::vector<BenchCase> make_cases(bool small);
 // A matmul of M x N x K f32 with the planner's tile ("") or a forced one ("TMxTNxTK/RMxRN/STAGES
 // [/kS]", the `tiled=` strategy syntax): vkc_bench --matmul adds these to measure tiles and K splits
 // on new shapes without a rebuild.
-BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "", bool gelu = false);
+// What vkc_bench --matmul's +ln / +gelu add around an M x K by K x N product: a LayerNorm of the
+// lhs in front (its own dispatch), a bias and GELU (erf form) fused after.
+struct MatmulExtras {
+  bool layer_norm = false, gelu = false;
+};
+BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "", MatmulExtras extras = {});
 // A float32 NCHW conv of `x` by F x C x KH x KW filters `w`, stride 1, "same" padding (each pad
 // KH / 2, KW / 2), no bias: vkc_bench --conv, for shapes the suite lacks.
 BenchCase conv_shape_case(const Shape& x, const Shape& w);

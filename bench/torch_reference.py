@@ -75,10 +75,14 @@ def op_function(spec):
         # the transpose is a view for the comparison only.
         kernel, padding = tuple(spec["kernel"]), tuple(spec["padding"])
         return lambda t: {"y": F.unfold(t["x"], kernel, padding=padding)}
-    if op == "matmul":
-        return lambda t: {"y": t["a"] @ t["b"]}
-    if op == "matmul_bias_gelu":  # vkc_bench --matmul MxNxK+gelu
-        return lambda t: {"y": F.gelu(t["a"] @ t["b"] + t["bias"])}
+    if op == "matmul":  # vkc_bench --matmul MxNxK[+ln][+gelu]
+        def matmul(t):
+            a = t["a"]
+            if spec.get("layer_norm"):
+                a = F.layer_norm(a, (a.shape[-1],), t["ln_scale"], t["ln_bias"])
+            y = a @ t["b"]
+            return {"y": F.gelu(y + t["bias"]) if spec.get("gelu") else y}
+        return matmul
     if op == "global_avg_pool":
         return lambda t: {"y": F.adaptive_avg_pool2d(t["x"], 1)}
     if op == "relu":
@@ -241,7 +245,7 @@ def run_case(case, peaks, runs):
         sets = [inputs, other]
         t32, times32 = time_op(fn, sets, runs)
         t16 = None
-        if spec["op"] in ("conv", "conv_transpose", "matmul", "matmul_bias_gelu", "sdpa", "gelu_matmul"):
+        if spec["op"] in ("conv", "conv_transpose", "matmul", "sdpa", "gelu_matmul"):
             half = [{k: v.half() for k, v in s.items()} for s in sets]
             t16, _ = time_op(fn, half, runs)
             del half

@@ -72,21 +72,24 @@ std::vector<std::string> comma_list(const std::string& list) {
   return parts;
 }
 
-// "MxNxK[+gelu][@TILE]" -> a matmul case (+gelu: with a bias and GELU fused after it).
+// "MxNxK[+ln][+gelu][@TILE]" -> a matmul case (+ln: a LayerNorm of the lhs in front; +gelu: a bias
+// and GELU fused after).
 BenchCase matmul_spec_case(const std::string& spec) {
   size_t at = spec.find('@');
   std::string dims = spec.substr(0, at);
-  const std::string gelu_suffix = "+gelu";
-  const bool gelu = dims.size() > gelu_suffix.size() &&
-                    dims.compare(dims.size() - gelu_suffix.size(), gelu_suffix.size(), gelu_suffix) == 0;
-  if (gelu) dims.resize(dims.size() - gelu_suffix.size());
+  MatmulExtras extras;
+  for (size_t plus; (plus = dims.rfind('+')) != std::string::npos; dims.resize(plus)) {
+    const std::string flag = dims.substr(plus + 1);
+    check(flag == "ln" || flag == "gelu", "vkc_bench: --matmul takes MxNxK[+ln][+gelu][@TILE], not '", spec, "'");
+    (flag == "ln" ? extras.layer_norm : extras.gelu) = true;
+  }
   int64_t m = 0, n = 0, k = 0;
   char x1 = 0, x2 = 0;
   int used = 0;
   bool ok = std::sscanf(dims.c_str(), "%ld%c%ld%c%ld%n", &m, &x1, &n, &x2, &k, &used) == 5 && x1 == 'x' &&
             x2 == 'x' && used == int(dims.size()) && m > 0 && n > 0 && k > 0;
-  check(ok, "vkc_bench: --matmul takes MxNxK[+gelu][@TILE], not '", spec, "'");
-  return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1), gelu);
+  check(ok, "vkc_bench: --matmul takes MxNxK[+ln][+gelu][@TILE], not '", spec, "'");
+  return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1), extras);
 }
 
 // "NxCxHxW:FxCxKHxKW" -> a conv case.
