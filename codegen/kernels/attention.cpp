@@ -1,6 +1,7 @@
 // Attention as one kernel (shaders/attention.comp): tiles planned against the target's workgroup
 // memory, q/k/v read through fused prologues (the head-split transposes and reshapes exporters put
-// in front), the result stored through a fused epilogue.
+// in front: read in place through their composed strides where they are index maps only,
+// operand_access), the result stored through a fused epilogue.
 #include <algorithm>
 
 #include "codegen/fusion.h"

@@ -10,6 +10,16 @@ namespace vkc::codegen::kernels {
 
 using Operand = ir::MatrixView;
 
+namespace {
+
+// Whether `v` is computed by the group's fused prologue (else the kernel reads its buffer).
+bool behind_prologue(const DispatchGroup& group, const ir::Value* v) {
+  return v->producer != nullptr &&
+         std::find(group.prologue.begin(), group.prologue.end(), v->producer) != group.prologue.end();
+}
+
+}  // namespace
+
 // a_load / b_load for the FMA and one-element tensor-core loops: one element through the
 // operands' fused prologues (a_at / b_at).
 std::string scalar_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b) {
@@ -33,10 +43,7 @@ Staging8 staging8(const DispatchGroup& group, const Operand& o, const ir::Value*
                     : o.row_stride == 1 ? o.rows % 8 == 0 && o.col_stride % 8 == 0
                                         : false;
   if (!fits) return Staging8::none;
-  const bool through_prologue =
-      v->producer != nullptr &&
-      std::find(group.prologue.begin(), group.prologue.end(), v->producer) != group.prologue.end();
-  return through_prologue ? Staging8::gathered : Staging8::in_place;
+  return behind_prologue(group, v) ? Staging8::gathered : Staging8::in_place;
 }
 
 // a_load8 / b_load8 for the tensor-core loop (shaders/gemm_coopmat.glsl, VEC 8): the 8 values of
@@ -65,8 +72,7 @@ std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, 
 bool staging4(const DispatchGroup& group, const Operand& o, const ir::Value* v) {
   if (v->type.dtype != DType::f32 || o.matrix_size % 4 != 0) return false;
   if (o.col_stride != 1 || o.cols % 4 != 0 || o.row_stride % 4 != 0) return false;
-  return v->producer == nullptr ||
-         std::find(group.prologue.begin(), group.prologue.end(), v->producer) == group.prologue.end();
+  return !behind_prologue(group, v);
 }
 
 namespace {
@@ -96,8 +102,7 @@ bool LhsView::quads(int64_t K) const {
 // k stride; the rows' offsets come from `a_row`.
 std::optional<LhsView> lhs_view(const DispatchGroup& group, const Operand& a, const ir::Value* av) {
   if (a.col_stride != 1 || av->type.dtype != DType::f32 || av->type.shape.empty()) return std::nullopt;
-  if (av->producer == nullptr || std::find(group.prologue.begin(), group.prologue.end(), av->producer) == group.prologue.end())
-    return std::nullopt;  // no prologue: read in place already
+  if (!behind_prologue(group, av)) return std::nullopt;  // no prologue: read in place already
   std::optional<PrologueView> pv = prologue_view(group, av);
   if (!pv || !pv->view.forward() || pv->source->type.numel() > int64_t(UINT32_MAX)) return std::nullopt;
   return LhsView{pv->source, pv->view};
