@@ -175,13 +175,10 @@ std::optional<std::pair<PrologueView, size_t>> index_map_run(const DispatchGroup
     run.push_back(x->producer);
     x = x->producer->operand(0);
   }
-  StridedView view = contiguous_view(x->type.shape);
-  for (auto it = run.rbegin(); it != run.rend(); ++it) {
-    std::optional<StridedView> next = apply_index_map(view, **it, (*it)->result()->type.shape);
-    if (!next) return std::nullopt;
-    view = std::move(*next);
-  }
-  return std::make_pair(PrologueView{x, std::move(view)}, run.size());
+  std::reverse(run.begin(), run.end());  // source first
+  std::optional<StridedView> view = compose_index_maps(x->type.shape, run);
+  if (!view) return std::nullopt;
+  return std::make_pair(PrologueView{x, std::move(*view)}, run.size());
 }
 
 // Two or more index maps in a row, composed (one alone needs no composing).

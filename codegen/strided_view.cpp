@@ -1,6 +1,7 @@
 #include "codegen/strided_view.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "codegen/op_codegen.h"
 #include "ir/slice_geometry.h"
@@ -12,34 +13,120 @@ bool any_zero(const Shape& s) {
   return std::any_of(s.begin(), s.end(), [](int64_t d) { return d == 0; });
 }
 
-// Strides for `out` viewing the same elements as (shape, strides), when the dims it merges or
-// splits are contiguous with each other: walk both shapes from the innermost dim in chunks of
-// old dims that are contiguous, and give each chunk's new dims strides within it.
-std::optional<std::vector<int64_t>> view_strides(const Shape& shape, const std::vector<int64_t>& strides,
-                                                 const Shape& out) {
-  if (shape.empty() || out.empty() || any_zero(shape) || any_zero(out)) return std::nullopt;
-  std::vector<int64_t> result(out.size(), 0);
-  int64_t base = strides.back(), old_count = 1, new_count = 1;
-  int nd = int(out.size()) - 1;
-  for (int od = int(shape.size()) - 1; od >= 0; --od) {
-    old_count *= shape[size_t(od)];
-    const bool chunk_ends =
-        od == 0 || (shape[size_t(od - 1)] != 1 && strides[size_t(od - 1)] != old_count * base);
-    if (!chunk_ends) continue;
-    while (nd >= 0 && (new_count < old_count || out[size_t(nd)] == 1)) {
-      result[size_t(nd)] = new_count * base;
-      new_count *= out[size_t(nd)];
-      --nd;
+// One strided part of a dim: `extent` indices `stride` elements apart. A dim of the view in the
+// making is one or more parts, outer first; its index is their mixed-radix number.
+struct Part {
+  int64_t extent, stride;
+};
+using Dim = std::vector<Part>;
+
+// Merges neighbouring parts that are contiguous with each other and drops parts of extent 1 (a
+// dim of extent 1 keeps one part).
+void simplify(Dim& dim) {
+  Dim out;
+  for (const Part& p : dim) {
+    if (p.extent == 1) continue;
+    if (!out.empty() && out.back().stride == p.extent * p.stride) {
+      out.back() = Part{out.back().extent * p.extent, p.stride};
+      continue;
     }
-    if (new_count != old_count) return std::nullopt;
-    if (od > 0) {
-      base = strides[size_t(od - 1)];
-      old_count = new_count = 1;
+    out.push_back(p);
+  }
+  if (out.empty()) out.push_back(Part{1, 0});
+  dim = std::move(out);
+}
+
+// The view in the making: its dims (as parts) and the offset of its first element.
+struct Composer {
+  std::vector<Dim> dims;
+  int64_t offset = 0;
+
+  // The dim's one stride, or nullopt when it is still several parts.
+  static std::optional<int64_t> single(Dim dim) {
+    simplify(dim);
+    if (dim.size() != 1) return std::nullopt;
+    return dim[0].stride;
+  }
+
+  // A reshape to `out`: every part in order, regrouped from the innermost into the new dims; a
+  // part a new dim's boundary falls inside is split at it, where its extent allows.
+  bool reshape(const Shape& out) {
+    std::vector<Part> parts;
+    for (Dim& d : dims) {
+      simplify(d);
+      for (const Part& p : d)
+        if (p.extent != 1) parts.push_back(p);
+    }
+    std::vector<Dim> next(out.size());
+    for (size_t nd = out.size(); nd-- > 0;) {
+      int64_t need = out[nd];
+      if (need <= 0) return false;
+      Dim dim;
+      while (need > 1) {
+        if (parts.empty()) return false;
+        Part& p = parts.back();
+        const int64_t g = std::gcd(need, p.extent);
+        if (g == 1) return false;  // the new dim's boundary is not a whole number of p's steps
+        dim.insert(dim.begin(), Part{g, p.stride});
+        need /= g;
+        if (g == p.extent) {
+          parts.pop_back();
+        } else {
+          p = Part{p.extent / g, p.stride * g};
+        }
+      }
+      if (dim.empty()) dim.push_back(Part{1, 0});
+      next[nd] = std::move(dim);
+    }
+    if (!parts.empty()) return false;
+    dims = std::move(next);
+    return true;
+  }
+
+  bool apply(const ir::Op& op, const Shape& in, const Shape& out) {
+    switch (op_codegen(op.kind).prologue) {
+      case Prologue::View:
+        if (any_zero(in) || any_zero(out)) return false;
+        return reshape(out);
+      case Prologue::Transpose: {
+        const std::vector<int64_t>& perm = op.attr_ints("perm");
+        if (perm.size() != dims.size()) return false;
+        std::vector<Dim> next;
+        for (int64_t p : perm) next.push_back(dims[size_t(p)]);
+        dims = std::move(next);
+        return true;
+      }
+      case Prologue::Slice:
+        for (const ir::SlicedAxis& s : ir::sliced_axes(op, in)) {
+          std::optional<int64_t> stride = single(dims[s.axis]);
+          if (!stride) return false;
+          offset += s.start * *stride;
+          dims[s.axis] = {Part{out[s.axis], *stride * s.step}};
+        }
+        return true;
+      case Prologue::Broadcast: {
+        // numpy broadcasting: dims align with the result's last ones; a dim of 1 reads index 0.
+        if (out.size() < in.size()) return false;
+        const size_t lead = out.size() - in.size();
+        std::vector<Dim> next(out.size());
+        for (size_t d = 0; d < out.size(); ++d)
+          next[d] = d < lead || in[d - lead] == 1 ? Dim{Part{out[d], 0}} : dims[d - lead];
+        dims = std::move(next);
+        return true;
+      }
+      case Prologue::Reverse:
+        for (int64_t a : op.attr_ints("axes")) {
+          if (a < 0) a += int64_t(in.size());
+          std::optional<int64_t> stride = single(dims[size_t(a)]);
+          if (!stride) return false;
+          offset += (in[size_t(a)] - 1) * *stride;
+          dims[size_t(a)] = {Part{in[size_t(a)], -*stride}};
+        }
+        return true;
+      default: return false;
     }
   }
-  if (nd != -1) return std::nullopt;
-  return result;
-}
+};
 
 }  // namespace
 
@@ -51,49 +138,26 @@ StridedView contiguous_view(const Shape& shape) {
   return v;
 }
 
-std::optional<StridedView> apply_index_map(const StridedView& view, const ir::Op& op, const Shape& out) {
-  StridedView r = view;
-  const Shape& in = view.shape;
-  switch (op_codegen(op.kind).prologue) {
-    case Prologue::View: {
-      std::optional<std::vector<int64_t>> s = view_strides(in, view.strides, out);
-      if (!s) return std::nullopt;
-      r.strides = *s;
-      break;
-    }
-    case Prologue::Transpose: {
-      const std::vector<int64_t>& perm = op.attr_ints("perm");
-      if (perm.size() != in.size()) return std::nullopt;
-      for (size_t d = 0; d < perm.size(); ++d) r.strides[d] = view.strides[size_t(perm[d])];
-      break;
-    }
-    case Prologue::Slice: {
-      for (const ir::SlicedAxis& s : ir::sliced_axes(op, in)) {
-        r.offset += s.start * view.strides[s.axis];
-        r.strides[s.axis] = view.strides[s.axis] * s.step;
-      }
-      break;
-    }
-    case Prologue::Broadcast: {
-      // numpy broadcasting: dims align with the result's last ones; a dim of 1 reads index 0.
-      if (out.size() < in.size()) return std::nullopt;
-      const size_t lead = out.size() - in.size();
-      r.strides.assign(out.size(), 0);
-      for (size_t d = 0; d < in.size(); ++d) r.strides[d + lead] = in[d] == 1 ? 0 : view.strides[d];
-      break;
-    }
-    case Prologue::Reverse:
-      for (int64_t a : op.attr_ints("axes")) {
-        if (a < 0) a += int64_t(in.size());
-        r.offset += (in[size_t(a)] - 1) * view.strides[size_t(a)];
-        r.strides[size_t(a)] = -view.strides[size_t(a)];
-      }
-      break;
-    default: return std::nullopt;
+std::optional<StridedView> compose_index_maps(const Shape& source, const std::vector<const ir::Op*>& maps) {
+  const StridedView start = contiguous_view(source);
+  Composer c;
+  for (size_t d = 0; d < source.size(); ++d) c.dims.push_back({Part{source[d], start.strides[d]}});
+  Shape in = source;
+  for (const ir::Op* op : maps) {
+    const Shape& out = op->result()->type.shape;
+    if (!c.apply(*op, in, out) || c.dims.size() != out.size()) return std::nullopt;
+    in = out;
   }
-  r.shape = out;
-  if (r.strides.size() != out.size()) return std::nullopt;
-  return r;
+  StridedView v;
+  v.shape = in;
+  v.offset = c.offset;
+  for (size_t d = 0; d < in.size(); ++d) {
+    std::optional<int64_t> stride = Composer::single(c.dims[d]);
+    if (in[d] == 1) stride = stride.value_or(0);
+    if (!stride) return std::nullopt;
+    v.strides.push_back(*stride);
+  }
+  return v;
 }
 
 }  // namespace vkc::codegen

@@ -28,9 +28,16 @@ struct StridedView {
 // The contiguous view of a tensor of `shape`.
 StridedView contiguous_view(const Shape& shape);
 
-// `view` after one index-map op whose operand it describes (result shape `out`), or nullopt when
-// the op is not an index map or a reshape cannot be written as strides (it merges dims that are
-// not contiguous with each other).
-std::optional<StridedView> apply_index_map(const StridedView& view, const ir::Op& op, const Shape& out);
+// The index maps `maps` (each one's operand the previous one's result, the first reading a
+// contiguous tensor of shape `source`) as one strided view of that tensor, or nullopt when one of
+// them is not an index map or the chain as a whole is not a strided view.
+//
+// A reshape may merge dims that are not contiguous with each other as long as a later reshape
+// splits them apart again before anything else touches them: the merged dim is carried as its
+// parts (extent and stride each) meanwhile. ViT's q, k and v read straight from the in-projection's
+// [S, B, 3E] result pass through [S, B * H, D] (B's stride is 3E, not H * D) on their way to
+// [B, H, S, D]. A dim still made of parts that do not merge at the end (a transpose of two dims
+// merged into one) is not a strided view, and neither is a slice or reversal of one.
+std::optional<StridedView> compose_index_maps(const Shape& source, const std::vector<const ir::Op*>& maps);
 
 }  // namespace vkc::codegen

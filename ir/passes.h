@@ -58,6 +58,12 @@ Pass rotate_half_pass();
 // where the separate products could be split).
 Pass fuse_shared_input_matmuls_pass(uint64_t max_result_bytes = UINT64_MAX);
 
+// slice(transpose(x)) (through a squeeze or not) -> transpose(slice(x)) for every slice of a
+// transpose that only slices read, where each slice reaches a product or attention through index
+// maps (ir/passes/slice_before_transpose.cpp): the kernels then read the parts in place instead
+// of a stored copy of the transposed tensor (ViT's q/k/v split).
+Pass slice_before_transpose_pass();
+
 // matmul(softmax(scale * matmul(q, k^T) + mask), v) -> attention(q, k, v, mask) (docs/ops.md): the
 // forms torch's scaled_dot_product_attention, HF BERT/GPT-2 and torchvision ViT export. `fits`
 // (the codegen planner) may refuse a candidate, which then stays unfused; empty: fuse every match.

@@ -27,12 +27,9 @@ bool composes_like_the_reference(const Shape& shape,
   g.add_output(y, "y");
   std::vector<const ir::Op*> ops;
   for (const ir::Op* op : g.ops()) ops.push_back(op);
-  StridedView view = contiguous_view(shape);
-  for (const ir::Op* op : ops) {
-    std::optional<StridedView> next = apply_index_map(view, *op, op->result()->type.shape);
-    if (!next) return false;
-    view = *next;
-  }
+  std::optional<StridedView> composed = compose_index_maps(shape, ops);
+  if (!composed) return false;
+  const StridedView& view = *composed;
   HostTensor in(DType::f32, shape);
   for (int64_t i = 0; i < in.numel(); ++i) in.set_f64(i, double(i));
   const HostTensor out = ir::interpret(g, {{"x", in}}).at("y");
@@ -82,6 +79,35 @@ TEST(StridedView, ReshapesMergeOnlyContiguousDims) {
     x = op(g, K::Reshape, x, {{"shape", Ints{2, 2, 3, 2}}});
     x = op(g, K::Transpose, x, {{"perm", Ints{1, 0, 2, 3}}});
     return op(g, K::Reshape, x, {{"shape", Ints{2, 2, 6}}});  // merges the two inner dims, contiguous
+  }));
+  // Merged although not contiguous (a slice's stride lies between them), then split apart again:
+  // the merged dim is carried as its parts in between. ViT's q, k and v read from the joined
+  // [S, B, 3E] projection: [S, B, E] sliced, [S, B * H, D], [B * H, S, D], [B, H, S, D].
+  EXPECT_TRUE(composes_like_the_reference({5, 2, 3 * 12}, [](ir::Graph& g, ir::Value* x) {
+    x = op(g, K::Slice, x, {{"starts", Ints{12}}, {"ends", Ints{24}}, {"axes", Ints{2}}});
+    x = op(g, K::Reshape, x, {{"shape", Ints{5, 2 * 3, 4}}});
+    x = op(g, K::Transpose, x, {{"perm", Ints{1, 0, 2}}});
+    return op(g, K::Reshape, x, {{"shape", Ints{2, 3, 5, 4}}});
+  }));
+  // A merged dim split at another boundary than its parts' (extent 6 = 2 x 3 read as 3 x 2): the
+  // inner part (3) is cut at 2, which is not a whole number of its steps.
+  EXPECT_FALSE(composes_like_the_reference({2, 5, 3}, [](ir::Graph& g, ir::Value* x) {
+    x = op(g, K::Transpose, x, {{"perm", Ints{1, 0, 2}}});
+    x = op(g, K::Reshape, x, {{"shape", Ints{5, 6}}});
+    return op(g, K::Reshape, x, {{"shape", Ints{5, 3, 2}}});
+  }));
+  // Merged and split again at a boundary inside a part: fine where the extents divide.
+  EXPECT_TRUE(composes_like_the_reference({4, 3, 6}, [](ir::Graph& g, ir::Value* x) {
+    x = op(g, K::Transpose, x, {{"perm", Ints{1, 0, 2}}});
+    x = op(g, K::Reshape, x, {{"shape", Ints{3, 4 * 6}}});
+    x = op(g, K::Reshape, x, {{"shape", Ints{3, 2, 2, 2, 3}}});
+    return op(g, K::Transpose, x, {{"perm", Ints{4, 1, 0, 2, 3}}});
+  }));
+  // A slice of a merged dim whose parts do not merge: refused.
+  EXPECT_FALSE(composes_like_the_reference({4, 6}, [](ir::Graph& g, ir::Value* x) {
+    x = op(g, K::Transpose, x, {{"perm", Ints{1, 0}}});
+    x = op(g, K::Reshape, x, {{"shape", Ints{24}}});
+    return op(g, K::Slice, x, {{"starts", Ints{2}}, {"ends", Ints{10}}, {"axes", Ints{0}}});
   }));
   // Transposed, then the swapped dims merged: not a view.
   EXPECT_FALSE(composes_like_the_reference({4, 6}, [](ir::Graph& g, ir::Value* x) {

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <random>
 
-#include "ir/passes.h"
 #include "ir/pass_manager.h"
+#include "ir/passes.h"
 #include "kernels/bert_self_attention.h"
 #include "kernels/op_test_helpers.h"
 
@@ -333,6 +333,42 @@ TEST(Attention, HeadSplitIsReadInPlaceThroughItsStrides) {
     GpuRun run = run_on_gpu(g, random_inputs(g, 61));
     EXPECT_TRUE(outputs_match(run));
   }
+}
+
+// torchvision's ViT (nn.MultiheadAttention, sequence first) splits its joined projection
+// [S, B, 3E] by moving the 3 to the front (a transpose), squeezing and slicing. The transpose's
+// three slices become transposed slices of the projection (ir::slice_before_transpose_pass), and
+// attention reads q, k and v in place through the composed views, whose [S, B * H, D] step merges
+// dims that are not contiguous (B's stride is 3E): one dispatch, no copy of the transposed tensor.
+TEST(Attention, SequenceFirstQkvSplitIsReadInPlace) {
+  const int64_t s = 21, b = 2, h = 3, d = 16, e = h * d;
+  ir::Graph g;
+  ir::Value* p = g.add_input("p", f32({s, b, 3 * e}));
+  ir::Value* r = g.add_op(K::Reshape, {p}, {{"shape", Ints{1, s, b, 3, e}}})->result();
+  ir::Value* t = g.add_op(K::Transpose, {r}, {{"perm", Ints{3, 1, 2, 0, 4}}})->result();
+  ir::Value* sq = g.add_op(K::Reshape, {t}, {{"shape", Ints{3, s, b, e}}})->result();
+  auto part = [&](int64_t i) {
+    ir::Value* x = g.add_op(K::Slice, {sq}, {{"starts", Ints{i}}, {"ends", Ints{i + 1}}, {"axes", Ints{0}}})->result();
+    x = g.add_op(K::Reshape, {x}, {{"shape", Ints{s, b * h, d}}})->result();
+    x = g.add_op(K::Transpose, {x}, {{"perm", Ints{1, 0, 2}}})->result();
+    return g.add_op(K::Reshape, {x}, {{"shape", Ints{b, h, s, d}}})->result();
+  };
+  ir::Value* o = g.add_op(K::Attention, {part(0), part(1), part(2)}, {{"scale", 0.25}})->result();
+  g.add_output(o, "out");
+  ir::Graph rewritten = g.clone();  // as the compiler's pipeline leaves it (run_on_gpu runs that)
+  ir::PassManager pm;
+  pm.add(ir::slice_before_transpose_pass());
+  pm.run(rewritten);
+  const std::string glsl = emitted_glsl(rewritten, find_target("nvidia").limits, {});
+  for (const char* x : {"q", "k", "v"})
+    EXPECT_NE(glsl.find(cat(x, "_elem(uint base, uint row, uint col) { return ", x, "_at(base + row * ", b * 3 * e,
+                            "u + col * 1u); }")),
+              std::string::npos)
+        << glsl;
+  GpuRun run = run_on_gpu(g, random_inputs(g, 67));
+  EXPECT_TRUE(outputs_match(run));
+  if (split_testing()) return;  // beyond the binding: cut into pieces (the numbers still checked)
+  EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
 }
 
 // HF BERT's projections: q, k and v are products of one activation with constant weights (+ bias),
