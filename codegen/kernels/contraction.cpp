@@ -37,6 +37,10 @@ using Operand = ir::MatrixView;
 // The dot kernel splits K over a workgroup's invocations; below this depth one invocation per
 // output (naive) has as little to do and no barrier.
 constexpr int64_t kDotMinK = 64;
+// Workgroups per compute unit above which an unsplit product with a constant B keeps the lhs in
+// one-element loads rather than 4x4 blocks: the 3 workgroups of 128 invocations that the 8x8 loop's
+// 147 registers leave an NVIDIA SM (see the FMA tiles' notes below).
+constexpr uint64_t kA4x4MaxWorkgroupsPerUnit = 3;
 
 using S = ContractionStrategy;
 
@@ -169,11 +173,18 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // - A K-contiguous A (activations) in blocks of 4 rows x 4 k: four 16-byte loads, transposed in
   //   registers into four 16-byte stores down the K-major tile (a quad of k alone had to be stored
   //   one element at a time, 4-way bank conflicts). With B's quads, 4-8% off the same shapes again
-  //   and BERT b8 -7%. Inside ViT-B/16 b8 its first MLP product and its in-projection are 8-11%
-  //   slower with them, where vkc_bench at the same shape and epilogue has them 6-8% faster (not
-  //   understood). It needs the tile's blocks to spread evenly over the invocations (128x64x16
+  //   and BERT b8 -7%. It needs the tile's blocks to spread evenly over the invocations (128x64x16
   //   over 128). Alone, 16-byte loads of A's quads (four scalar stores each) measured within 2%
   //   either way.
+  //   Not for an unsplit product whose grid holds more workgroups than kA4x4MaxWorkgroupsPerUnit
+  //   per compute unit while its B is a constant of the model (session 28): ViT-B/16 b8's first MLP
+  //   product (624 workgroups) took 0.290 ms with the blocks and 0.262 without when its weight was
+  //   a constant, 0.247 with them when the same weight came in as an input (vk-run, same call; the
+  //   constant's offset in the constants buffer, 256 B to 2 MiB aligned, changed nothing), and
+  //   the in-projection (468) lost the same way. BERT b8's unsplit products (288 and 384
+  //   workgroups, one round of the 3 per SM that 147 registers leave) and every split product in
+  //   both models (ViT's second MLP product: 624) gain with them. Why is not known. ViT-B/16 b8
+  //   11.46 ms with this rule against 12.16 with the blocks everywhere, BERT b8 unchanged.
   // - A transposed B ([N, K], K-fast quads like A's) keeps one-element loads: not measured.
   // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with
   // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads.
@@ -187,8 +198,13 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     core.b_vec = !core.b_kfast && g.rm * g.rn <= 64 && staging4(group, b, bv) &&
                  core.stages_evenly(g.tn, false, true);
     lv = lhs_view(group, a, av);
+    const uint64_t workgroups = uint64_t(std::max<int64_t>(1, batches)) * ceil_div(uint64_t(M), g.tm) *
+                                ceil_div(uint64_t(N), g.tn);
+    const bool b_constant = bv->producer != nullptr && bv->producer->kind == ir::OpKind::Constant;
+    const bool many_rounds = split == 1 && b_constant &&
+                             workgroups > kA4x4MaxWorkgroupsPerUnit * uint64_t(ctx.target.compute_units);
     core.a_4x4 = core.a_kfast && g.rm * g.rn <= 64 && (lv ? lv->quads(K) : staging4(group, a, av)) &&
-                 core.stages_in_4x4_blocks();
+                 core.stages_in_4x4_blocks() && !many_rounds;
   }
   for (const auto& [v, st, name, at, vec4] : {std::tuple{av, a8, "a8", "a_at", core.a_4x4},
                                               std::tuple{bv, b8, "b8", "b_at", core.b_vec}}) {

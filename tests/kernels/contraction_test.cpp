@@ -325,6 +325,34 @@ TEST(MatmulKernelTest, LhsIn4x4BlocksWhereTheStridesAllow) {
   EXPECT_NE(emitted_glsl(g, find_target("nvidia").limits, forced).find("#define A_4X4 0"), std::string::npos);
 }
 
+// An unsplit product with a constant rhs (a model's weight) whose grid holds more than 3
+// workgroups per compute unit keeps the lhs in one-element loads: inside ViT-B/16 its 4x4 blocks
+// lost 10% there (H200, session 28) while an input rhs, a split product or a grid of one round
+// gained. Planner's tiles (128x64x16 8x8 on nvidia's 132 compute units: 3 x 132 = 396).
+TEST(MatmulKernelTest, LhsIn4x4BlocksExceptConstantRhsOverManyRounds) {
+  const TargetLimits& t = find_target("nvidia").limits;
+  auto blocks = [&](int64_t m, int64_t n, int64_t k, bool constant_b) {
+    ir::Graph g;
+    ir::Value* a = g.add_input("a", f32({m, k}));
+    ir::Value* b = nullptr;
+    if (constant_b) {
+      HostTensor w(DType::f32, {k, n});
+      for (int64_t i = 0; i < w.numel(); ++i) w.set_f64(i, double(i % 7) - 3);
+      b = g.add_constant(std::move(w));
+    } else {
+      b = g.add_input("b", f32({k, n}));
+    }
+    g.add_output(g.add_op(K::MatMul, {a, b})->result(), "y");
+    const std::string glsl = emitted_glsl(g, t, {});
+    EXPECT_NE(glsl.find("TM = 128u, TN = 64u"), std::string::npos) << m << "x" << n << "x" << k;
+    return glsl.find("#define A_4X4 1") != std::string::npos;
+  };
+  EXPECT_FALSE(blocks(2048, 1664, 64, true));   // 16 x 26 = 416 workgroups, constant rhs
+  EXPECT_TRUE(blocks(2048, 1664, 64, false));   // the same with the rhs an input
+  EXPECT_TRUE(blocks(1024, 3072, 64, true));    // 8 x 48 = 384: one round
+  EXPECT_TRUE(blocks(1536, 768, 3072, true));   // 12 x 12 = 144 tiles, K split: 576 workgroups
+}
+
 // spirv-opt's passes run on the FMA loop's kernels up to 64 accumulators per invocation and not
 // above (GemmCoreShape::spirv_opt; measured per block size on the H200), for matmuls and convs.
 TEST(MatmulKernelTest, SpirvOptimizerOnlyUpToSixtyFourAccumulators) {
