@@ -6,7 +6,7 @@
 //   DIR/<case>/out_<name>.npy         vkc's outputs for input set 0
 // Usage: vkc_bench [--out DIR] [--runs N] [--cases a,b] [--small] [--device X] [--force-staging]
 //                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...] [--conv NxCxHxW:FxCxKHxKW,...]
-//                  [--force OP=STRATEGY]... [--no-peaks] [--sets N]
+//                  [--force OP=STRATEGY]... [--no-peaks]
 // --matmul adds f32 matmul cases (run whatever --cases says), with the planner's tile or a forced
 // one in the `tiled=` syntax, e.g. 1576x768x3072@128x64x16/8x8/2/k3: tile and split sweeps on new
 // shapes without a rebuild.
@@ -17,8 +17,6 @@
 // KHR where the device has it), to compare the two forms on one device in one run.
 // --small shrinks every case and checks outputs against the reference interpreter: a plumbing
 // test that runs on lavapipe (its timings mean nothing).
-// --sets N rotates the runs through N input sets (default 2): enough sets to exceed the L2 cache
-// time the case with its inputs read from memory, as a model reads its weights.
 // --no-peaks skips the copy and FMA ceilings (vkc.json then has no "peaks"): A/B runs of vkc
 // against itself, where they cost most of a short run's device time.
 #include <algorithm>
@@ -60,10 +58,6 @@ struct Args {
   std::string tensor_cores;  // "", "khr" or "nv"
   std::vector<BenchCase> extra;  // --matmul, --conv
   std::map<std::string, std::string> forced;  // --force: op -> strategy, over every case's own
-  // Input sets the runs rotate through. Two alternate within the GPU's L2 cache (50 MB on the
-  // H200) for most cases; more sets whose bytes exceed it make each run read its inputs from
-  // memory, as a model's weights are (read once per run, after 300 MB of other layers' weights).
-  int sets = 2;
 };
 
 // Splits "a,b,c" into its non-empty parts.
@@ -129,7 +123,6 @@ Args parse_args(int argc, char** argv) {
     if (s == "--out") a.out = value();
     else if (s == "--device") a.device = value();
     else if (s == "--runs") a.runs = std::stoi(value());
-    else if (s == "--sets") a.sets = std::stoi(value());
     else if (s == "--small") a.small = true;
     else if (s == "--no-peaks") a.no_peaks = true;
     else if (s == "--force-staging") a.force_staging = true;
@@ -155,7 +148,6 @@ Args parse_args(int argc, char** argv) {
     }
   }
   check(a.runs >= 1, "vkc_bench: --runs must be >= 1");
-  check(a.sets >= 1 && a.sets <= 64, "vkc_bench: --sets must be 1 to 64");
   return a;
 }
 
@@ -240,11 +232,10 @@ json run_case(rt::Context& ctx, const BenchCase& c, const Args& args) {
     }
   }
 
-  // args.sets input sets on the device (two by default); set 0 also goes to disk for the PyTorch
-  // comparison.
+  // Two input sets on the device; set 0 also goes to disk for the PyTorch comparison.
   const fs::path dir = fs::path(args.out) / c.name;
   fs::create_directories(dir);
-  std::vector<DeviceInputs> sets(size_t(args.sets));
+  std::vector<DeviceInputs> sets(2);
   std::map<std::string, HostTensor> set0;
   for (size_t s = 0; s < sets.size(); ++s) {
     for (size_t i = 0; i < g.inputs().size(); ++i) {
@@ -284,12 +275,10 @@ json run_case(rt::Context& ctx, const BenchCase& c, const Args& args) {
   j["vkc"] = {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms},
               {"wall_median_ms", t.wall_median_ms}, {"runs", t.gpu_ms.size()}, {"gpu_ms", t.gpu_ms}};
   for (const auto& [name, ms] : t.dispatches) j["vkc"]["dispatch_median_ms"][name] = ms;
-  // Per input set: a data-dependent kernel (sort, topk) shows up as different medians.
-  std::vector<std::vector<double>> by_set(sets.size());
-  for (size_t i = 0; i < t.gpu_ms.size(); ++i) by_set[i % sets.size()].push_back(t.gpu_ms[i]);
-  j["vkc"]["median_ms_by_set"] = json::array();
-  for (const auto& v : by_set) j["vkc"]["median_ms_by_set"].push_back(median(v));
-  j["vkc"]["input_sets"] = sets.size();
+  // Per input set: a data-dependent kernel (sort, topk) shows up as two different medians.
+  std::vector<double> by_set[2];
+  for (size_t i = 0; i < t.gpu_ms.size(); ++i) by_set[i % 2].push_back(t.gpu_ms[i]);
+  j["vkc"]["median_ms_by_set"] = {median(by_set[0]), median(by_set[1])};
   return j;
 }
 
