@@ -178,13 +178,16 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   //   either way.
   //   Not for an unsplit product whose grid holds more workgroups than kA4x4MaxWorkgroupsPerUnit
   //   per compute unit while its B is a constant of the model (session 28): ViT-B/16 b8's first MLP
-  //   product (624 workgroups) took 0.290 ms with the blocks and 0.262 without when its weight was
-  //   a constant, 0.247 with them when the same weight came in as an input (vk-run, same call; the
-  //   constant's offset in the constants buffer, 256 B to 2 MiB aligned, changed nothing), and
-  //   the in-projection (468) lost the same way. BERT b8's unsplit products (288 and 384
-  //   workgroups, one round of the 3 per SM that 147 registers leave) and every split product in
-  //   both models (ViT's second MLP product: 624) gain with them. Why is not known. ViT-B/16 b8
-  //   11.46 ms with this rule against 12.16 with the blocks everywhere, BERT b8 unchanged.
+  //   product (624 workgroups) took 0.285-0.294 ms with the blocks and 0.262 without when its
+  //   weight was a constant, 0.247 with them when the same weight came in as an input (vk-run,
+  //   same call), and the in-projection (468) lost the same way. An input is copied into its
+  //   buffer just before the run and so is read from L2; a constant comes from memory (neither
+  //   its offset in the constants buffer, 256 B to 2 MiB aligned, nor the bias beside it
+  //   mattered). With B from memory the blocks lose only where the grid takes more than one round:
+  //   BERT b8's unsplit products (288 and 384 workgroups, one round of the 3 per SM that 147
+  //   registers leave) and every split product in both models (ViT's second MLP product: 624)
+  //   gain with them. ViT-B/16 b8 11.46 ms with this rule against 12.16 with the blocks
+  //   everywhere, BERT b8 unchanged.
   // - A transposed B ([N, K], K-fast quads like A's) keeps one-element loads: not measured.
   // Register blocks above 64 accumulators (16x8, 222 of NVIDIA's 255 registers already) spilled with
   // 16-byte loads (matmul 4096^3 +14%) and keep one-element loads.
