@@ -52,6 +52,9 @@ ir::PassManager default_pass_pipeline(const ir::PassManagerOptions& options, con
   // A transposed q/k/v projection split into q, k and v: each part transposed on its own, so that
   // attention reads it in place and the transposed copy is not stored.
   pm.add(ir::slice_before_transpose_pass());
+  // A transpose of the output projection's rows moved onto its lhs, which attention then stores
+  // transposed.
+  pm.add(ir::transpose_rows_into_product_pass());
   if (precision == Precision::fp16) pm.add(ir::convert_to_fp16_pass());
   // After the fp16 conversion, whose weights are then float16 constants. The convs whose
   // tensor-core kernel stages 16 bytes at a time read their input and filter in place when these

@@ -236,6 +236,22 @@ std::vector<ir::Op*> closing_region(const ir::UseIndex& uses, ir::Value* v, cons
   return {};
 }
 
+// Attention's result transposed before anything else reads it (its heads and tokens swapped back,
+// [B, H, S, D] -> [B, S, H, D] or sequence first): the kernel stores each element at its place in
+// the transposed result, so the product after it reads its rows contiguous instead of gathering
+// them through the transpose (ViT-B/16 and BERT's output projections). Only transposes and views
+// from the anchor on, and only where they move elements as a whole permutation.
+bool leading_transpose(const ir::Op* anchor, const std::vector<ir::Op*>& epilogue, const ir::Op* u) {
+  if (anchor->kind != ir::OpKind::Attention || u->kind != ir::OpKind::Transpose) return false;
+  std::vector<const ir::Op*> maps;
+  for (const ir::Op* e : epilogue) {
+    if (!is_view_op(e->kind) && e->kind != ir::OpKind::Transpose) return false;
+    maps.push_back(e);
+  }
+  maps.push_back(u);
+  return epilogue_permutation(anchor->result(), maps).has_value();
+}
+
 // The anchor's group with as much prologue and epilogue as `target` allows.
 DispatchGroup fuse_around(const ir::UseIndex& uses, ir::Op* anchor, const std::set<const ir::Op*>& claimed,
                           const std::map<const ir::Op*, size_t>& position, const TargetLimits& target) {
@@ -270,7 +286,7 @@ DispatchGroup fuse_around(const ir::UseIndex& uses, ir::Op* anchor, const std::s
       continue;
     }
     ir::Op* u = uses.users(r)[0];
-    if (claimed.count(u) || !epilogue_fusible(*u)) break;
+    if (claimed.count(u) || !(epilogue_fusible(*u) || leading_transpose(anchor, g.epilogue, u))) break;
     if (int64_t(g.epilogue.size()) >= kMaxFusedOps) {
       add_note(g.notes, cat(u->describe(), " not fused: the epilogue already holds ", kMaxFusedOps, " ops"));
       break;
@@ -344,8 +360,10 @@ DispatchGroup fuse_around(const ir::UseIndex& uses, ir::Op* anchor, const std::s
     g.ops = best.ops;
   }
   std::string fused;
-  if (!g.prologue.empty()) fused = "prologue: " + join_ops(g.prologue);
-  if (!g.epilogue.empty()) fused += (fused.empty() ? "" : "; ") + std::string("epilogue: ") + join_ops(g.epilogue);
+  // (Views alone are no fusion to report: they name the same bytes.)
+  if (!join_ops(g.prologue).empty()) fused = "prologue: " + join_ops(g.prologue);
+  if (!join_ops(g.epilogue).empty())
+    fused += (fused.empty() ? "" : "; ") + std::string("epilogue: ") + join_ops(g.epilogue);
   if (!fused.empty())
     g.notes = "fused " + fused + " (no extra workgroup memory)" + (g.notes.empty() ? "" : "; " + g.notes);
   return g;

@@ -371,6 +371,25 @@ FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, c
   return code;
 }
 
+std::optional<StridedView> epilogue_permutation(const ir::Value* anchor_result, const std::vector<const ir::Op*>& maps) {
+  const Shape& shape = anchor_result->type.shape;
+  std::optional<StridedView> v = compose_index_maps(shape, maps);
+  if (!v || v->offset != 0) return std::nullopt;
+  // A permutation of the anchor's contiguous strides: sorted, each is the one before times its
+  // extent (dims of 1 aside), and together they cover every element once.
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, extent)
+  for (size_t d = 0; d < v->shape.size(); ++d)
+    if (v->shape[d] != 1) dims.push_back({v->strides[d], v->shape[d]});
+  std::sort(dims.begin(), dims.end());
+  int64_t next = 1;
+  for (const auto& [stride, extent] : dims) {
+    if (stride != next) return std::nullopt;
+    next *= extent;
+  }
+  if (next != anchor_result->type.numel()) return std::nullopt;
+  return v;
+}
+
 FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx) {
   FusedCode code;
   Builder b(code, first_binding, ctx, "epi_");
@@ -378,10 +397,28 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
   const ir::Value* anchor_result = group.anchor->result();
   std::map<const ir::Value*, std::string> names{{anchor_result, "acc"}};
   std::string body;
+  // Leading index maps: element i of the anchor's result goes to index `idx` of their result.
+  std::string idx = "i";
+  size_t first = 0;
+  std::vector<const ir::Op*> maps;
+  while (first < group.epilogue.size() &&
+         (is_view_op(group.epilogue[first]->kind) || group.epilogue[first]->kind == ir::OpKind::Transpose))
+    maps.push_back(group.epilogue[first++]);
+  if (std::any_of(maps.begin(), maps.end(), [](const ir::Op* op) { return op->kind == ir::OpKind::Transpose; })) {
+    std::optional<StridedView> v = epilogue_permutation(anchor_result, maps);
+    check(v.has_value(), what, ": its epilogue's index maps are not a permutation of its result");
+    const StridedView out = contiguous_view(v->shape);
+    std::string e = "0u";
+    for (size_t d = 0; d < v->shape.size(); ++d)
+      if (v->shape[d] != 1)
+        e += cat(" + ((i / ", v->strides[d], "u) % ", v->shape[d], "u) * ", out.strides[d], "u");
+    body += cat("  uint j = ", e, ";\n");
+    idx = "j";
+  }
   for (size_t k = 0; k < group.epilogue.size(); ++k) {
     const ir::Op* op = group.epilogue[k];
     const ir::Value* r = op->result();
-    if (is_view_op(op->kind)) {
+    if (k < first || is_view_op(op->kind)) {  // index maps: the same value, elsewhere
       names[r] = names.at(op->operand(0));
       continue;
     }
@@ -390,9 +427,9 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
     auto arg = [&](const ir::Value* v) -> std::string {
       if (auto it = names.find(v); it != names.end()) return it->second;
       if (inlined_as_literal(v)) return literal_of(v);
-      std::string index = "i";
+      std::string index = idx;
       if (v->type.shape != r->type.shape) {
-        if (!decoded) body += unravel(r->type.shape, "i", coords);
+        if (!decoded) body += unravel(r->type.shape, idx, coords);
         decoded = true;
         index = broadcast_index(v->type.shape, r->type.shape, coords);
       }
@@ -400,7 +437,7 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
     };
     std::string value = cat("v", r->id);
     if (op->kind == ir::OpKind::Quantize) {
-      std::string c = channel_expr(*op, "i");
+      std::string c = channel_expr(*op, idx);
       std::string x = arg(op->operand(0));
       std::string scale = b.parameter(op->operand(1), c, what);
       std::string zp = op->num_operands() > 2 ? b.parameter(op->operand(2), c, what) : "0";
@@ -425,13 +462,13 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
     // byte with two atomics; the other bytes' owners touch disjoint bits, in any order.
     code.buffers += cat("layout(std430, set = 0, binding = ", ob, ") restrict buffer Buffer", ob,
                         " { uint data[]; } fused_out;\n");
-    body += cat("  uint sh = (i & 3u) * 8u;\n  atomicAnd(fused_out.data[i >> 2u], ~(0xffu << sh));\n",
-                "  atomicOr(fused_out.data[i >> 2u], (uint(", v, ") & 0xffu) << sh);\n");
+    body += cat("  uint sh = (", idx, " & 3u) * 8u;\n  atomicAnd(fused_out.data[", idx, " >> 2u], ~(0xffu << sh));\n",
+                "  atomicOr(fused_out.data[", idx, " >> 2u], (uint(", v, ") & 0xffu) << sh);\n");
   } else {
     require_storable(t, ctx.target, what);
     code.types.insert(t);
     code.buffers += glsl_buffer(ob, t, true, "fused_out");
-    body += cat("  fused_out.data[i] = ", glsl_storage_type(t), "(", v, ");\n");
+    body += cat("  fused_out.data[", idx, "] = ", glsl_storage_type(t), "(", v, ");\n");
   }
   code.bindings.push_back({ctx.tensor(out), true});
   code.bytes += double(out->type.size_bytes());

@@ -72,7 +72,17 @@ struct PrologueView {
 };
 std::optional<PrologueView> prologue_view(const DispatchGroup& group, const ir::Value* operand);
 
+// Where an epilogue that begins with index maps (reshape views and transposes, which only move
+// elements) stores anchor element i: the maps composed over the anchor's result, with `strides[d]`
+// the anchor-result stride of the stored value's dim d (a permutation of its contiguous strides),
+// or nullopt where they do not compose into such a permutation. `maps`: the epilogue's leading
+// index maps, in order.
+std::optional<StridedView> epilogue_permutation(const ir::Value* anchor_result, const std::vector<const ir::Op*>& maps);
+
 // `void store_result(uint i, float acc)` for the group's anchor result through its epilogue ops.
+// Leading transposes in the epilogue (attention's output stored with its heads and tokens
+// swapped) move element i to its place in the transposed result; the ops after them index their
+// side operands there.
 FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx);
 
 // The value the group finally writes (the last epilogue op's result, else the anchor's).

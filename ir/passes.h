@@ -64,6 +64,12 @@ Pass fuse_shared_input_matmuls_pass(uint64_t max_result_bytes = UINT64_MAX);
 // of a stored copy of the transposed tensor (ViT's q/k/v split).
 Pass slice_before_transpose_pass();
 
+// transpose(reshape(A @ W [+ b])) that keeps the last axis last -> reshape(transpose(A's rows) @ W
+// [+ b]), where A comes from attention through index maps (ir/passes/transpose_rows_into_product.cpp):
+// the attention kernel then stores its result in that order, and the transpose after the product
+// (ViT's sequence-first output projection back to batch first) is no dispatch of its own.
+Pass transpose_rows_into_product_pass();
+
 // matmul(softmax(scale * matmul(q, k^T) + mask), v) -> attention(q, k, v, mask) (docs/ops.md): the
 // forms torch's scaled_dot_product_attention, HF BERT/GPT-2 and torchvision ViT export. `fits`
 // (the codegen planner) may refuse a candidate, which then stays unfused; empty: fuse every match.

@@ -371,6 +371,58 @@ TEST(Attention, SequenceFirstQkvSplitIsReadInPlace) {
   EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
 }
 
+// Attention's result transposed back to [B, S, H, D] (BERT, ViT): the kernel stores each element
+// at its place in the transposed result (an epilogue transpose), so the product after it reads
+// contiguous rows; elementwise ops after the transpose index their side operands there (a
+// residual of the transposed shape, a broadcast vector). Sequence first (ViT): the transpose back
+// to batch first after the output projection moves onto its lhs (ir::transpose_rows_into_product_pass)
+// and joins the same store, and the residual add joins the projection: two dispatches.
+TEST(Attention, ResultStoredTransposedForTheProductAfterIt) {
+  const int64_t b = 2, h = 3, s = 21, d = 16, e = h * d;
+  auto attention = [&](ir::Graph& g) {
+    return g.add_op(K::Attention, {g.add_input("q", f32({b, h, s, d})), g.add_input("k", f32({b, h, s, d})),
+                                   g.add_input("v", f32({b, h, s, d}))},
+                    {{"scale", 0.25}})
+        ->result();
+  };
+  {
+    SCOPED_TRACE("epilogue: transpose, then side operands");
+    ir::Graph g;
+    ir::Value* t = g.add_op(K::Transpose, {attention(g)}, {{"perm", Ints{0, 2, 1, 3}}})->result();
+    ir::Value* r = g.add_op(K::Add, {t, g.add_input("res", f32({b, s, h, d}))})->result();
+    ir::Value* y = g.add_op(K::Mul, {r, g.add_input("scale", f32({d}))})->result();
+    g.add_output(y, "y");
+    const std::string glsl = emitted_glsl(g, find_target("nvidia").limits, {});
+    EXPECT_NE(glsl.find("uint j = 0u + ((i / "), std::string::npos) << glsl;
+    GpuRun run = run_on_gpu(g, random_inputs(g, 71));
+    EXPECT_TRUE(outputs_match(run));
+    if (!split_testing()) {
+      EXPECT_EQ(run.module.manifest.dispatches.size(), 1u);
+    }
+  }
+  {
+    SCOPED_TRACE("sequence first: the output projection and the transpose back");
+    ir::Graph g;
+    ir::Value* t6 = g.add_op(K::Transpose, {attention(g)}, {{"perm", Ints{2, 0, 1, 3}}})->result();
+    ir::Value* a = g.add_op(K::Reshape, {t6}, {{"shape", Ints{s * b, e}}})->result();
+    ir::Value* p = g.add_op(K::Gemm, {a, g.add_input("w", f32({e, e})), g.add_input("bias", f32({e}))},
+                            {{"transpose_b", true}})
+                       ->result();
+    ir::Value* r = g.add_op(K::Reshape, {p}, {{"shape", Ints{s, b, e}}})->result();
+    ir::Value* t7 = g.add_op(K::Transpose, {r}, {{"perm", Ints{1, 0, 2}}})->result();
+    g.add_output(g.add_op(K::Add, {g.add_input("x", f32({b, s, e})), t7})->result(), "y");
+    GpuRunOptions o;
+    o.rel_tol = 2e-5;
+    GpuRun run = run_on_gpu(g, random_inputs(g, 73), o);
+    EXPECT_TRUE(outputs_match(run, o));
+    if (split_testing()) return;
+    ASSERT_EQ(run.module.manifest.dispatches.size(), 2u);
+    int transposes = 0;
+    for (const std::string& op : run.module.manifest.dispatches[0].ops) transposes += op.rfind("transpose", 0) == 0;
+    EXPECT_EQ(transposes, 2) << "both transposes in the attention's store";
+  }
+}
+
 // HF BERT's projections: q, k and v are products of one activation with constant weights (+ bias),
 // which become one product (ir::fuse_shared_input_matmuls_pass) whose slices the attention kernel
 // reads through its loads (Prologue::Slice), with the head split: two dispatches in all.
