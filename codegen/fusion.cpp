@@ -407,11 +407,29 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
   if (std::any_of(maps.begin(), maps.end(), [](const ir::Op* op) { return op->kind == ir::OpKind::Transpose; })) {
     std::optional<StridedView> v = epilogue_permutation(anchor_result, maps);
     check(v.has_value(), what, ": its epilogue's index maps are not a permutation of its result");
+    // j = sum over the result's dims of ((i / anchor stride) % extent) * result stride, cheaper
+    // where it can be: the innermost dims that keep their place (attention's head dim) are
+    // i % their size, the outermost anchor dim needs no modulo, a stride of 1 no division.
     const StridedView out = contiguous_view(v->shape);
-    std::string e = "0u";
-    for (size_t d = 0; d < v->shape.size(); ++d)
-      if (v->shape[d] != 1)
-        e += cat(" + ((i / ", v->strides[d], "u) % ", v->shape[d], "u) * ", out.strides[d], "u");
+    const int64_t numel = anchor_result->type.numel();
+    int64_t inner = 1;
+    std::vector<bool> done(v->shape.size(), false);
+    for (size_t d = v->shape.size(); d-- > 0;) {
+      if (v->shape[d] == 1) {
+        done[d] = true;
+        continue;
+      }
+      if (v->strides[d] != inner || out.strides[d] != inner) break;
+      inner *= v->shape[d];
+      done[d] = true;
+    }
+    std::string e = inner > 1 ? cat("i % ", inner, "u") : "0u";
+    for (size_t d = 0; d < v->shape.size(); ++d) {
+      if (done[d]) continue;
+      std::string q = v->strides[d] == 1 ? "i" : cat("(i / ", v->strides[d], "u)");
+      if (v->strides[d] * v->shape[d] != numel) q = cat("(", q, " % ", v->shape[d], "u)");
+      e += cat(" + ", q, " * ", out.strides[d], "u");
+    }
     body += cat("  uint j = ", e, ";\n");
     idx = "j";
   }

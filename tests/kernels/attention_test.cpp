@@ -393,7 +393,11 @@ TEST(Attention, ResultStoredTransposedForTheProductAfterIt) {
     ir::Value* y = g.add_op(K::Mul, {r, g.add_input("scale", f32({d}))})->result();
     g.add_output(y, "y");
     const std::string glsl = emitted_glsl(g, find_target("nvidia").limits, {});
-    EXPECT_NE(glsl.find("uint j = 0u + ((i / "), std::string::npos) << glsl;
+    // [b, h, s, d] -> [b, s, h, d]: d stays in place (i % 16), b is outermost (no modulo).
+    EXPECT_NE(glsl.find(cat("uint j = i % 16u + (i / ", h * s * d, "u) * ", h * s * d, "u + ((i / 16u) % ", s,
+                            "u) * ", h * d, "u + ((i / ", s * d, "u) % ", h, "u) * 16u;")),
+              std::string::npos)
+        << glsl;
     GpuRun run = run_on_gpu(g, random_inputs(g, 71));
     EXPECT_TRUE(outputs_match(run));
     if (!split_testing()) {
