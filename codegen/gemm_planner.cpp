@@ -54,6 +54,14 @@ constexpr uint64_t kLargestTileMinWaves = 3;
 // Shallower convs (1x1 expansions, K 64-256: a handful of slices per tile to fill the two-stage
 // pipeline and a 256x128 epilogue to pay) keep their tiles until measured.
 constexpr int64_t kLargestTileMinConvK = 512;
+// Tensor-core tiles of 128 x 128 (one or two workgroups per SM at 159-247 registers) on plain
+// matrices pay only with kLargestTileMinWaves waves too: ViT-B/16 b8's first MLP product in the fp16
+// mode (1576x3072x768, 312 such tiles on 132 SMs) took 0.115 ms on 128 x 128 with 2 x 2 subgroups,
+// 0.089 with 2 x 4 and 0.066 on 64 x 64 (in the model, H200, bench/RESULTS.md session 28), where the
+// 4096^3 product (1024 tiles) is fastest on 128 x 128 2 x 2 (session 20). Measured on NVIDIA only,
+// so only there; convs keep them (not measured at these grid sizes; their larger grids are
+// unaffected).
+constexpr uint64_t kLargeCoopTileArea = 128 * 128;
 
 std::vector<GemmTileEntry> make_table() {
   std::vector<GemmTileEntry> t;
@@ -207,7 +215,9 @@ std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, con
                                    ceil_div(kInvocationsPerUnit * t.compute_units, invocations(tile)));
     uint64_t tiles = tiles_of(tile, p), split = 1;
     const bool largest = uint64_t(tile_m(tile)) * tile_n(tile) >= kLargestTileArea;
-    if (largest && tiles < kLargestTileMinWaves * t.compute_units) continue;
+    const bool large_coop = is_coop(tile) && p.matrix_operands && t.vendor == Vendor::nvidia &&
+                            uint64_t(tile_m(tile)) * tile_n(tile) >= kLargeCoopTileArea;
+    if ((largest || large_coop) && tiles < kLargestTileMinWaves * t.compute_units) continue;
     if (may_split && tiles > 0 && p.matrix_operands) {
       const uint64_t deep = std::max(kMatrixSplitWorkgroupsPerUnit * t.compute_units,
                                      ceil_div(kMatrixSplitWorkgroupsPerUnit * 128 * t.compute_units, invocations(tile)));

@@ -395,6 +395,29 @@ TEST(CoopMatrixPlan, EveryTileFitsItsBudgetAndTheLoopsStagingRules) {
   EXPECT_FALSE(codegen::is_coop(codegen::choose_gemm(both, t)->tile));  // then the FMA loop
 }
 
+// The 128 x 128 tensor-core tiles on plain matrices need three waves of their own, as the largest
+// FMA tile does (gemm_planner.cpp, kLargeCoopTileArea): ViT-B/16 b8's first MLP product in the fp16
+// mode (312 such tiles on nvidia's 132 compute units) takes 64 x 64 tiles, the 4096^3 product
+// (1024) keeps 128 x 128 with 2 x 2 subgroups.
+TEST(CoopMatrixPlan, LargeTilesOnlyOverThreeWaves) {
+  const TargetLimits& t = find_target("nvidia").limits;
+  auto tile_for = [&](int64_t m, int64_t n, int64_t k) {
+    codegen::GemmProblem p{m, n, k, 1};
+    p.coop_vec = 8;
+    p.a_kfast = true;
+    p.b_kfast = false;
+    p.matrix_operands = true;
+    std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, t);
+    EXPECT_TRUE(c.has_value() && codegen::is_coop(c->tile)) << m << "x" << n << "x" << k;
+    if (!c || !codegen::is_coop(c->tile)) return std::string();
+    const codegen::CoopTile& ct = std::get<codegen::CoopTile>(c->tile);
+    return cat(ct.tm, "x", ct.tn, "/", ct.wm, "x", ct.wn);
+  };
+  EXPECT_EQ(tile_for(1576, 3072, 768), "64x64/2x2");
+  EXPECT_EQ(tile_for(4096, 4096, 4096), "128x128/2x2");
+  EXPECT_EQ(tile_for(2048, 3328, 768), "128x128/2x2");  // 16 x 26 = 416 tiles: three waves
+}
+
 class CoopMatrixGpu : public ::testing::TestWithParam<Form> {
  protected:
   void SetUp() override {
