@@ -22,7 +22,8 @@
 namespace vkc::ir {
 namespace {
 
-bool is_view(OpKind k) { return k == OpKind::Reshape || k == OpKind::ExpandShape || k == OpKind::CollapseShape; }
+// Reshape views (reshape, expand_shape, collapse_shape): the same bytes under another shape.
+bool is_view(OpKind k) { return op_schema(k).category == OpCategory::Reshape; }
 
 bool is_index_map(OpKind k) {
   return is_view(k) || k == OpKind::Transpose || k == OpKind::Slice || k == OpKind::Broadcast || k == OpKind::Reverse;

@@ -17,10 +17,8 @@
 namespace vkc::ir {
 namespace {
 
-bool is_view(const Op* op) {
-  return op != nullptr &&
-         (op->kind == OpKind::Reshape || op->kind == OpKind::ExpandShape || op->kind == OpKind::CollapseShape);
-}
+// A reshape view (reshape, expand_shape, collapse_shape): the same bytes under another shape.
+bool is_view(const Op* op) { return op != nullptr && op_schema(op->kind).category == OpCategory::Reshape; }
 
 bool single_use(const Graph& g, const Value* v) { return g.users(v).size() == 1 && !g.is_output(v); }
 
