@@ -62,6 +62,22 @@ constexpr int64_t kLargestTileMinConvK = 512;
 // so only there; convs keep them (not measured at these grid sizes; their larger grids are
 // unaffected).
 constexpr uint64_t kLargeCoopTileArea = 128 * 128;
+// Convs with a short K (at most kShortConvMaxK) skip the 128x128 FMA tile on NVIDIA: their few K
+// steps leave the epilogue's stores, eight passes of them per 128x128 tile, to set the time.
+// ResNet-50 in the model (H200, bench/RESULTS.md session 29): the 1x1 expansions whose epilogue
+// adds the residual took 0.49 / 0.30 / 0.20 / 0.70 ms at K 64 / 128 / 256 / 512 on 128x128 against
+// 0.30 / 0.20 / 0.15 / 0.48 on 128x64 (batch 32 for the first three, 128 for the last), the K 64
+// downsample without it 0.68 against 0.60 (batch 128), the whole model at batch 32 / 128 13.35 /
+// 44.96 ms against 12.21 / 39.52 with every conv on 128x64. The one K 512 conv that lost (ResNet's
+// layer3.0 1x1 reduction at batch 128, 0.775 against 0.845) lost 9%; the 3x3 convs (K 576 and more)
+// keep 128x128, which won their deeper loops by up to 10%.
+constexpr int64_t kShortConvMaxK = 512;
+constexpr uint64_t kShortConvSkippedArea = 128 * 128;
+// Balance (choose_gemm): a rated tile or split replaces the occupancy rule's only where the work of
+// the busiest compute unit drops by at least this much. The model leaves out what it cannot see:
+// the partial sums of more slices (L2-resident at the sizes that split; their cost did not show in
+// the measurements below) and the occupancy of smaller workgroups.
+constexpr double kBalanceMargin = 0.05;
 
 std::vector<GemmTileEntry> make_table() {
   std::vector<GemmTileEntry> t;
@@ -87,8 +103,16 @@ std::vector<GemmTileEntry> make_table() {
   // N 768-3072, K 768-3072) the fastest of 11 candidates on the H200, alone or split (RESULTS.md,
   // session 15: 1576x3072x768 0.262 ms against 0.294 for 128x128 8x8; 1576x768x768 0.095 against
   // 0.111 for 64x64 4x4). Measured on plain matrices only.
+  // Their rates: ViT-B/16 b8's in-projection (1576x2304x768) took 0.210 ms on 128x64 (468
+  // workgroups, the busiest of 132 SMs doing 4 tiles of 128 x 64 x 768) and 0.195 on 64x64 (900,
+  // 7 tiles of 64 x 64 x 768), so 64x64 does 0.94 of 128x64's work per unit time (H200, in the
+  // model, bench/RESULTS.md session 28 call 3). The same call ran its output projection
+  // (1576x768x768, 64x64) in 0.098 ms over 2 slices and 0.087 over 3 (7 against 5 workgroups of
+  // 384- and 256-deep slices on the busiest SM: 7% less work, 11% less time).
   simt(128, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 128 invocations, 24 KiB
-  simt(64, 64, 16, 8, 4, 2, Vendor::nvidia, true);   // 128 invocations, 16 KiB
+  t.back().rate = 1.0;
+  simt(64, 64, 16, 8, 4, 2, Vendor::nvidia, true);  // 128 invocations, 16 KiB
+  t.back().rate = 0.94;
   // Register blocks of 4x4 (8x8 on the largest tile) keep 16-64 accumulators per invocation.
   simt(128, 128, 16, 8, 8);  // 256 invocations, 16 KiB
   simt(128, 64, 16, 8, 4);   // 256 invocations, 12 KiB
@@ -191,47 +215,98 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   return e.tile;
 }
 
+// A tile that fits, as instantiated for the problem, with its entry's rate.
+struct Candidate {
+  GemmTile tile;
+  double rate = 0;
+};
+
+// Workgroups of `tile` that make up the occupancy target.
+uint64_t occupancy_target(const GemmTile& tile, const TargetLimits& t) {
+  return std::max(kWorkgroupsPerUnit * t.compute_units, ceil_div(kInvocationsPerUnit * t.compute_units, invocations(tile)));
+}
+
+// The fewest TK steps each slice of a planner-chosen matrix split keeps (see kLargeTileMinSliceSteps).
+uint64_t matrix_slice_min_steps(const GemmTile& tile) {
+  return uint64_t(tile_m(tile)) * tile_n(tile) <= kMaxSplitTileArea ? kMinSliceSteps : kLargeTileMinSliceSteps;
+}
+
+// The work of the busiest compute unit (in multiply-adds, over the entry's rate) when `split`
+// slices of `tile` run `p`: ceil(workgroups / units) tiles of TM x TN x slice depth.
+double busiest_unit_work(const GemmTile& tile, double rate, uint64_t split, const GemmProblem& p,
+                         const TargetLimits& t) {
+  const uint64_t rounds = ceil_div(tiles_of(tile, p) * split, uint64_t(t.compute_units));
+  const uint64_t depth = ceil_div(k_steps_of(tile, p), split) * tile_k(tile);
+  return double(rounds) * double(tile_m(tile)) * double(tile_n(tile)) * double(depth) / rate;
+}
+
+// The balance step (see choose_gemm in the header): `chosen` (rated `rate`) or a rated tile and
+// split that fills the device with less work on its busiest unit, by kBalanceMargin: tiles in
+// table order, each with 1, 2, ... slices, each taken only where it beats the best so far by the
+// margin.
+GemmChoice balance(const GemmChoice& chosen, double rate, const std::vector<Candidate>& efficient, bool may_split,
+                   const GemmProblem& p, const TargetLimits& t) {
+  if (!p.matrix_operands || t.compute_units == 0 || rate <= 0) return chosen;
+  GemmChoice best = chosen;
+  double least = busiest_unit_work(chosen.tile, rate, chosen.split, p, t) * (1.0 - kBalanceMargin);
+  for (const Candidate& c : efficient) {
+    if (c.rate <= 0) continue;
+    const uint64_t most = may_split ? std::min(kMaxMatrixSplit, split_limit(c.tile, p, t, matrix_slice_min_steps(c.tile))) : 1;
+    for (uint64_t split = 1; split <= std::max<uint64_t>(1, most); ++split) {
+      if (tiles_of(c.tile, p) * split < occupancy_target(c.tile, t)) continue;
+      const double work = busiest_unit_work(c.tile, c.rate, split, p, t);
+      // Each step must clear the margin again: fewer slices and earlier tiles win what the model
+      // cannot tell apart (without it, 1576x2304x768 went to 6 slices of 64x64 for 2% less work).
+      if (work < least) {
+        least = work * (1.0 - kBalanceMargin);
+        best = GemmChoice{c.tile, split};
+      }
+    }
+  }
+  return best;
+}
+
 // The occupancy rule over the tiles of one loop (see the header).
-std::optional<GemmChoice> choose_among(const std::vector<GemmTile>& fitting, const GemmProblem& p,
+std::optional<GemmChoice> choose_among(const std::vector<Candidate>& fitting, const GemmProblem& p,
                                        const TargetLimits& t) {
-  std::vector<GemmTile> efficient;
+  std::vector<Candidate> efficient;
   std::optional<GemmChoice> least_waste;
   double best_efficiency = -1;
-  for (const GemmTile& tile : fitting) {
-    double e = efficiency(tile, p);
-    if (e >= kMinEfficiency) efficient.push_back(tile);
+  for (const Candidate& c : fitting) {
+    double e = efficiency(c.tile, p);
+    if (e >= kMinEfficiency) efficient.push_back(c);
     if (e > best_efficiency) {
       best_efficiency = e;
-      least_waste = GemmChoice{tile, 1};
+      least_waste = GemmChoice{c.tile, 1};
     }
   }
   if (efficient.empty()) return least_waste;
   const bool may_split = p.allow_split && p.k >= kSplitMinK;
   std::optional<GemmChoice> most;
   uint64_t most_invocations = 0, most_workgroups = 0;
-  for (const GemmTile& tile : efficient) {
-    // Workgroups of this tile that make up the occupancy target.
-    const uint64_t want = std::max(kWorkgroupsPerUnit * t.compute_units,
-                                   ceil_div(kInvocationsPerUnit * t.compute_units, invocations(tile)));
+  for (const Candidate& c : efficient) {
+    const GemmTile& tile = c.tile;
+    const uint64_t want = occupancy_target(tile, t);
     uint64_t tiles = tiles_of(tile, p), split = 1;
     const bool largest = uint64_t(tile_m(tile)) * tile_n(tile) >= kLargestTileArea;
     const bool large_coop = is_coop(tile) && p.matrix_operands && t.vendor == Vendor::nvidia &&
                             uint64_t(tile_m(tile)) * tile_n(tile) >= kLargeCoopTileArea;
     if ((largest || large_coop) && tiles < kLargestTileMinWaves * t.compute_units) continue;
+    if (!is_coop(tile) && !p.matrix_operands && t.vendor == Vendor::nvidia && p.k <= kShortConvMaxK &&
+        uint64_t(tile_m(tile)) * tile_n(tile) == kShortConvSkippedArea)
+      continue;
     if (may_split && tiles > 0 && p.matrix_operands) {
       const uint64_t deep = std::max(kMatrixSplitWorkgroupsPerUnit * t.compute_units,
                                      ceil_div(kMatrixSplitWorkgroupsPerUnit * 128 * t.compute_units, invocations(tile)));
-      const uint64_t area = uint64_t(tile_m(tile)) * tile_n(tile);
-      const uint64_t min_steps = area <= kMaxSplitTileArea ? kMinSliceSteps : kLargeTileMinSliceSteps;
       if (tiles < deep && !largest)
-        split = std::max<uint64_t>(
-            1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit, split_limit(tile, p, t, min_steps)}));
+        split = std::max<uint64_t>(1, std::min({ceil_div(deep, tiles), kMaxMatrixSplit,
+                                                split_limit(tile, p, t, matrix_slice_min_steps(tile))}));
     } else if (may_split && tiles > 0 && tiles < t.compute_units) {
       // Conv: split K only where the output's tiles do not fill even one wave of the device: a
       // grid that does gains less from more workgroups than the partial sums cost.
       split = std::max<uint64_t>(1, std::min(ceil_div(want, tiles), split_limit(tile, p, t, kMinSliceSteps)));
     }
-    if (tiles * split >= want) return GemmChoice{tile, split};
+    if (tiles * split >= want) return balance(GemmChoice{tile, split}, c.rate, efficient, may_split, p, t);
     // A matmul split as far as it goes that fills one wave: smaller tiles would only trade the
     // 8x4 blocks' reuse for workgroups (128x768x3072: 64x64 in 8 slices, 192 workgroups, 0.041 ms).
     if (p.matrix_operands && split == kMaxMatrixSplit && tiles * split >= t.compute_units)
@@ -319,11 +394,12 @@ uint64_t k_steps_of(const GemmTile& tile, const GemmProblem& p) { return ceil_di
 std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t) {
   // Tensor cores first where the problem allows them, then the FMA loop.
   for (bool coop : {true, false}) {
-    std::vector<GemmTile> fitting;
+    std::vector<Candidate> fitting;
     for (const GemmTileEntry& e : gemm_tile_table()) {
       if (is_coop(e.tile) != coop) continue;
       std::optional<GemmTile> tile = instantiate(e, p, t);
-      if (tile && tile_misfit(*tile, t).empty() && tiles_of(*tile, p) <= grid_capacity(t)) fitting.push_back(*tile);
+      if (tile && tile_misfit(*tile, t).empty() && tiles_of(*tile, p) <= grid_capacity(t))
+        fitting.push_back({*tile, e.rate});
     }
     if (std::optional<GemmChoice> c = choose_among(fitting, p, t)) return c;
   }

@@ -7,7 +7,8 @@
 // occupancy rule decides among those that fit: the first tile, best first, that wastes at most a
 // quarter of its work on padding and whose grid fills the device (two workgroups and 256
 // invocations per compute unit); when no tile's output grid fills even one wave, K may be split
-// over several workgroups per tile (conv's split_k, if the caller allows it).
+// over several workgroups per tile (conv's split_k, if the caller allows it). On plain matrices,
+// tiles rated by measurement are then weighed by the work of the busiest compute unit (choose_gemm).
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,10 @@ struct GemmTileEntry {
   Vendor vendor = Vendor::unknown;  // unknown: every vendor
   bool matrix_operands_only = false;  // offered only to GemmProblem::matrix_operands problems
   bool one_tap_convs = false;         // ... and to convs whose slices of this TK hold one tap
+  // Work per unit time relative to the other rated entries (tile work: TM x TN x slice depth), as
+  // measured on the vendor's hardware; 0 where not measured. Rated tiles of plain matrices are
+  // compared by the busiest compute unit's work (see choose_gemm).
+  double rate = 0;
 };
 
 // Every candidate, best first within each loop (exposed for tests and docs).
@@ -82,6 +87,10 @@ uint64_t k_steps_of(const GemmTile& tile, const GemmProblem& p);
 
 // The tile (and split) for `p` on `t` by the occupancy rule above; nullopt when no allowed tile
 // fits the target. A target of unknown compute units takes the first efficient tile, unsplit.
+// Plain matrices whose chosen tile is rated (GemmTileEntry::rate) then weigh every rated tile and
+// split that also fills the device by the work of its busiest compute unit (workgroups are handed
+// out as units free up, so that unit gets ceil(workgroups / units) of them) and take the least,
+// where that is at least 5% less (kBalanceMargin) than the occupancy rule's choice's.
 std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t);
 
 // The most K slices (each at least `min_steps` TK steps) a split of `tile` may have on `t`, with

@@ -238,8 +238,9 @@ TEST(ConvPlanner, LargestTilesReachConvsOnlyWhereMeasured) {
   auto tile = [&](const ir::ConvGeometry& geo) { return codegen::plan_conv(geo, nv, 4, "", "conv").simt(); };
   // 60 channels: slices of 8 straddle taps (per-element gathers).
   EXPECT_EQ(tile(geometry({1, 60, 512, 512}, {256, 60, 3, 3}, {{"pads", same}})), base);
-  // K = 256 (a 1x1 expansion at 512x512): too shallow.
-  EXPECT_EQ(tile(geometry({1, 256, 512, 512}, {256, 256, 1, 1})), base);
+  // K = 256 (a 1x1 expansion at 512x512): too shallow, and too short for 128x128 too
+  // (ShortConvsSkipTheLargestSquareTileOnNvidia).
+  EXPECT_EQ(tile(geometry({1, 256, 512, 512}, {256, 256, 1, 1})), (codegen::SimtTile{128, 64, 16, 8, 4, 1}));
   // ResNet's 8x256x56x56 3x3: 196 tiles of 256x128, under three waves of 132 compute units.
   EXPECT_EQ(tile(geometry({8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", same}})), base);
   int matrix_only = 0, conv_too = 0;
@@ -279,6 +280,81 @@ TEST(ConvPlanner, TransformerMatmulSplitsOnTheNvidiaProfile) {
   EXPECT_EQ(thin.split, 8u);
   // Where the unsplit grid already fills the device nothing splits.
   EXPECT_EQ(choose(1576, 3072, 768).split, 1u);
+}
+
+// Rated matrix tiles are weighed by the work of the busiest compute unit (gemm_planner.h). On the
+// nvidia profile (132 units) ViT-B/16 b8's in-projection takes 64x64 tiles (900 workgroups, 7 on
+// the busiest unit against 6.8 on average) over 128x64 (468: 4 against 3.5), and its output
+// projection three slices (900 workgroups) over two (600: 5 against 4.5), as measured on the H200;
+// its MLP products keep the tiles they had. With 117 units 468 workgroups divide evenly (4 each)
+// and 128x64 stays.
+TEST(ConvPlanner, MatmulTilesBalanceTheBusiestUnit) {
+  const codegen::SimtTile t128x64{128, 64, 16, 8, 8, 2}, t64x64{64, 64, 16, 8, 4, 2};
+  auto choose = [&](const TargetLimits& t, int64_t m, int64_t n, int64_t k) {
+    codegen::GemmProblem p{m, n, k};
+    p.matrix_operands = true;
+    p.allow_split = true;
+    std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, t);
+    EXPECT_TRUE(c.has_value());
+    return c.value_or(codegen::GemmChoice{});
+  };
+  const TargetLimits& nv = find_target("nvidia").limits;
+  ASSERT_EQ(nv.compute_units, 132u);
+  auto expect = [&](const TargetLimits& t, int64_t m, int64_t n, int64_t k, const codegen::SimtTile& tile,
+                    uint64_t split) {
+    SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " on " << t.compute_units << " units");
+    codegen::GemmChoice c = choose(t, m, n, k);
+    EXPECT_EQ(std::get<codegen::SimtTile>(c.tile), tile);
+    EXPECT_EQ(c.split, split);
+  };
+  expect(nv, 1576, 2304, 768, t64x64, 1);   // in-projection
+  expect(nv, 1576, 768, 768, t64x64, 3);    // output projection
+  expect(nv, 1576, 3072, 768, t128x64, 1);  // fc1: 624 workgroups, 5 against 4.7
+  expect(nv, 1576, 768, 3072, t128x64, 4);  // fc2: within the margin of 64x64 in 3 slices
+  const TargetLimits even = with_compute_units("nvidia", 117);
+  expect(even, 1576, 2304, 768, t128x64, 1);
+  expect(even, 1576, 768, 768, t64x64, 3);  // 900 on 117: 8 against 7.7; 600 in 2 slices: 6 against 5.1
+  // Whatever the unit count, the choice runs: its tile fits, its split is one the kernel accepts.
+  for (uint32_t units : {1u, 7u, 32u, 64u, 96u, 108u, 132u, 304u}) {
+    const TargetLimits t = with_compute_units("nvidia", units);
+    for (int64_t m : {128, 197, 1024, 1576, 4096})
+      for (int64_t n : {64, 768, 2304, 3072})
+        for (int64_t k : {64, 768, 3072}) {
+          SCOPED_TRACE(testing::Message() << m << "x" << n << "x" << k << " on " << units << " units");
+          codegen::GemmChoice c = choose(t, m, n, k);
+          EXPECT_EQ(codegen::tile_misfit(c.tile, t), "");
+          if (c.split > 1) {
+            EXPECT_EQ(codegen::split_misfit(c.tile, codegen::GemmProblem{m, n, k}, t, c.split), "");
+          }
+        }
+  }
+}
+
+// Convs with K <= 512 skip the 128x128 FMA tile on NVIDIA (gemm_planner.cpp, kShortConvMaxK):
+// ResNet-50's 1x1 expansions at batch 32 run on 128x64, its 3x3 convs (K 1152) and the deep 1x1
+// reductions (K 1024) keep 128x128, and other vendors' plans are unchanged.
+TEST(ConvPlanner, ShortConvsSkipTheLargestSquareTileOnNvidia) {
+  const TargetLimits& nv = find_target("nvidia").limits;
+  const std::vector<int64_t> same{1, 1, 1, 1};
+  const codegen::SimtTile t128x128{128, 128, 16, 8, 8, 1}, t128x64{128, 64, 16, 8, 4, 1};
+  auto tile = [](const ir::ConvGeometry& g, const TargetLimits& t) {
+    codegen::ConvPlan p = codegen::plan_conv(g, t, 4, "", "conv");
+    EXPECT_EQ(p.strategy_name(), "implicit_gemm");
+    return p.simt();
+  };
+  // The expansions of layers 1-4 (K 64-512; N 4K); at batch 128 the deeper ones (one tap of 512+
+  // channels) would take the 256x128 one-tap tile, which needs 3 waves of its own.
+  for (auto [c, hw] : {std::pair<int64_t, int64_t>{64, 56}, {128, 28}, {256, 14}, {512, 7}}) {
+    SCOPED_TRACE(c);
+    EXPECT_EQ(tile(geometry({32, c, hw, hw}, {4 * c, c, 1, 1}), nv), t128x64);
+  }
+  // Batch 128: layer3's 1x1 reduction (K 1024) and layer2's 3x3 (K 1152).
+  EXPECT_EQ(tile(geometry({128, 1024, 14, 14}, {256, 1024, 1, 1}), nv), t128x128);
+  EXPECT_EQ(tile(geometry({128, 128, 28, 28}, {128, 128, 3, 3}, {{"pads", same}}), nv), t128x128);
+  for (const char* other : {"amd-rdna3", "intel-xe2"}) {
+    SCOPED_TRACE(other);
+    EXPECT_EQ(tile(geometry({32, 64, 56, 56}, {256, 64, 1, 1}), find_target(other).limits), t128x128);
+  }
 }
 
 // An empty GEMM (a zero-sized batch or channel count) still gets a tile: nothing is wasted, so
