@@ -216,6 +216,16 @@ TargetLimits with_compute_units(const std::string& profile, uint32_t units) {
   return t;
 }
 
+// The planner's tile and split for a plain M x N x K matmul that may split K.
+codegen::GemmChoice choose_matmul(const TargetLimits& t, int64_t m, int64_t n, int64_t k) {
+  codegen::GemmProblem p{m, n, k};
+  p.matrix_operands = true;
+  p.allow_split = true;
+  std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, t);
+  EXPECT_TRUE(c.has_value());
+  return c.value_or(codegen::GemmChoice{});
+}
+
 // One table serves conv and matmul. NVIDIA's 256x128 two-stage tiles were measured on plain
 // matrices, and on convs only with one tap per slice, a deep K and at least three waves of tiles
 // (bench/RESULTS.md, session 23): the seed conv takes the 8-deep one, a matmul of the same GEMM
@@ -257,14 +267,7 @@ TEST(ConvPlanner, LargestTilesReachConvsOnlyWhereMeasured) {
 // products and 128-row ones keep the 64x64 splits, whose slices may be 4 steps deep.
 TEST(ConvPlanner, TransformerMatmulSplitsOnTheNvidiaProfile) {
   const TargetLimits& nv = find_target("nvidia").limits;
-  auto choose = [&](int64_t m, int64_t n, int64_t k) {
-    codegen::GemmProblem p{m, n, k};
-    p.matrix_operands = true;
-    p.allow_split = true;
-    std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, nv);
-    EXPECT_TRUE(c.has_value());
-    return c.value_or(codegen::GemmChoice{});
-  };
+  auto choose = [&](int64_t m, int64_t n, int64_t k) { return choose_matmul(nv, m, n, k); };
   const codegen::SimtTile t128x64{128, 64, 16, 8, 8, 2}, t64x64{64, 64, 16, 8, 4, 2};
   for (int64_t m : {1024, 1576}) {
     SCOPED_TRACE(m);
@@ -290,14 +293,7 @@ TEST(ConvPlanner, TransformerMatmulSplitsOnTheNvidiaProfile) {
 // and 128x64 stays.
 TEST(ConvPlanner, MatmulTilesBalanceTheBusiestUnit) {
   const codegen::SimtTile t128x64{128, 64, 16, 8, 8, 2}, t64x64{64, 64, 16, 8, 4, 2};
-  auto choose = [&](const TargetLimits& t, int64_t m, int64_t n, int64_t k) {
-    codegen::GemmProblem p{m, n, k};
-    p.matrix_operands = true;
-    p.allow_split = true;
-    std::optional<codegen::GemmChoice> c = codegen::choose_gemm(p, t);
-    EXPECT_TRUE(c.has_value());
-    return c.value_or(codegen::GemmChoice{});
-  };
+  const auto& choose = choose_matmul;
   const TargetLimits& nv = find_target("nvidia").limits;
   ASSERT_EQ(nv.compute_units, 132u);
   auto expect = [&](const TargetLimits& t, int64_t m, int64_t n, int64_t k, const codegen::SimtTile& tile,
