@@ -1,6 +1,7 @@
 #include "codegen/fusion.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <utility>
@@ -30,6 +31,34 @@ std::string unravel(const Shape& shape, const std::string& var, const std::strin
     else s += cat("  uint ", prefix, d, " = ", prefix, "rem % ", shape[d], "u; ", prefix, "rem /= ", shape[d], "u;\n");
   }
   return s;
+}
+
+// The fewest trailing dims of `shape` whose product is a multiple of 4 (0: none): four elements
+// i..i+3 with i % 4 == 0 differ only in those dims (store_result4).
+int64_t quad_run(const Shape& shape) {
+  int64_t product = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    product *= shape[d];
+    if (product % 4 == 0) return int64_t(shape.size() - d);
+  }
+  return 0;
+}
+
+// How a side operand of shape `in`, broadcast to `out`, is read at elements i..i+3 of `out`
+// (i % 4 == 0; `run` = quad_run(out)): at one index (broadcast over the run's dims), at four
+// consecutive indices from a multiple of 4 (the run's dims all its own), or neither.
+enum class QuadRead { same, consecutive, none };
+QuadRead quad_read(const Shape& in, const Shape& out, int64_t run) {
+  if (run == 0) return QuadRead::none;
+  bool all_broadcast = true, all_own = true;
+  for (int64_t j = 1; j <= run; ++j) {
+    const int64_t o = out[out.size() - size_t(j)];
+    const int64_t d = int64_t(in.size()) - j >= 0 ? in[in.size() - size_t(j)] : 1;
+    if (o == 1) continue;
+    all_broadcast = all_broadcast && d == 1;
+    all_own = all_own && d == o;
+  }
+  return all_broadcast ? QuadRead::same : all_own ? QuadRead::consecutive : QuadRead::none;
 }
 
 // Builds the functions of one FusedCode; bindings are numbered consecutively.
@@ -390,13 +419,16 @@ std::optional<StridedView> epilogue_permutation(const ir::Value* anchor_result, 
   return v;
 }
 
-FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx) {
+FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx, bool quads) {
   FusedCode code;
   Builder b(code, first_binding, ctx, "epi_");
   std::string what = group.anchor->describe();
   const ir::Value* anchor_result = group.anchor->result();
   std::map<const ir::Value*, std::string> names{{anchor_result, "acc"}};
   std::string body;
+  // store_result4 (FusedCode::quads): the same chain on elements i..i+3 at once.
+  std::map<const ir::Value*, std::array<std::string, 4>> names4{{anchor_result, {"acc[0]", "acc[1]", "acc[2]", "acc[3]"}}};
+  std::string body4;
   // Leading index maps: element i of the anchor's result goes to index `idx` of their result.
   std::string idx = "i";
   size_t first = 0;
@@ -432,29 +464,66 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
     }
     body += cat("  uint j = ", e, ";\n");
     idx = "j";
+    quads = false;  // i..i+3 land apart
   }
   for (size_t k = 0; k < group.epilogue.size(); ++k) {
     const ir::Op* op = group.epilogue[k];
     const ir::Value* r = op->result();
     if (k < first || is_view_op(op->kind)) {  // index maps: the same value, elsewhere
       names[r] = names.at(op->operand(0));
+      if (auto q = names4.find(op->operand(0)); q != names4.end()) names4[r] = q->second;
       continue;
     }
     std::string coords = cat("e", k, "_");
     bool decoded = false;
+    const int64_t run = quad_run(r->type.shape);
+    std::array<std::string, 4> args4;  // the last side operand's reads for elements i..i+3
     auto arg = [&](const ir::Value* v) -> std::string {
-      if (auto it = names.find(v); it != names.end()) return it->second;
-      if (inlined_as_literal(v)) return literal_of(v);
+      if (auto it = names.find(v); it != names.end()) {
+        if (auto q = names4.find(v); q != names4.end()) args4 = q->second;
+        else quads = false;
+        return it->second;
+      }
+      if (inlined_as_literal(v)) {
+        args4.fill(literal_of(v));
+        return literal_of(v);
+      }
       std::string index = idx;
       if (v->type.shape != r->type.shape) {
-        if (!decoded) body += unravel(r->type.shape, idx, coords);
+        if (!decoded) {
+          body += unravel(r->type.shape, idx, coords);
+          body4 += unravel(r->type.shape, idx, coords);
+        }
         decoded = true;
         index = broadcast_index(v->type.shape, r->type.shape, coords);
       }
-      return cat(b.read_external(v, what), "(", index, ")");
+      std::string fn = b.read_external(v, what);
+      switch (quad_read(v->type.shape, r->type.shape, run)) {
+        case QuadRead::same:
+          args4.fill(cat(fn, "(", index, ")"));
+          break;
+        case QuadRead::consecutive:
+          if (!quads) break;
+          if (v->type.dtype == DType::f32) {  // one 16-byte read: index is a multiple of 4
+            const uint32_t binding = b.next() - 1;
+            std::string q = cat("q", binding);
+            code.buffers += cat("layout(std430, set = 0, binding = ", binding, ") restrict readonly buffer Buffer", binding,
+                                "q { vec4 data[]; } epi_quad", binding, ";\n");
+            body4 += cat("  vec4 ", q, "_", k, " = epi_quad", binding, ".data[(", index, ") >> 2u];\n");
+            for (int c = 0; c < 4; ++c) args4[c] = cat(q, "_", k, "[", c, "]");
+          } else {
+            for (int c = 0; c < 4; ++c) args4[c] = cat(fn, "(", index, " + ", c, "u)");
+          }
+          break;
+        case QuadRead::none:
+          quads = false;
+          break;
+      }
+      return cat(fn, "(", index, ")");
     };
     std::string value = cat("v", r->id);
     if (op->kind == ir::OpKind::Quantize) {
+      quads = false;
       std::string c = channel_expr(*op, idx);
       std::string x = arg(op->operand(0));
       std::string scale = b.parameter(op->operand(1), c, what);
@@ -466,8 +535,21 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
                   "  int ", value, " = isnan(q", k, ") ? 0 : int(clamp(q", k, ", ", lo, ".0, ", hi, ".0));\n");
     } else {
       std::vector<std::string> args;
-      for (const ir::Value* v : op->operands) args.push_back(arg(v));
-      body += cat("  ", glsl_compute_type(r->type.dtype), " ", value, " = ", elementwise_expr(*op, args), ";\n");
+      std::vector<std::array<std::string, 4>> quad_args;
+      for (const ir::Value* v : op->operands) {
+        args.push_back(arg(v));
+        quad_args.push_back(args4);
+      }
+      const std::string type = glsl_compute_type(r->type.dtype);
+      body += cat("  ", type, " ", value, " = ", elementwise_expr(*op, args), ";\n");
+      if (run == 0) quads = false;
+      if (quads)
+        for (int c = 0; c < 4; ++c) {
+          std::vector<std::string> a;
+          for (const auto& q : quad_args) a.push_back(q[c]);
+          body4 += cat("  ", type, " ", value, "_", c, " = ", elementwise_expr(*op, a), ";\n");
+          names4[r][c] = cat(value, "_", c);
+        }
     }
     names[r] = value;
   }
@@ -487,12 +569,20 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
     code.types.insert(t);
     code.buffers += glsl_buffer(ob, t, true, "fused_out");
     body += cat("  fused_out.data[", idx, "] = ", glsl_storage_type(t), "(", v, ");\n");
+    if (quads && t == DType::f32) {
+      const std::array<std::string, 4>& q = names4.at(out);
+      code.buffers += cat("layout(std430, set = 0, binding = ", ob, ") restrict writeonly buffer Buffer", ob,
+                          "q { vec4 data[]; } fused_out_quad;\n");
+      body4 += cat("  fused_out_quad.data[i >> 2u] = vec4(", q[0], ", ", q[1], ", ", q[2], ", ", q[3], ");\n");
+      code.quads = true;
+    }
   }
   code.bindings.push_back({ctx.tensor(out), true});
   code.bytes += double(out->type.size_bytes());
   // The elementwise helpers (vkc_max, vkc_sigmoid, ...) only when some op needs them.
   if (!group.epilogue.empty()) code.functions += guarded_math(code.types);
   code.functions += cat("void store_result(uint i, float acc) {\n", body, "}\n");
+  if (code.quads) code.functions += cat("void store_result4(uint i, vec4 acc) {\n", body4, "}\n");
   return code;
 }
 

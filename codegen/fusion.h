@@ -39,6 +39,9 @@ struct FusedCode {
   std::vector<KernelBinding> bindings;
   std::set<DType> types;  // storage types, for glsl_extensions
   double bytes = 0;       // bytes read / written through these bindings
+  // result_store also wrote `void store_result4(uint i, vec4 acc)`: elements i..i+3 (i % 4 == 0)
+  // at once, each side operand read once or in one 16-byte read, the result in one 16-byte store.
+  bool quads = false;
 };
 
 // What a kernel gathers from its loaders and stores, in binding order: add() each FusedCode as its
@@ -82,8 +85,11 @@ std::optional<StridedView> epilogue_permutation(const ir::Value* anchor_result, 
 // `void store_result(uint i, float acc)` for the group's anchor result through its epilogue ops.
 // Leading transposes in the epilogue (attention's output stored with its heads and tokens
 // swapped) move element i to its place in the transposed result; the ops after them index their
-// side operands there.
-FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx);
+// side operands there. With `quads`, also store_result4 where the chain allows it (FusedCode::quads:
+// no leading transposes, no quantize, a float32 result, and each side operand either the same
+// for the four elements or four consecutive ones of its own).
+FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx,
+                       bool quads = false);
 
 // The value the group finally writes (the last epilogue op's result, else the anchor's).
 const ir::Value* fused_result(const DispatchGroup& group);

@@ -26,6 +26,7 @@
 //   void a_begin(uint m); float a_load(uint m, uint k);   A[m, k], 0 outside [M, K]
 //   void b_begin(uint n); float b_load(uint n, uint k);   B[k, n], 0 outside [K, N]
 //   void store_c(uint m, uint n, float v);                 one result (skips m >= M, n >= N)
+//   void store_c4(uint m, uint n, vec4 v);                 with STORE_QUADS only (below)
 // With B_VEC 1 (N-fast only) the kernel provides instead `vec4 b_load4(uint n, uint k)`:
 // B[k, n..n+3] in one 16-byte load, each quad wholly inside or outside [K, N] (the kernel checks
 // the strides); a quad lands in workgroup memory as one vec4 store. With A_4X4 1 (K-fast only) it
@@ -63,6 +64,11 @@ const uint B_REGS = B_ROUNDS * (B_QUADS == 1u ? 4u : 1u);
 // 1: results leave through workgroup memory, neighbouring invocations on neighbouring rows (see
 // the end of gemm_tile; gemm_core.h).
 const uint STORE_M_FAST = ${STORE_M_FAST}u;
+// 1: results leave as vec4 of 4 consecutive rows of one column (an invocation's LM rows), through
+// `void store_c4(uint m, uint n, vec4 v)` (rows m..m+3 of column n, m % 4 == 0); 2: as 4
+// consecutive columns of one row (store_c4: columns n..n+3 of row m). For results whose rows
+// (columns) are contiguous in memory; the kernel checks that groups of 4 stay inside the result.
+#define STORE_QUADS ${STORE_QUADS}
 // kk steps per iteration of the multiply loop (TK: fully unrolled; see gemm_core.h).
 const uint KK_UNROLL = ${KK_UNROLL}u;
 
@@ -199,6 +205,19 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       barrier();
     }
   }
+#if STORE_QUADS == 1
+  [[unroll]] for (uint q = 0u; q < RM / 4u; ++q)
+    [[unroll]] for (uint j = 0u; j < RN; ++j)
+      store_c4(m0 + owned_row(ty, q * 4u), n0 + owned_col(tx, j),
+               vec4(acc[q * 4u][j], acc[q * 4u + 1u][j], acc[q * 4u + 2u][j], acc[q * 4u + 3u][j]));
+  return;
+#elif STORE_QUADS == 2
+  [[unroll]] for (uint i = 0u; i < RM; ++i)
+    [[unroll]] for (uint q = 0u; q < RN / 4u; ++q)
+      store_c4(m0 + owned_row(ty, i), n0 + owned_col(tx, q * 4u),
+               vec4(acc[i][q * 4u], acc[i][q * 4u + 1u], acc[i][q * 4u + 2u], acc[i][q * 4u + 3u]));
+  return;
+#endif
   if (STORE_M_FAST == 0u) {
     [[unroll]] for (uint i = 0u; i < RM; ++i)
       [[unroll]] for (uint j = 0u; j < RN; ++j) store_c(m0 + owned_row(ty, i), n0 + owned_col(tx, j), acc[i][j]);

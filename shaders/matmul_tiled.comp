@@ -23,6 +23,8 @@ void store_c(uint m, uint n, float v) {
   uint i = (batch * ${M}u + m) * ${N}u + n;
   if (m < ${M}u && n < ${N}u) ${STORE};
 }
+// Columns n..n+3 of row m at once (gemm_core.glsl's STORE_QUADS 2; N % 4 == 0), where used.
+${STORE_C4}
 
 ${GEMM_CORE}
 

@@ -19,6 +19,10 @@ std::string unsupported(const GemmCoreShape& shape) {
     return cat("unroll ", shape.kk_unroll, " does not divide TK of tile ", tile());
   if (shape.store_m_fast && !shape.store_m_fast_fits())
     return cat("results of tile ", tile(), " do not fit workgroup memory column by column");
+  if (shape.store_quads == GemmCoreShape::Quads::rows && (s.rm % 4 != 0 || shape.store_m_fast))
+    return cat("results of tile ", tile(), " do not leave in quads of rows");
+  if (shape.store_quads == GemmCoreShape::Quads::columns && (s.rn % 4 != 0 || shape.store_m_fast))
+    return cat("results of tile ", tile(), " do not leave in quads of columns");
   if (shape.a_4x4 && (!shape.a_kfast || !shape.stages_in_4x4_blocks()))
     return cat("A of tile ", tile(), " does not stage evenly in 4x4 blocks");
   if (!shape.stages_evenly(s.tm, shape.a_kfast))
@@ -70,6 +74,7 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"B_VEC", shape.b_vec ? "1" : "0"},
                                                {"A_4X4", shape.a_4x4 ? "1" : "0"},
                                                {"STORE_M_FAST", shape.store_m_fast ? "1" : "0"},
+                                               {"STORE_QUADS", std::to_string(int(shape.store_quads))},
                                                {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
                                                {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});
 }

@@ -35,6 +35,12 @@ struct GemmCoreShape {
   // of TM rows to fit the A tiles' space (store_m_fast_fits).
   bool store_m_fast = false;
   bool store_m_fast_fits() const;
+  // Results leave in 16-byte stores of 4 consecutive rows (rows: an NCHW conv's output positions)
+  // or columns (a row-major matrix) that an invocation holds, through the kernel's store_c4 (one
+  // epilogue call, its side operands read 16 bytes at a time: codegen/fusion.h, store_result4).
+  // Needs register blocks of 4 rows (columns); replaces store_m_fast.
+  enum class Quads { off, rows, columns };
+  Quads store_quads = Quads::off;
   uint32_t threads() const { return tile.invocations(); }
   // Whether an operand with `outer` rows (TM for A, TN for B) can be staged in that order: every
   // invocation stages the same number of elements (quads), so the staging loops need no bounds
