@@ -76,11 +76,20 @@ std::string store_c4_fn(const ConvGemmShape& s) {
              ", f, decode_out(m % ", u32(s.positions), ")), v + bias_of(f));\n}\n");
 }
 
+// Channel planes of this many bytes (and multiples) keep the stores through workgroup memory: an
+// invocation's 16-byte stores go to up to 16 channels at once, which at a 1 MiB plane (the seed
+// conv's 512x512 output) made the conv 15% slower (2.32 -> 2.66 ms, H200, session 30), perhaps
+// because addresses a power of two apart meet in the same memory partition; at ResNet's 12544-byte
+// planes the same stores were faster. Only the 1 MiB plane was measured.
+constexpr int64_t kQuadPlaneBytes = 64 * 1024;
+
 // Whether four consecutive GEMM rows m..m+3 (m % 4 == 0) are four consecutive elements of the
 // output: the positions of an image come in whole quads and lie densely, the last spatial dim
-// fastest (NCHW-like layouts).
-bool positions_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shape) {
+// fastest (NCHW-like layouts); and whether its channel planes are not a multiple of
+// kQuadPlaneBytes.
+bool positions_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shape, DType dtype) {
   const std::vector<int64_t> ys = ir::logical_strides(output_shape, g.output_pos);
+  if ((ys[1] * int64_t(dtype_size(dtype))) % kQuadPlaneBytes == 0) return false;
   int64_t positions = 1, expect = 1;
   for (size_t i = size_t(g.spatial_rank); i-- > 0;) {
     if (ys[2 + i] != expect) return false;
@@ -131,7 +140,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   // stores through workgroup memory (whole rows of positions) measured faster (H200, session 30:
   // ResNet-50 b32 10.70 ms against 10.90 with quads there, FCN-ResNet50 5.36 against 5.57).
   const bool quads_fit = !coop && !split && s.phases == 1 && plan.simt().rm % 4 == 0 &&
-                         positions_leave_in_quads(g, c.output->type.shape);
+                         positions_leave_in_quads(g, c.output->type.shape, c.output->type.dtype);
   check(!coop || (!from_columns && !split), c.what, ": internal: fp16 tensor-core plan mismatch");
   // 16-byte staging reads A and B from their packed forms (conv_pack.cpp), not through x_at / w_at.
   const bool vec8 = coop && plan.coop().vec == 8;

@@ -82,6 +82,17 @@ TEST(QuadStores, ConvsWhoseQuadsWouldSplitStoreOneAtATime) {
   }
 }
 
+// Channel planes of 64 KiB and multiples keep the stores through workgroup memory (the seed
+// conv's 512x512 planes measured 15% slower with quads; conv_gemm.cpp, kQuadPlaneBytes). Planned
+// for the NVIDIA profile, no GPU needed.
+TEST(QuadStores, PowerOfTwoChannelPlanesKeepRowStores) {
+  for (const auto& [hw, quads] : {std::pair<int64_t, bool>{512, false}, {128, false}, {56, true}, {120, true}}) {
+    ir::Graph g = conv_with_side({8, 64, hw, hw}, {256, 64, 3, 3}, {1}, {1, 1, 1, 1});
+    ModuleImage m = compile_for(g, "nvidia");
+    EXPECT_EQ(stores_quads(m, "conv_implicit_gemm"), quads) << hw << "x" << hw;
+  }
+}
+
 // matmul -> + bias[N] -> tanh -> + residual[M, N]
 ir::Graph matmul_with_side(int64_t m, int64_t k, int64_t n) {
   ir::Graph g;
