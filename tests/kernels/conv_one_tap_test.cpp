@@ -106,16 +106,18 @@ TEST_P(ConvOneTap, MatchesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Cases, ConvOneTap, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<OneTapCase>& i) { return i.param.name; });
 
-// Results of an NCHW conv leave the GEMM loop through workgroup memory with neighbouring
-// invocations on neighbouring output positions (gemm_core.glsl, STORE_M_FAST) where the tile has a
-// multiple of 32 rows. lavapipe's own tiles for these small convs are narrower, so they are
-// planned with NVIDIA's tile list (within lavapipe's limits): 128-row tiles, the one-tap loads and
-// the generic ones (3 input channels), a bias, split_k's partial sums, and a channels-last output
-// that keeps the column-wise stores.
+// Results of an NCHW conv leave the GEMM loop in 16-byte stores of four positions where the
+// positions come in whole quads (STORE_QUADS; tests/fusion/quad_store_test.cpp), else through
+// workgroup memory with neighbouring invocations on neighbouring output positions (gemm_core.glsl,
+// STORE_M_FAST) where the tile has a multiple of 32 rows: 41x35 positions, and split_k's partial
+// sums. lavapipe's own tiles for these small convs are narrower, so they are planned with NVIDIA's
+// tile list (within lavapipe's limits): 128-row tiles, the one-tap loads and the generic ones (3
+// input channels), a bias, and a channels-last output that keeps the column-wise stores.
 TEST(ConvStoreMFast, NvidiaTilesMatchTheReference) {
   using Ints = std::vector<int64_t>;
   const std::vector<OneTapCase> convs = {
       {"nchw_one_tap", {2, 32, 40, 36}, {72, 32, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, true},
+      {"nchw_odd_positions", {1, 32, 41, 35}, {64, 32, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, true},
       {"nchw_three_channels", {1, 3, 66, 70}, {48, 3, 3, 3}, {{"pads", Ints{1, 0, 1, 2}}}, true},
       {"nhwc_output", {1, 32, 48, 40}, {64, 32, 3, 3}, {{"output_layout", std::string("NHWC")}}, true},
   };
