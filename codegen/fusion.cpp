@@ -504,12 +504,14 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
           break;
         case QuadRead::consecutive:
           if (!quads) break;
-          if (v->type.dtype == DType::f32) {  // one 16-byte read: index is a multiple of 4
+          if (v->type.dtype == DType::f32 || v->type.dtype == DType::f16) {
+            // One 16-byte (8-byte) read: index is a multiple of 4.
             const uint32_t binding = b.next() - 1;
             std::string q = cat("q", binding);
+            const bool half = v->type.dtype == DType::f16;
             code.buffers += cat("layout(std430, set = 0, binding = ", binding, ") restrict readonly buffer Buffer", binding,
-                                "q { vec4 data[]; } epi_quad", binding, ";\n");
-            body4 += cat("  vec4 ", q, "_", k, " = epi_quad", binding, ".data[(", index, ") >> 2u];\n");
+                                "q { ", half ? "f16vec4" : "vec4", " data[]; } epi_quad", binding, ";\n");
+            body4 += cat("  vec4 ", q, "_", k, " = vec4(epi_quad", binding, ".data[(", index, ") >> 2u]);\n");
             for (int c = 0; c < 4; ++c) args4[c] = cat(q, "_", k, "[", c, "]");
           } else {
             for (int c = 0; c < 4; ++c) args4[c] = cat(fn, "(", index, " + ", c, "u)");
@@ -569,11 +571,12 @@ FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const
     code.types.insert(t);
     code.buffers += glsl_buffer(ob, t, true, "fused_out");
     body += cat("  fused_out.data[", idx, "] = ", glsl_storage_type(t), "(", v, ");\n");
-    if (quads && t == DType::f32) {
+    if (quads && (t == DType::f32 || t == DType::f16)) {
       const std::array<std::string, 4>& q = names4.at(out);
-      code.buffers += cat("layout(std430, set = 0, binding = ", ob, ") restrict writeonly buffer Buffer", ob,
-                          "q { vec4 data[]; } fused_out_quad;\n");
-      body4 += cat("  fused_out_quad.data[i >> 2u] = vec4(", q[0], ", ", q[1], ", ", q[2], ", ", q[3], ");\n");
+      const std::string vt = t == DType::f16 ? "f16vec4" : "vec4";
+      code.buffers += cat("layout(std430, set = 0, binding = ", ob, ") restrict writeonly buffer Buffer", ob, "q { ", vt,
+                          " data[]; } fused_out_quad;\n");
+      body4 += cat("  fused_out_quad.data[i >> 2u] = ", vt, "(vec4(", q[0], ", ", q[1], ", ", q[2], ", ", q[3], "));\n");
       code.quads = true;
     }
   }

@@ -40,7 +40,8 @@ struct FusedCode {
   std::set<DType> types;  // storage types, for glsl_extensions
   double bytes = 0;       // bytes read / written through these bindings
   // result_store also wrote `void store_result4(uint i, vec4 acc)`: elements i..i+3 (i % 4 == 0)
-  // at once, each side operand read once or in one 16-byte read, the result in one 16-byte store.
+  // at once, each side operand read once or in one 16-byte (float16: 8-byte) read, the result in
+  // one such store.
   bool quads = false;
 };
 
@@ -86,7 +87,7 @@ std::optional<StridedView> epilogue_permutation(const ir::Value* anchor_result, 
 // Leading transposes in the epilogue (attention's output stored with its heads and tokens
 // swapped) move element i to its place in the transposed result; the ops after them index their
 // side operands there. With `quads`, also store_result4 where the chain allows it (FusedCode::quads:
-// no leading transposes, no quantize, a float32 result, and each side operand either the same
+// no leading transposes, no quantize, a float32 or float16 result, and each side operand either the same
 // for the four elements or four consecutive ones of its own).
 FusedCode result_store(const DispatchGroup& group, uint32_t first_binding, const KernelContext& ctx,
                        bool quads = false);

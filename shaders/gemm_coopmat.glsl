@@ -80,45 +80,48 @@ uvec2 staged_at(uint e, uint run, uint kfast) {
 
 // The loop's state, at module scope so that the slice steps below can share it (they are inlined).
 fcoopmatNV<32, 3, FRAG_M, FRAG_N> acc[FM][FN];
-STAGE_T a_next[A_ROUNDS];
-STAGE_T b_next[B_ROUNDS];
+// PREFETCH register sets of the staged slice: 2 lets a slice's loads be issued two multiplies
+// before its stash (single-copy tiles only; see gemm_tile).
+const uint PREFETCH = ${PREFETCH}u;
+STAGE_T a_next[PREFETCH][A_ROUNDS];
+STAGE_T b_next[PREFETCH][B_ROUNDS];
 
-// Reads the K slice from k0 into a_next / b_next.
-void fetch_slice(uint m0, uint n0, uint k0, uint lid) {
+// Reads the K slice from k0 into register set `set` of a_next / b_next.
+void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
 #if ${A_ROWS} == 1
   k_slice(k0);
 #endif
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
 #if ${A_ROWS} == 1
-    a_next[r] = a_load8_row(r, k0 + at.y);
+    a_next[set][r] = a_load8_row(r, k0 + at.y);
 #elif ${VEC} == 8
-    a_next[r] = a_load8(m0 + at.x, k0 + at.y);
+    a_next[set][r] = a_load8(m0 + at.x, k0 + at.y);
 #else
     if (A_KFAST == 1u) a_begin(m0 + at.x);
-    a_next[r] = float16_t(a_load(m0 + at.x, k0 + at.y));
+    a_next[set][r] = float16_t(a_load(m0 + at.x, k0 + at.y));
 #endif
   }
   [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
 #if ${VEC} == 8
-    b_next[r] = b_load8(n0 + at.x, k0 + at.y);
+    b_next[set][r] = b_load8(n0 + at.x, k0 + at.y);
 #else
     if (B_KFAST == 1u) b_begin(n0 + at.x);
-    b_next[r] = float16_t(b_load(n0 + at.x, k0 + at.y));
+    b_next[set][r] = float16_t(b_load(n0 + at.x, k0 + at.y));
 #endif
   }
 }
 
-// Writes a_next / b_next into the workgroup-memory copy `stage`.
-void stash_slice(uint stage, uint lid) {
+// Writes register set `set` of a_next / b_next into the workgroup-memory copy `stage`.
+void stash_slice(uint stage, uint lid, uint set) {
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-    a_tile[stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC] = a_next[r];
+    a_tile[stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC] = a_next[set][r];
   }
   [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
-    b_tile[stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[r];
+    b_tile[stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[set][r];
   }
 }
 
@@ -161,30 +164,51 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
 #endif
 #if ${STAGES} == 2
   if (k_begin < k_end) {
-    fetch_slice(m0, n0, k_begin, lid);
-    stash_slice(0u, lid);
+    fetch_slice(m0, n0, k_begin, lid, 0u);
+    stash_slice(0u, lid, 0u);
   }
   barrier();
   uint stage = 0u;
   for (uint k0 = k_begin; k0 < k_end; k0 += TK) {
     bool more = k0 + TK < k_end;
-    if (more) fetch_slice(m0, n0, k0 + TK, lid);
+    if (more) fetch_slice(m0, n0, k0 + TK, lid, 0u);
     multiply_slice(stage, row0, col0);
     // Copy stage ^ 1 was last read in the previous slice, before the barrier that ended it.
-    if (more) stash_slice(stage ^ 1u, lid);
+    if (more) stash_slice(stage ^ 1u, lid, 0u);
     barrier();
     stage ^= 1u;
+  }
+#elif ${PREFETCH} == 2
+  // One copy, two register sets: slice t's loads are issued before slice t - 2 is multiplied and
+  // stashed after slice t - 1 is, so two multiplies cover their latency (two copies of a
+  // 128 x 128 x 64 tile would not fit in 48 KiB, and with one workgroup per SM no other workgroup
+  // hides it). The loop is unrolled by two so that each set is named by a
+  // constant (a variable index would send the registers to local memory).
+  if (k_begin < k_end) fetch_slice(m0, n0, k_begin, lid, 0u);
+  if (k_begin + TK < k_end) fetch_slice(m0, n0, k_begin + TK, lid, 1u);
+  for (uint k0 = k_begin; k0 < k_end; k0 += 2u * TK) {
+    stash_slice(0u, lid, 0u);
+    barrier();
+    if (k0 + 2u * TK < k_end) fetch_slice(m0, n0, k0 + 2u * TK, lid, 0u);
+    multiply_slice(0u, row0, col0);
+    barrier();
+    if (k0 + TK >= k_end) break;
+    stash_slice(0u, lid, 1u);
+    barrier();
+    if (k0 + 3u * TK < k_end) fetch_slice(m0, n0, k0 + 3u * TK, lid, 1u);
+    multiply_slice(0u, row0, col0);
+    barrier();
   }
 #else
   for (uint k0 = k_begin; k0 < k_end + TK; k0 += TK) {
     bool more = k0 < k_end;
-    if (more) fetch_slice(m0, n0, k0, lid);
+    if (more) fetch_slice(m0, n0, k0, lid, 0u);
     if (k0 > k_begin) {
       multiply_slice(0u, row0, col0);
       barrier();
     }
     if (more) {
-      stash_slice(0u, lid);
+      stash_slice(0u, lid, 0u);
       barrier();
     }
   }

@@ -269,8 +269,11 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // otherwise coalesce through workgroup memory, a matrix's went one element at a time: ViT-B/16
   // b8 10.88 ms with quads for its split products against 11.08 without, H200, session 30).
   const bool quads_fit = strategy == S::tiled && std::get<SimtTile>(tile->tile).rn % 4 == 0 && N % 4 == 0;
+  // The tensor-core loop hands a lane 4 consecutive columns where its tile allows
+  // (coop_quads_supported, known once the tile is chosen below).
+  const bool coop_quads_fit = strategy == S::coopmat && N % 4 == 0;
   FusedCode st = result_store(group, uint32_t(split > 1 ? out_bindings.size() : bindings.size() + out_bindings.size()), ctx,
-                              quads_fit && split == 1);
+                              (quads_fit && split == 1) || coop_quads_fit);
   out_buffers += st.buffers;
   out_fns += st.functions;
   out_bindings.insert(out_bindings.end(), st.bindings.begin(), st.bindings.end());
@@ -339,16 +342,26 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     k.workgroup_memory_bytes = c.workgroup_memory_bytes();
     k.subgroup_sizes = {c.subgroup, c.subgroup};  // the fragments' layout assumes this subgroup size
     k.cooperative_matrix_khr = coopmat_uses_khr(ctx.target);
+    const bool quads = coop_quads_fit && st.quads && coop_quads_supported(c);
+    const uint32_t sets = coop_register_sets(c, ctx.target);
+    const std::string store_c4 =
+        quads ? cat("void store_c4(uint m, uint n, vec4 v) {\n  if (m < ", M, "u && n < ", N, "u)\n    store_result4((batch * ",
+                    M, "u + m) * ", N, "u + n, vec4(epilogue(v.x, m, n), epilogue(v.y, m, n + 1u), epilogue(v.z, m, n + 2u), "
+                    "epilogue(v.w, m, n + 3u)));\n}\n")
+              : "";
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
-                                 {"TILES_MN", cat(tiles_m * tiles_n)}, {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr)},
+                                 {"TILES_MN", cat(tiles_m * tiles_n)},
+                                 {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr, false, quads, sets)},
                                  {"SPLITS", "1"}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
-                                 {"STORE", "store_result(i, epilogue(v, m, n))"}, {"STORE_C4", ""},
+                                 {"STORE", "store_result(i, epilogue(v, m, n))"}, {"STORE_C4", store_c4},
                                  {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b, a8, b8) : scalar_operand_fns(M, N, K, a, b)}});
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
                {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"workgroups", groups}};
     if (!c.default_fragment()) k.tiles["fragment_m"] = c.fm, k.tiles["fragment_n"] = c.fn, k.tiles["fragment_k"] = c.fk;
+    if (quads) k.tiles["quad_stores"] = 1;
+    if (sets > 1) k.tiles["register_sets"] = sets;
     return {k};
   }
   if (strategy == S::naive) {

@@ -76,6 +76,23 @@ std::string store_c4_fn(const ConvGemmShape& s) {
              ", f, decode_out(m % ", u32(s.positions), ")), v + bias_of(f));\n}\n");
 }
 
+// void store_c4(uint m, uint nn, vec4 v) for the tensor-core loop: columns nn..nn+3 (nn % 4 == 0)
+// of row m, four consecutive channels of one output position (channels_leave_in_quads), through
+// store_result4, each with its own bias.
+std::string store_c4_columns_fn(const ConvGemmShape& s) {
+  return cat("void store_c4(uint m, uint nn, vec4 v) {\n  uvec3 o;\n  if (m >= ", u32(s.m), " || nn >= ", u32(s.n),
+             " || !out_at(m % ", u32(s.positions), ", o)) return;\n  uint f = cgrp() * ", u32(s.n),
+             " + nn;\n  store_result4(out_offset(m / ", u32(s.positions),
+             ", f, o), v + vec4(bias_of(f), bias_of(f + 1u), bias_of(f + 2u), bias_of(f + 3u)));\n}\n");
+}
+
+// Whether four consecutive GEMM columns nn..nn+3 (nn % 4 == 0) of a row are four consecutive
+// elements of the output: its channels are the innermost dim (the tensor-core convs' channels-last
+// activations, ir/passes/channels_last.cpp) and each group's channel count is a multiple of 4.
+bool channels_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shape, int64_t n) {
+  return ir::logical_strides(output_shape, g.output_pos)[1] == 1 && n % 4 == 0;
+}
+
 // Channel planes of this many bytes (and multiples) keep the stores through workgroup memory: an
 // invocation's 16-byte stores go to up to 16 channels at once, which at a 1 MiB plane (the seed
 // conv's 512x512 output) made the conv 15% slower (2.32 -> 2.66 ms, H200, session 30), perhaps
@@ -141,6 +158,10 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   // ResNet-50 b32 10.70 ms against 10.90 with quads there, FCN-ResNet50 5.36 against 5.57).
   const bool quads_fit = !coop && !split && s.phases == 1 && plan.simt().rm % 4 == 0 &&
                          positions_leave_in_quads(g, c.output->type.shape, c.output->type.dtype);
+  // The tensor-core loop hands each lane 4 consecutive columns where they are 4 consecutive
+  // channels of the output (store_c4_columns_fn).
+  const bool coop_quads_fit = coop && !split && s.phases == 1 && coop_quads_supported(plan.coop()) &&
+                              channels_leave_in_quads(g, c.output->type.shape, s.n);
   check(!coop || (!from_columns && !split), c.what, ": internal: fp16 tensor-core plan mismatch");
   // 16-byte staging reads A and B from their packed forms (conv_pack.cpp), not through x_at / w_at.
   const bool vec8 = coop && plan.coop().vec == 8;
@@ -183,7 +204,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
       buffers += glsl_buffer(uint32_t(k.bindings.size()), c.dtype, false, "b");
       k.bindings.push_back({ctx.tensor(c.bias), false});
     }
-    st = result_store(*c.group, uint32_t(k.bindings.size()), ctx, quads_fit);
+    st = result_store(*c.group, uint32_t(k.bindings.size()), ctx, quads_fit || coop_quads_fit);
     buffers += st.buffers;
     k.bindings.insert(k.bindings.end(), st.bindings.begin(), st.bindings.end());
   }
@@ -227,9 +248,13 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   if (coop) k.subgroup_sizes = {plan.coop().subgroup, plan.coop().subgroup};
   std::string core;
   bool quads = false;
+  uint32_t sets = 1;  // the tensor-core loop's register sets (coop_register_sets)
   if (coop) {
+    quads = coop_quads_fit && st.quads;
+    sets = coop_register_sets(plan.coop(), ctx.target);
     core = gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1, k.cooperative_matrix_khr,
-                             coop_rows);
+                             coop_rows, quads, sets);
+    if (quads) helpers += store_c4_columns_fn(s);
   } else {
     GemmCoreShape shape = conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape, one_tap);
     if (quads_fit && st.quads) {
@@ -259,7 +284,8 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   k.workgroup_count = plan.workgroup_count;
   k.workgroup_memory_bytes = plan.workgroup_memory_bytes;
   k.tiles = plan.tiles;
-  if (quads) k.tiles["quad_stores"] = 1;  // --report shows it
+  if (quads) k.tiles["quad_stores"] = 1;  // --report shows these
+  if (sets > 1) k.tiles["register_sets"] = sets;
   k.flops = conv_flops(g);
   k.bytes = conv_min_bytes(c);
   if (split)  // the partial sums instead of the output (the reduce dispatch counts the rest)

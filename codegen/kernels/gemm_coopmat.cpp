@@ -90,10 +90,24 @@ namespace {
 // store_fragment(m, n, scratch, lane): hands one accumulator fragment, stored from scratch_at(scratch)
 // on (the loop's own accessor: float or int), to store_c, at tile row m and column n, walking M or
 // N fastest (store_m_fast) to follow the output's contiguous dim.
-std::string store_fragment_fn(const CoopTile& c, bool store_m_fast) {
+std::string store_fragment_fn(const CoopTile& c, bool store_m_fast, bool quads) {
   const uint32_t frag = c.fm * c.fn, run = store_m_fast ? c.fm : c.fn;
   std::string body;
-  if (c.subgroup != 0 && c.subgroup % run == 0 && frag % c.subgroup == 0) {
+  if (quads) {
+    // Four consecutive columns of one row per lane, through store_c4 (one epilogue call, side
+    // operands read and the result written 8 or 16 bytes at a time): the element-wise form below
+    // read an fp16 residual 2 bytes per lane, and ResNet-50's fp16 1x1 expansions that add it took
+    // 0.30 ms at batch 32 where the same GEMM without it took 0.11 (H200, session 31).
+    check(coop_quads_supported(c) && !store_m_fast, "internal: quad stores for tile ", c.str());
+    const uint32_t per_row = c.fn / 4;
+    for (uint32_t p = 0; p < frag / 4 / c.subgroup; ++p) {
+      const std::string r = cat("(lane / ", per_row, "u + ", p * (c.subgroup / per_row), "u)");
+      const std::string col = cat("(lane % ", per_row, "u) * 4u");
+      const std::string at = cat("scratch + ", r, " * ", c.fn, "u + ", col);
+      body += cat("  store_c4(m + ", r, ", n + ", col, ", vec4(scratch_at(", at, "), scratch_at(", at, " + 1u), scratch_at(",
+                  at, " + 2u), scratch_at(", at, " + 3u)));\n");
+    }
+  } else if (c.subgroup != 0 && c.subgroup % run == 0 && frag % c.subgroup == 0) {
     // A subgroup covers whole columns (M fast) or rows of the fragment: each lane keeps one row
     // (column) for all its elements, unrolled, so the compiler decodes what store_c computes of it
     // (the output position, its offset) once per lane, not per element. H200, session 20, against
@@ -118,7 +132,12 @@ std::string store_fragment_fn(const CoopTile& c, bool store_m_fast) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopTile& c, bool store_m_fast, bool for_khr) {
+bool coop_quads_supported(const CoopTile& c) {
+  return c.fn % 4 == 0 && c.subgroup != 0 && c.subgroup % (c.fn / 4) == 0 && (c.fm * c.fn / 4) % c.subgroup == 0;
+}
+
+std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopTile& c, bool store_m_fast, bool for_khr,
+                                                                     bool quads) {
   // Constant accumulator indices only (shaders/gemm_coopmat.glsl says why).
   std::string fragments;
   for (uint32_t i = 0; i < c.tm / c.wm / c.fm; ++i)
@@ -129,7 +148,7 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
   // (codegen/spirv_coopmat_khr.h). The NV kernels keep the plain literal.
   std::string b_scope_declaration = for_khr ? "layout(constant_id = 0) const uint B_SCOPE = 3u;" : "";
   return {{"STORE_FRAGMENTS", fragments},
-          {"STORE_FRAGMENT_FN", store_fragment_fn(c, store_m_fast)},
+          {"STORE_FRAGMENT_FN", store_fragment_fn(c, store_m_fast, quads)},
           {"B_SCOPE_DECLARATION", b_scope_declaration},
           {"B_SCOPE", for_khr ? "B_SCOPE" : "3"},
           {"TM", std::to_string(c.tm)},
@@ -143,12 +162,20 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
           {"STORE_M_FAST", store_m_fast ? "1" : "0"}};
 }
 
-std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr, bool a_rows) {
+uint32_t coop_register_sets(const CoopTile& c, const TargetLimits& t) {
+  return t.vendor == Vendor::nvidia && c.stages == 1 && c.vec == 8 && c.invocations() >= 256 ? 2 : 1;
+}
+
+std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr, bool a_rows, bool quads,
+                              uint32_t register_sets) {
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
+  check(register_sets == 1 || (register_sets == 2 && c.stages == 1), "internal: ", register_sets,
+        " register sets for tile ", c.str());
   check(!a_rows || (c.vec == 8 && c.a_kfast), "internal: row hooks need 16-byte K-fast staging of A");
-  std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr);
+  std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr, quads);
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
                                {"STAGES", std::to_string(c.stages)},
+                               {"PREFETCH", std::to_string(register_sets)},
                                {"A_ROWS", a_rows ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},

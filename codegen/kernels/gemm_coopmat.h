@@ -62,13 +62,28 @@ bool coopmat_uses_khr(const TargetLimits& t);
 // uses it sets EmittedKernel::cooperative_matrix_khr so that its SPIR-V is rewritten.
 // a_rows: A is staged through the kernel's row hooks (shaders/gemm_coopmat.glsl, A_ROWS), whose
 // arrays hold coop_a_rounds(tile) rows.
-std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr, bool a_rows = false);
+// quads: results leave four consecutive columns (N) at a time through the kernel's
+// `void store_c4(uint m, uint n, vec4 v)` (columns n..n+3 of row m), where coop_quads_supported.
+// register_sets: coop_register_sets.
+std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr, bool a_rows = false,
+                              bool quads = false, uint32_t register_sets = 1);
+// Register sets for staged slices (shaders/gemm_coopmat.glsl, PREFETCH): 2, so that a slice's loads
+// are issued two multiplies before their stash, for NVIDIA's single-copy 16-byte-staged tiles of at
+// least 256 invocations (one workgroup per SM: nothing else hides the loads); else 1. H200, session
+// 31: the seed conv 0.604 -> 0.522 ms, ggml's 16x256x19x19 conv 0.689 -> 0.664, ResNet-50 fp16 b32
+// 3.46 -> 3.37; but the 8x256x56x56 3x3 conv 0.181 -> 0.192, and tiles of 128 invocations lost
+// (ggml's 1x32x1536x1536 conv 0.99 -> 1.06; the 2x2 matmul tile ran out of registers, 0.47 -> 0.64).
+uint32_t coop_register_sets(const CoopTile& tile, const TargetLimits& t);
+// Whether a lane's share of each fragment can leave as whole runs of 4 columns: FRAG_N a multiple
+// of 4, and a subgroup covering whole rows of such runs in whole passes.
+bool coop_quads_supported(const CoopTile& tile);
 // The A rows each invocation stages per K slice (A_ROUNDS in the fp16 and int8 loops).
 inline uint32_t coop_a_rounds(const CoopTile& c) { return c.tm * c.tk / c.invocations() / c.vec; }
 
 // The placeholders the fp16 and int8 loops share (tile, subgroups, staging order, B's scope for the
 // KHR rewrite, one store statement per accumulator fragment); each loop adds its own.
-std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopTile& tile, bool store_m_fast, bool for_khr);
+std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopTile& tile, bool store_m_fast, bool for_khr,
+                                                                     bool quads = false);
 
 
 }  // namespace vkc::codegen::kernels

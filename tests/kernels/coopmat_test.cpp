@@ -418,6 +418,78 @@ TEST(CoopMatrixPlan, LargeTilesOnlyOverThreeWaves) {
   EXPECT_EQ(tile_for(2048, 3328, 768), "128x128/2x2");  // 16 x 26 = 416 tiles: three waves
 }
 
+
+// A ResNet-like bottleneck in float16: conv1 (1x1) + relu, conv2 (1x1, with a bias) + the
+// downsampled input (the residual) + relu, and a last 1x1 conv reading that result, so that the
+// channels-last pass keeps the values between the convs channels innermost.
+ir::Graph f16_bottleneck(int64_t batch, int64_t channels, int64_t expanded, int64_t size) {
+  using ir::OpKind;
+  ir::Graph g;
+  ir::Value* x = g.add_input("x", {DType::f16, {batch, channels, size, size}});
+  ir::Value* w1 = g.add_input("w1", {DType::f16, {channels, channels, 1, 1}});
+  ir::Value* w2 = g.add_input("w2", {DType::f16, {expanded, channels, 1, 1}});
+  ir::Value* b2 = g.add_input("b2", {DType::f16, {expanded}});
+  ir::Value* w3 = g.add_input("w3", {DType::f16, {expanded, channels, 1, 1}});
+  ir::Value* w4 = g.add_input("w4", {DType::f16, {channels, expanded, 1, 1}});
+  ir::Value* y = g.add_op(OpKind::Relu, {g.add_op(OpKind::Conv, {x, w1}, {}, "conv1")->result()})->result();
+  y = g.add_op(OpKind::Conv, {y, w2, b2}, {}, "conv2")->result();
+  ir::Value* r = g.add_op(OpKind::Conv, {x, w3}, {}, "down")->result();
+  y = g.add_op(OpKind::Relu, {g.add_op(OpKind::Add, {y, r}, {}, "residual")->result()})->result();
+  g.add_output(g.add_op(OpKind::Conv, {y, w4}, {}, "conv4")->result(), "y");
+  return g;
+}
+
+// The dispatch that runs conv2 with the residual in its epilogue.
+const DispatchDesc& residual_conv(const ModuleImage& m) {
+  for (const DispatchDesc& d : m.manifest.dispatches)
+    if (d.kernel == "conv_implicit_gemm_coopmat" &&
+        std::any_of(d.ops.begin(), d.ops.end(), [](const std::string& op) { return op.find("'residual'") != std::string::npos; }))
+      return d;
+  throw Error("no tensor-core conv with the residual in its epilogue");
+}
+
+// Channels-last results leave four channels at a time (gemm_coopmat_glsl's quads: one epilogue
+// call per 4, the residual read and the result written 8 bytes at a time) where the channels per
+// group are a multiple of 4; elsewhere one element at a time.
+TEST(CoopMatrixPlan, ChannelsLastResultsLeaveInQuads) {
+  codegen::CompileOptions o;
+  o.target = find_target("nvidia").limits;
+  ModuleImage m = codegen::compile_graph(f16_bottleneck(2, 64, 256, 14), o);
+  EXPECT_EQ(residual_conv(m).tiles.count("quad_stores"), 1u);
+  ModuleImage odd = codegen::compile_graph(f16_bottleneck(2, 64, 250, 14), o);
+  EXPECT_EQ(residual_conv(odd).tiles.count("quad_stores"), 0u);
+}
+
+// NVIDIA's single-copy tiles of 256 invocations with 16-byte staging keep two staged slices in
+// registers (coop_register_sets); its 128-invocation tiles, two-copy tiles and other vendors one.
+TEST(CoopMatrixPlan, WideSingleCopyTilesStageTwoSlicesAheadOnNvidia) {
+  ConvCase seed{{1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, false, ""};
+  auto plan = [&](const char* target) {
+    codegen::CompileOptions o;
+    o.target = find_target(target).limits;
+    ModuleImage m = codegen::compile_graph(f16_conv(seed), o);
+    for (const DispatchDesc& d : m.manifest.dispatches)
+      if (d.kernel == "conv_implicit_gemm_coopmat") return d;
+    throw Error(cat(target, ": no tensor-core conv"));
+  };
+  const DispatchDesc nv = plan("nvidia");
+  ASSERT_EQ(nv.workgroup_size[0], 256u) << nv.strategy;
+  EXPECT_EQ(nv.tiles.count("register_sets") ? nv.tiles.at("register_sets") : 1, 2) << nv.strategy;
+  EXPECT_EQ(plan("amd-rdna3").tiles.count("register_sets"), 0u);
+  using codegen::CoopTile;
+  CoopTile one_copy{128, 128, 64, 2, 4, 32, true, false, 8}, two_copies = one_copy, narrow = one_copy;
+  two_copies.tk = 32;
+  two_copies.stages = 2;
+  narrow.wn = 2;
+  const TargetLimits& t = find_target("nvidia").limits;
+  EXPECT_EQ(codegen::kernels::coop_register_sets(one_copy, t), 2u);
+  EXPECT_EQ(codegen::kernels::coop_register_sets(two_copies, t), 1u);
+  EXPECT_EQ(codegen::kernels::coop_register_sets(narrow, t), 1u);
+  EXPECT_EQ(codegen::kernels::coop_register_sets(one_copy, find_target("intel-xe2").limits), 1u);
+  EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(one_copy, false, false, false, false, 2));
+  EXPECT_THROW(codegen::kernels::gemm_coopmat_glsl(two_copies, false, false, false, false, 2), Error);
+}
+
 class CoopMatrixGpu : public ::testing::TestWithParam<Form> {
  protected:
   void SetUp() override {
@@ -511,7 +583,8 @@ TEST_P(CoopMatrixGpu, ForcedFp16TilesMatchTheReference) {
   for (const char* tile : {"128x128x32/2x4/s2", "128x128x32/2x2", "128x128x32/2x2/s2", "128x256x32/2x4", "64x32x32/2x1/s2",
                            "32x64x16/1x2", "64x64x32/2x2/s2"}) {
     for (auto [a, b, tb] : std::vector<std::tuple<Shape, Shape, bool>>{
-             {{200, 328}, {328, 264}, false}, {{2, 72, 96}, {136, 96}, true}, {{150, 70}, {70, 90}, false}}) {
+             {{200, 328}, {328, 264}, false}, {{2, 72, 96}, {136, 96}, true}, {{150, 70}, {70, 90}, false},
+             {{130, 256}, {256, 72}, false}, {{64, 32}, {32, 64}, false}}) {
       ir::Graph g = f16_matmul(a, b, tb);
       SCOPED_TRACE(std::string(tile) + " a" + shape_str(a) + " b" + shape_str(b));
       GpuRunOptions o = fp16_tolerance();
@@ -565,6 +638,22 @@ TEST_P(CoopMatrixGpu, Fp16MatmulsThroughProloguesMatchTheReference) {
     GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
     EXPECT_EQ(strategies(run.module), "matmul_coopmat ");
     EXPECT_EQ(run.module.manifest.dispatches.back().tiles.at("staging_load_halves"), 8);
+    EXPECT_TRUE(declares(run.module, GetParam()));
+    EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+// The bottleneck on the device, its results leaving in quads (256 channels) and one at a time
+// (250), against the reference.
+TEST_P(CoopMatrixGpu, ResidualBlocksMatchTheReferenceInQuadsAndNot) {
+  uint32_t seed = 120;
+  for (int64_t expanded : {256, 250}) {
+    SCOPED_TRACE(expanded);
+    ir::Graph g = f16_bottleneck(2, 64, expanded, 14);
+    GpuRunOptions o = fp16_tolerance();
+    keep_only(o, GetParam());
+    GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
+    EXPECT_EQ(residual_conv(run.module).tiles.count("quad_stores"), expanded % 4 == 0 ? 1u : 0u);
     EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
   }
