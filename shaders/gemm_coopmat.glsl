@@ -30,7 +30,9 @@
 // The accumulators leave through a per-subgroup FRAG_M x FRAG_N float scratch so that store_c (bias, the
 // fused epilogue, any output layout) sees one element at a time, walking M or N fastest
 // (STORE_M_FAST) to follow the output's contiguous dim (store_fragment, written by
-// codegen/kernels/gemm_coopmat.cpp for both loops). With 16-byte staging the scratch reuses
+// codegen/kernels/gemm_coopmat.cpp for both loops), or where 4 consecutive columns are 4 consecutive
+// output elements, 4 at a time through the kernel's store_c4 (a channels-last conv's channels, a
+// row-major matrix's columns: one epilogue call, 8- or 16-byte reads and writes). With 16-byte staging the scratch reuses
 // A's tiles once the last slice is multiplied (C_IN_A, where they are large enough:
 // CoopTile::c_scratch_in_a_tiles, which counts the bytes the same way), else it has its own array.
 #extension GL_NV_cooperative_matrix : require
