@@ -20,10 +20,20 @@ using Ints = std::vector<int64_t>;
 // A conv or conv_transpose "x" * "w" (+ "b") -> "y". FLOPs come from the verified geometry so they
 // count exactly the multiply-adds the op's semantics define (zero padding included, as PyTorch's
 // FLOP counters do).
+// `channels_last`: a 2-D conv with its input and output NHWC and its filter FHWC (x, w and y stored
+// as PyTorch's channels_last tensors are), PyTorch's side run on those tensors as channels_last.
 BenchCase conv_case(std::string name, OpKind kind, Shape x, Shape w, bool bias, int64_t groups,
-                    Ints pads, Ints strides = {}, DType dtype = DType::f32) {
+                    Ints pads, Ints strides = {}, DType dtype = DType::f32, bool channels_last = false) {
   AttrMap attrs{{"pads", pads}, {"groups", groups}};
   if (!strides.empty()) attrs["strides"] = strides;
+  if (channels_last) {
+    check(x.size() == 4 && kind == OpKind::Conv, "bench: channels_last cases are 2-D forward convs");
+    attrs["input_layout"] = std::string("NHWC");
+    attrs["output_layout"] = std::string("NHWC");
+    attrs["filter_layout"] = std::string("FHWC");
+    x = {x[0], x[2], x[3], x[1]};
+    w = {w[0], w[2], w[3], w[1]};
+  }
   const size_t spatial = x.size() - 2;
   ir::Graph probe;
   ir::Op* op = probe.add_op(kind, {probe.add_input("x", {DType::f32, x}), probe.add_input("w", {DType::f32, w})}, attrs);
@@ -50,6 +60,7 @@ BenchCase conv_case(std::string name, OpKind kind, Shape x, Shape w, bool bias, 
   c.torch = {{"op", transposed ? "conv_transpose" : "conv"}, {"dims", spatial}, {"padding", torch_pad},
              {"stride", strides.empty() ? Ints(spatial, 1) : strides}, {"groups", groups}, {"bias", bias},
              {"dtype", std::string(dtype_name(dtype))}};
+  if (channels_last) c.torch["layout"] = "channels_last";
   return c;
 }
 
@@ -89,11 +100,12 @@ BenchCase matmul_case(int64_t n, DType dtype = DType::f32, const std::string& co
 // planner's candidates against each other in one run (named ..._t<tile> with '/' as '-').
 }  // namespace
 
-BenchCase conv_shape_case(const Shape& x, const Shape& w) {
+BenchCase conv_shape_case(const Shape& x, const Shape& w, DType dtype) {
   check(x.size() == 4 && w.size() == 4 && x[1] == w[1], "bench: conv_shape_case takes NxCxHxW and FxCxKHxKW, not ",
         shape_str(x), " and ", shape_str(w));
   const Ints pads{w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2};
-  return conv_case(cat("conv_", shape_str(x), "_", shape_str(w)), OpKind::Conv, x, w, false, 1, pads);
+  return conv_case(cat("conv_", shape_str(x), "_", shape_str(w), dtype == DType::f16 ? "_fp16" : ""), OpKind::Conv, x,
+                   w, false, 1, pads, {}, dtype);
 }
 
 BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile, MatmulExtras extras) {
@@ -409,6 +421,10 @@ std::vector<BenchCase> make_cases(bool small) {
   const DType h = DType::f16;
   cases.push_back(conv_case("conv_1x64x512x512_f256_k3_fp16", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
                             s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h));
+  // The same conv as PyTorch's channels_last tensors hold it (issue 22's comparison): NHWC in and
+  // out, filter FHWC, PyTorch fp16 on channels_last tensors.
+  cases.push_back(conv_case("conv_1x64x512x512_f256_k3_nhwc_fp16", conv, s({1, 64, 512, 512}, {1, 8, 32, 32}),
+                            s({256, 64, 3, 3}, {16, 8, 3, 3}), false, 1, p1, {}, h, true));
   cases.push_back(qdq_conv_case("conv_1x64x512x512_f256_k3_int8_qdq", s({1, 64, 512, 512}, {1, 8, 32, 32}),
                                 s({256, 64, 3, 3}, {16, 8, 3, 3}), p1));
   // The same on the SIMT kernel, and int8 tensor-core tiles forced, to choose them by measurement.

@@ -47,7 +47,7 @@ struct MatmulExtras {
 BenchCase matmul_mnk_case(int64_t m, int64_t n, int64_t k, const std::string& tile = "", MatmulExtras extras = {});
 // A float32 NCHW conv of `x` by F x C x KH x KW filters `w`, stride 1, "same" padding (each pad
 // KH / 2, KW / 2), no bias: vkc_bench --conv, for shapes the suite lacks.
-BenchCase conv_shape_case(const Shape& x, const Shape& w);
+BenchCase conv_shape_case(const Shape& x, const Shape& w, DType dtype = DType::f32);
 BenchCase prologue_matmul_case(int64_t b, int64_t s, int64_t n, int64_t k, bool transposed, const std::string& strategy = "");
 
 }  // namespace vkc::bench

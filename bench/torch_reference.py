@@ -69,6 +69,12 @@ def op_function(spec):
               ("conv_transpose", 1): F.conv_transpose1d, ("conv_transpose", 2): F.conv_transpose2d,
               ("conv_transpose", 3): F.conv_transpose3d}[(op, dims)]
         kw = dict(stride=tuple(spec["stride"]), padding=tuple(spec["padding"]), groups=spec["groups"])
+        if spec.get("layout") == "channels_last":
+            # vkc's x and y are NHWC and w FHWC: as NCHW / OIHW views these are channels_last
+            # tensors (no copies), which cuDNN runs as such.
+            def nhwc(v):
+                return v.permute(0, 3, 1, 2)
+            return lambda t: {"y": fn(nhwc(t["x"]), nhwc(t["w"]), t.get("b"), **kw).permute(0, 2, 3, 1)}
         return lambda t: {"y": fn(t["x"], t["w"], t.get("b"), **kw)}
     if op == "im2col":
         # F.unfold gives [N, K, P]; vkc's im2col is [N, P, K]. Timed as unfold alone (same bytes);

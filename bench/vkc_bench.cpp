@@ -5,12 +5,13 @@
 //   DIR/<case>/in_<name>.npy          input set 0 (what PyTorch re-runs and compares against)
 //   DIR/<case>/out_<name>.npy         vkc's outputs for input set 0
 // Usage: vkc_bench [--out DIR] [--runs N] [--cases a,b] [--small] [--device X] [--force-staging]
-//                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...] [--conv NxCxHxW:FxCxKHxKW,...]
+//                  [--tensor-cores khr|nv] [--matmul MxNxK[@TILE],...] [--conv NxCxHxW:FxCxKHxKW[:fp16],...]
 //                  [--force OP=STRATEGY]... [--no-peaks]
 // --matmul adds f32 matmul cases (run whatever --cases says), with the planner's tile or a forced
 // one in the `tiled=` syntax, e.g. 1576x768x3072@128x64x16/8x8/2/k3: tile and split sweeps on new
 // shapes without a rebuild.
-// --conv adds f32 NCHW convs (stride 1, same padding; run like --matmul cases).
+// --conv adds NCHW convs (stride 1, same padding; run like --matmul cases), float32, or float16 on
+// tensor cores with :fp16.
 // --force sets OP's forced strategy in every case that has the op (repeatable), e.g.
 // --force conv=implicit_gemm=256x128x16/16x8/2: one tile measured on all the conv cases of a run.
 // --tensor-cores plans with only that cooperative-matrix extension (default: what vkc prefers,
@@ -92,8 +93,11 @@ BenchCase matmul_spec_case(const std::string& spec) {
   return matmul_mnk_case(m, n, k, at == std::string::npos ? "" : spec.substr(at + 1), extras);
 }
 
-// "NxCxHxW:FxCxKHxKW" -> a conv case.
-BenchCase conv_spec_case(const std::string& spec) {
+// "NxCxHxW:FxCxKHxKW[:fp16]" -> a conv case (float16 on tensor cores with :fp16).
+BenchCase conv_spec_case(std::string spec) {
+  const std::string fp16 = ":fp16";
+  const bool half = spec.size() > fp16.size() && spec.compare(spec.size() - fp16.size(), fp16.size(), fp16) == 0;
+  if (half) spec.resize(spec.size() - fp16.size());
   auto dims = [&](const std::string& text) {
     Shape s;
     for (size_t p = 0; p <= text.size();) {
@@ -101,15 +105,15 @@ BenchCase conv_spec_case(const std::string& spec) {
       if (q == std::string::npos) q = text.size();
       const std::string d = text.substr(p, q - p);
       check(!d.empty() && d.size() < 10 && d.find_first_not_of("0123456789") == std::string::npos,
-            "vkc_bench: --conv takes NxCxHxW:FxCxKHxKW, not '", spec, "'");
+            "vkc_bench: --conv takes NxCxHxW:FxCxKHxKW[:fp16], not '", spec, "'");
       s.push_back(std::stoll(d));
       p = q + 1;
     }
     return s;
   };
   size_t colon = spec.find(':');
-  check(colon != std::string::npos, "vkc_bench: --conv takes NxCxHxW:FxCxKHxKW, not '", spec, "'");
-  return conv_shape_case(dims(spec.substr(0, colon)), dims(spec.substr(colon + 1)));
+  check(colon != std::string::npos, "vkc_bench: --conv takes NxCxHxW:FxCxKHxKW[:fp16], not '", spec, "'");
+  return conv_shape_case(dims(spec.substr(0, colon)), dims(spec.substr(colon + 1)), half ? DType::f16 : DType::f32);
 }
 
 Args parse_args(int argc, char** argv) {

@@ -170,11 +170,17 @@ std::string_view conv_strategy_name(ConvStrategy s) {
 ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::string& what) {
   for (ConvStrategy s : kConvStrategies)
     if (text == conv_strategy_name(s)) return {s, 0, std::nullopt};
+  // "implicit_gemm_coopmat=TMxTNxTK/WMxWN[/sSTAGES]": one tensor-core tile (to measure tiles
+  // against each other, e.g. bench/vkc_bench --force conv=...).
+  const std::string coop = "implicit_gemm_coopmat=";
+  if (text.rfind(coop, 0) == 0)
+    return {ConvStrategy::implicit_gemm_coopmat, 0,
+            GemmTile{parse_coop_tile(text.substr(coop.size()), cat(what, ": strategy '", text, "'"))}};
   const std::string tiled = "implicit_gemm=";
   if (text.rfind(tiled, 0) == 0) {
     GemmChoice c = parse_simt_tile(text.substr(tiled.size()), cat(what, ": strategy '", text, "'"));
     return {c.split > 1 ? ConvStrategy::split_k : ConvStrategy::implicit_gemm, c.split > 1 ? c.split : 0,
-            std::get<SimtTile>(c.tile)};
+            c.tile};
   }
   // "split_k:S" with S of at most 6 digits.
   const std::string prefix = "split_k:";
@@ -185,7 +191,8 @@ ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::strin
     split = split * 10 + uint64_t(text[i] - '0');
   }
   check(digits, what, ": strategy '", text, "' does not apply: unknown strategy (expected direct, implicit_gemm, ",
-        "implicit_gemm=TMxTNxTK/RMxRN/STAGES[/kSPLIT], implicit_gemm_coopmat, split_k, split_k:S, depthwise, ",
+        "implicit_gemm=TMxTNxTK/RMxRN/STAGES[/kSPLIT], implicit_gemm_coopmat, ",
+        "implicit_gemm_coopmat=TMxTNxTK/WMxWN[/sSTAGES], split_k, split_k:S, depthwise, ",
         "depthwise_tiled, depthwise_channels_last or im2col)");
   check(split >= 2, what, ": strategy '", text, "' does not apply: split_k needs at least 2 slices, got ", split);
   return {ConvStrategy::split_k, split, std::nullopt};
@@ -216,14 +223,27 @@ bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p) {
   return t != nullptr && !g.transposed && g.in_channels_per_group() % int64_t(t->tk) == 0;
 }
 
+bool conv_positions_in_quads(const ir::ConvGeometry& g) {
+  if (g.transposed) return false;
+  const std::vector<int64_t> ys = ir::logical_strides(g.output_shape(), g.output_pos);
+  int64_t expect = 1;
+  for (size_t i = size_t(g.spatial_rank); i-- > 0;) {
+    if (ys[2 + i] != expect) return false;
+    expect *= g.out_spatial[i];
+  }
+  return expect % 4 == 0;
+}
+
 GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy) {
   ConvGemmShape s = conv_gemm_shape(g);
   GemmProblem p{s.m, s.n, s.k, s.groups};
   p.allow_split = strategy == ConvStrategy::split_k;
   // implicit_gemm and split_k slices hold one tap where TK divides a group's channels (a
   // strided conv_transpose's phases, and im2col's column matrix, do not take that path).
-  if ((strategy == ConvStrategy::implicit_gemm || strategy == ConvStrategy::split_k) && !g.transposed)
+  if ((strategy == ConvStrategy::implicit_gemm || strategy == ConvStrategy::split_k) && !g.transposed) {
     p.tap_channels = g.in_channels_per_group();
+    p.quad_positions = strategy == ConvStrategy::implicit_gemm && conv_positions_in_quads(g);
+  }
   if (strategy == ConvStrategy::implicit_gemm_coopmat) {
     // When a group's input channels are a multiple of 8, A and B are staged K-fast with 16-byte
     // loads from packed copies (codegen/kernels/conv_pack.cpp); else one element per load: A
@@ -234,6 +254,7 @@ GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy) 
     p.coop_vec = vec8 ? 8 : 1;
     p.a_kfast = vec8;
     p.b_kfast = vec8 || g.filter_pos[0] != int(g.filter_pos.size()) - 1;
+    if (vec8 && !g.transposed) p.tap_channels = g.in_channels_per_group();
   }
   return p;
 }
@@ -257,12 +278,20 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
                    std::optional<ForcedConvStrategy> forced, const std::string& what) {
   ConvPlan p;
   const uint64_t forced_split = forced ? forced->split : 0;
-  const std::optional<SimtTile> forced_tile = forced ? forced->tile : std::nullopt;
+  std::optional<GemmTile> forced_tile = forced ? forced->tile : std::nullopt;
   if (forced && forced_tile) {
     const GemmProblem problem = conv_gemm_problem(g, forced->strategy);
-    std::string why = tile_misfit(*forced_tile, t);
+    std::string why;
+    if (CoopTile* c = std::get_if<CoopTile>(&*forced_tile)) {
+      // As the planner would run it: the conv's staging (16-byte where channels allow) and order,
+      // the target's subgroup and fragment.
+      c->vec = problem.coop_vec;
+      *c = coop_tile_for(*c, problem, t);
+      why = misfit(forced->strategy, g, t, element_bytes);
+    }
+    if (why.empty()) why = tile_misfit(*forced_tile, t);
     if (why.empty() && forced_split > 1) why = split_misfit(*forced_tile, problem, t, forced_split);
-    check(why.empty(), what, ": tile ", forced_tile->str(), " does not fit target '", t.name, "': ", why);
+    check(why.empty(), what, ": tile ", describe(*forced_tile), " does not fit target '", t.name, "': ", why);
   }
   if (forced) {
     std::string why = forced_tile ? "" : misfit(forced->strategy, g, t, element_bytes, forced_split);
@@ -307,6 +336,7 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     p.tiles["subgroups_m"] = coop->wm;
     p.tiles["subgroups_n"] = coop->wn;
     p.tiles["staging_load_halves"] = coop->vec;
+    if (coop->stages > 1) p.tiles["stages"] = coop->stages;
     if (!coop->default_fragment())  // Intel's: the report shows them (others keep their plans' text)
       p.tiles["fragment_m"] = coop->fm, p.tiles["fragment_n"] = coop->fn, p.tiles["fragment_k"] = coop->fk;
   } else {

@@ -69,7 +69,10 @@ inline bool is_gemm(ConvStrategy s) {
 struct ForcedConvStrategy {
   ConvStrategy strategy;
   uint64_t split = 0;  // split_k:S -> S; 0: the planner's
-  std::optional<SimtTile> tile;  // implicit_gemm=...: this tile instead of the planner's
+  // implicit_gemm=... (a SimtTile) or implicit_gemm_coopmat=... (a CoopTile, its subgroup size,
+  // fragment and staging taken from the target and conv as a planned one's): this tile instead of
+  // the planner's.
+  std::optional<GemmTile> tile;
 };
 ForcedConvStrategy parse_conv_strategy(const std::string& text, const std::string& what);
 
@@ -119,6 +122,12 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
 // per slice, not once per staged element (codegen/kernels/conv_gemm.cpp), and a filter stored
 // output channels, taps, input channels (ir/passes/pack_conv_filters.cpp) is read contiguously.
 bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p);
+
+// Whether a forward conv's output positions of each image lie densely, the last spatial dim
+// fastest, and come in whole quads: what its FMA results need to leave 4 at a time
+// (kernels/conv_gemm.cpp, which also checks the plane size and the epilogue), and what the
+// planner offers the tiles measured that way (GemmProblem::quad_positions).
+bool conv_positions_in_quads(const ir::ConvGeometry& g);
 
 // The conv as the GEMM planner sees it, with the loops its operands allow for `strategy`.
 GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy);

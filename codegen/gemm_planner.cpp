@@ -78,6 +78,17 @@ constexpr uint64_t kLargeCoopTileArea = 128 * 128;
 // 5.45. 256 is never behind 512 and is best or within 0.3% of the best on three of the four.
 constexpr int64_t kShortConvMaxK = 256;
 constexpr uint64_t kShortConvSkippedArea = 128 * 128;
+// Tensor-core convs with 16-byte staging on NVIDIA: 128 x 128 x 32 on 2 x 2 subgroups (64 x 64
+// each) with two copies (243 registers x 128 invocations, two workgroups per SM) against the
+// 2 x 4 tile the others take (64 x 32 each, 159-190 registers x 256, one per SM), forced on the H200
+// (vkc_bench --force, bench/RESULTS.md session 32): the seed conv 1x64x512x512 * 256x64x3x3 (K 576,
+// 4096 tiles) 0.484 ms against 0.524; 1x256x512x512 * 256x256x3x3 (K 2304, 4096 tiles) 1.618
+// against 1.837; ggml's 16x256x19x19 * 4096x256x4x4 (K 4096, 1600 tiles) 0.631 against 0.665. With
+// fewer tiles it lost: ResNet's 8x256x56x56 3x3 (K 2304, 392 tiles, 1.5 rounds of two per SM) 0.214
+// against 0.194, an 8x64x56x56 1x1 to 256 (K 64, 392) 0.078 against 0.035. So only where K and the
+// grid are both large; 64-deep slices spilled (255 registers) and lost on the seed conv (0.678).
+constexpr int64_t kDeepConvMinK = 512;
+constexpr uint64_t kDeepConvMinTilesPerUnit = 8;
 // Balance (choose_gemm): a rated tile or split replaces the occupancy rule's only where the work of
 // the busiest compute unit drops by at least this much. The model leaves out what it cannot see:
 // the partial sums of more slices (L2-resident at the sizes that split; their cost did not show in
@@ -104,6 +115,7 @@ std::vector<GemmTileEntry> make_table() {
   // on the seed conv the 8-deep slices won: 2.49 ms against 2.58 with 16-deep ones and 2.70 with
   // 128x128x16 (H200, session 23; see kLargestTileMinConvK for where it is offered).
   t.back().one_tap_convs = true;
+  t.back().one_tap_conv_min_k = kLargestTileMinConvK;
   // 128 invocations with 8x8 and 8x4 blocks and two stages: on the transformer shapes (M 128-1576,
   // N 768-3072, K 768-3072) the fastest of 11 candidates on the H200, alone or split (RESULTS.md,
   // session 15: 1576x3072x768 0.262 ms against 0.294 for 128x128 8x8; 1576x768x768 0.095 against
@@ -114,8 +126,19 @@ std::vector<GemmTileEntry> make_table() {
   // model, bench/RESULTS.md session 28 call 3). The same call ran its output projection
   // (1576x768x768, 64x64) in 0.098 ms over 2 slices and 0.087 over 3 (7 against 5 workgroups of
   // 384- and 256-deep slices on the busiest SM: 7% less work, 11% less time).
+  // On convs whose 16-deep slices hold one tap it won too, 11-14% over the tiles they had (forced,
+  // H200, bench/RESULTS.md session 32): ResNet's 8x256x56x56 3x3 1.025 ms against 1.154 on 128x128,
+  // and ResNet-50's batch-128 shapes: 3x3 128x128x28x28 1.008 against 1.143 and 128x256x14x14 1.017
+  // against 1.152, 1x1 K 64 / 128 / 1024 0.477 / 0.427 / 0.390 against 0.548 / 0.494 / 0.443. The
+  // seed conv (1x64x512x512, 2.548 against 2.321) keeps 256x128x8, which comes first. In ResNet-50
+  // (per-dispatch profiles, same call) every conv of layers 1-3 gained 4-16%, but those whose
+  // results do not leave in quads lost: layer 4's 7x7 outputs (3x3 at batch 128 +15-22%, 1x1
+  // expansions at batch 32 +12-15%) and split-K partial sums (+2-36%). So convs take it only where
+  // their results leave in quads and its grid fills the device unsplit.
   simt(128, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 128 invocations, 24 KiB
   t.back().rate = 1.0;
+  t.back().one_tap_convs = true;
+  t.back().conv_quads_full_grid = true;
   simt(64, 64, 16, 8, 4, 2, Vendor::nvidia, true);  // 128 invocations, 16 KiB
   t.back().rate = 0.94;
   // Register blocks of 4x4 (8x8 on the largest tile) keep 16-64 accumulators per invocation.
@@ -161,6 +184,9 @@ std::vector<GemmTileEntry> make_table() {
   // 8x256x56x56 and resnet50 at batch 32 took 5.31 ms against 4.81, though ggml's
   // 16x256x19x19 * 4096x256x4x4 won 10% (session 20, calls 2 and 5).
   for (uint32_t tk : {64u}) t.push_back({CoopTile{128, 128, tk, 2, 2, 0, false, false, 8}, Vendor::nvidia, true});
+  // Deep convs with large grids (kDeepConvMinK): the same 2 x 2 subgroups, 32-deep slices in two copies.
+  t.push_back({CoopTile{128, 128, 32, 2, 2, 0, false, false, 8, 16, 16, 16, 2}, Vendor::nvidia});
+  t.back().deep_conv_grids_only = true;
   coop({{128, 128, 2, 4}, {64, 64, 2, 2}, {128, 64, 2, 2}, {64, 128, 2, 2}, {64, 32, 2, 1}, {32, 64, 1, 2}, {32, 32, 1, 1}},
        {64, 32}, 8);
   // Intel's subgroups of 8 (Alchemist) hold a 64 x 64 tile within the accumulator bound (see
@@ -202,7 +228,10 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (e.vendor != Vendor::unknown && e.vendor != t.vendor) return std::nullopt;
   if (e.matrix_operands_only && !p.matrix_operands &&
       !(e.one_tap_convs && p.tap_channels > 0 && p.tap_channels % int64_t(tile_k(e.tile)) == 0 &&
-        p.k >= kLargestTileMinConvK))
+        p.k >= e.one_tap_conv_min_k && (!e.conv_quads_full_grid || p.quad_positions)))
+    return std::nullopt;
+  if (e.deep_conv_grids_only && (p.matrix_operands || p.tap_channels <= 0 ||
+                                 p.tap_channels % int64_t(tile_k(e.tile)) != 0 || p.k < kDeepConvMinK))
     return std::nullopt;
   if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
@@ -403,8 +432,11 @@ std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& 
     for (const GemmTileEntry& e : gemm_tile_table()) {
       if (is_coop(e.tile) != coop) continue;
       std::optional<GemmTile> tile = instantiate(e, p, t);
-      if (tile && tile_misfit(*tile, t).empty() && tiles_of(*tile, p) <= grid_capacity(t))
-        fitting.push_back({*tile, e.rate});
+      if (!tile || !tile_misfit(*tile, t).empty() || tiles_of(*tile, p) > grid_capacity(t)) continue;
+      if (e.deep_conv_grids_only && (t.compute_units == 0 || tiles_of(*tile, p) < kDeepConvMinTilesPerUnit * t.compute_units))
+        continue;
+      if (e.conv_quads_full_grid && !p.matrix_operands && tiles_of(*tile, p) < occupancy_target(*tile, t)) continue;
+      fitting.push_back({*tile, e.rate});
     }
     if (std::optional<GemmChoice> c = choose_among(fitting, p, t)) return c;
   }

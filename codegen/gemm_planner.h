@@ -41,8 +41,12 @@ struct GemmProblem {
   bool matrix_operands = false;
   // A forward conv's input channels per group (0 for other problems): its K slices hold one tap
   // each where TK divides them, so that its loads, like a matrix's, are short and unrolled
-  // (conv_slices_hold_one_tap), and tiles measured on such convs are offered.
+  // (conv_slices_hold_one_tap; the tensor-core loop's row hooks), and tiles measured on such convs
+  // are offered.
   int64_t tap_channels = 0;
+  // A forward conv whose FMA results leave 4 output positions at a time (an image's positions dense,
+  // the last spatial dim fastest, a multiple of 4 of them: kernels/conv_gemm.cpp's quads).
+  bool quad_positions = false;
 };
 
 struct GemmChoice {
@@ -56,6 +60,13 @@ struct GemmTileEntry {
   Vendor vendor = Vendor::unknown;  // unknown: every vendor
   bool matrix_operands_only = false;  // offered only to GemmProblem::matrix_operands problems
   bool one_tap_convs = false;         // ... and to convs whose slices of this TK hold one tap
+  int64_t one_tap_conv_min_k = 0;     // ... and whose K is at least this
+  // ... and, if set, only to those whose results leave in quads (GemmProblem::quad_positions) and
+  // whose grid of this tile fills the device unsplit (the occupancy target).
+  bool conv_quads_full_grid = false;
+  // Offered only to forward convs whose slices of this TK hold one tap, with K >= kDeepConvMinK
+  // and a grid of at least kDeepConvMinTilesPerUnit tiles per compute unit (a known count).
+  bool deep_conv_grids_only = false;
   // Work per unit time relative to the other rated entries (tile work: TM x TN x slice depth), as
   // measured on the vendor's hardware; 0 where not measured. Rated tiles of plain matrices are
   // compared by the busiest compute unit's work (see choose_gemm).

@@ -462,16 +462,20 @@ TEST(CoopMatrixPlan, ChannelsLastResultsLeaveInQuads) {
 
 // NVIDIA's single-copy tiles of 256 invocations with 16-byte staging keep two staged slices in
 // registers (coop_register_sets); its 128-invocation tiles, two-copy tiles and other vendors one.
+// The tensor-core conv dispatch planned for `c` on the profile `target`.
+DispatchDesc coop_conv_plan(const ConvCase& c, const char* target) {
+  codegen::CompileOptions o;
+  o.target = find_target(target).limits;
+  ModuleImage m = codegen::compile_graph(f16_conv(c), o);
+  for (const DispatchDesc& d : m.manifest.dispatches)
+    if (d.kernel == "conv_implicit_gemm_coopmat") return d;
+  throw Error(cat(target, ": no tensor-core conv"));
+}
+
 TEST(CoopMatrixPlan, WideSingleCopyTilesStageTwoSlicesAheadOnNvidia) {
-  ConvCase seed{{1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, false, ""};
-  auto plan = [&](const char* target) {
-    codegen::CompileOptions o;
-    o.target = find_target(target).limits;
-    ModuleImage m = codegen::compile_graph(f16_conv(seed), o);
-    for (const DispatchDesc& d : m.manifest.dispatches)
-      if (d.kernel == "conv_implicit_gemm_coopmat") return d;
-    throw Error(cat(target, ": no tensor-core conv"));
-  };
+  // ResNet's 8x256x56x56 3x3 (392 tiles of 128 x 128: too few for the deep-conv tile below).
+  ConvCase resnet{{8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, false, ""};
+  auto plan = [&](const char* target) { return coop_conv_plan(resnet, target); };
   const DispatchDesc nv = plan("nvidia");
   ASSERT_EQ(nv.workgroup_size[0], 256u) << nv.strategy;
   EXPECT_EQ(nv.tiles.count("register_sets") ? nv.tiles.at("register_sets") : 1, 2) << nv.strategy;
@@ -488,6 +492,36 @@ TEST(CoopMatrixPlan, WideSingleCopyTilesStageTwoSlicesAheadOnNvidia) {
   EXPECT_EQ(codegen::kernels::coop_register_sets(one_copy, find_target("intel-xe2").limits), 1u);
   EXPECT_NO_THROW(codegen::kernels::gemm_coopmat_glsl(one_copy, false, false, false, false, 2));
   EXPECT_THROW(codegen::kernels::gemm_coopmat_glsl(two_copies, false, false, false, false, 2), Error);
+}
+
+// Deep convs with large grids take 128 x 128 x 32 on 2 x 2 subgroups with two copies on NVIDIA
+// (gemm_planner.cpp kDeepConvMinK): the seed conv (K 576, 4096 tiles) and ggml's 16x256x19x19 *
+// 4096x256x4x4 (K 4096, 1600), not ResNet's 8x256x56x56 3x3 (392 tiles), not a K-64 1x1 over the
+// seed's grid, not 20 channels (no one-tap slices), not other vendors.
+TEST(CoopMatrixPlan, DeepConvsWithLargeGridsTakeTwoByTwoSubgroupsOnNvidia) {
+  const Ints p1{1, 1, 1, 1};
+  auto tile = [](const DispatchDesc& d) {
+    return cat(d.tiles.at("tile_m"), "x", d.tiles.at("tile_n"), "x", d.tiles.at("tile_k"), "/", d.tiles.at("subgroups_m"),
+               "x", d.tiles.at("subgroups_n"), d.tiles.count("stages") ? cat("/s", d.tiles.at("stages")) : "");
+  };
+  ConvCase seed{{1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", p1}}, false, ""};
+  ConvCase ggml{{16, 256, 19, 19}, {4096, 256, 4, 4}, {{"pads", Ints{2, 2, 2, 2}}}, false, ""};
+  ConvCase resnet{{8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", p1}}, false, ""};
+  ConvCase shallow{{1, 64, 512, 512}, {256, 64, 1, 1}, {}, false, ""};
+  ConvCase odd{{1, 40, 512, 512}, {256, 40, 3, 3}, {{"pads", p1}}, false, ""};  // 40 channels: slices of 32 cross taps
+  for (const ConvCase* c : {&seed, &ggml}) {
+    const DispatchDesc d = coop_conv_plan(*c, "nvidia");
+    EXPECT_EQ(tile(d), "128x128x32/2x2/s2") << shape_str(c->x);
+    EXPECT_EQ(d.workgroup_size[0], 128u);
+    EXPECT_EQ(d.workgroup_memory_bytes, 2u * 2 * (128 + 128) * (32 + 8));
+  }
+  for (const ConvCase* c : {&resnet, &shallow, &odd}) EXPECT_EQ(coop_conv_plan(*c, "nvidia").workgroup_size[0], 256u) << shape_str(c->x);
+  EXPECT_EQ(coop_conv_plan(seed, "amd-rdna3").tiles.at("subgroups_n"), coop_conv_plan(resnet, "amd-rdna3").tiles.at("subgroups_n"));
+  // A matmul of the same size keeps its own 2 x 2 tile (64-deep, one copy).
+  codegen::CompileOptions o;
+  o.target = find_target("nvidia").limits;
+  const DispatchDesc mm = codegen::compile_graph(f16_matmul({262144, 576}, {576, 256}, false), o).manifest.dispatches.at(0);
+  EXPECT_EQ(mm.tiles.at("tile_k"), 64) << mm.strategy;
 }
 
 class CoopMatrixGpu : public ::testing::TestWithParam<Form> {
@@ -510,6 +544,37 @@ TEST_P(CoopMatrixGpu, Fp16ConvsMatchTheReference) {
     EXPECT_EQ(strategies(run.module), c.kernels);
     EXPECT_TRUE(declares(run.module, GetParam()));
     EXPECT_TRUE(outputs_match(run, o));
+  }
+}
+
+// Forced tensor-core tiles on convs ("implicit_gemm_coopmat=TILE", how vkc_bench measures them
+// against each other): 128- and 256-invocation tiles, one and two copies, 16-byte staging with one
+// tap per slice (64 channels) and one-element staging (20 channels), against the float64 reference.
+TEST_P(CoopMatrixGpu, ForcedFp16ConvTilesMatchTheReference) {
+  uint32_t seed = 120;
+  const std::vector<ConvCase> cases = conv_cases();
+  // Cases 0 (1x64x20x20 * 96x64x3x3) and 1 (2x20x17x9 * 40x20x3x3, strided and dilated); one-element
+  // staging of A (M-fast) needs a multiple of TM invocations, which 256 x 64 on 4 subgroups is not.
+  for (auto [tile, cases_of_tile] : std::vector<std::pair<std::string, std::vector<size_t>>>{
+           {"128x64x64/2x2", {0, 1}}, {"64x128x64/2x2", {0, 1}}, {"128x128x64/2x2", {0, 1}},
+           {"256x64x32/4x1", {0}}, {"64x64x32/2x2/s2", {0, 1}}}) {
+    for (size_t i : cases_of_tile) {
+      const ConvCase& c = cases.at(i);
+      ir::Graph g = f16_conv(c);
+      SCOPED_TRACE(std::string(tile) + " x" + shape_str(c.x) + " w" + shape_str(c.w));
+      GpuRunOptions o = fp16_tolerance();
+      keep_only(o, GetParam());
+      o.forced_strategy["conv"] = "implicit_gemm_coopmat=" + tile;
+      GpuRun run = run_on_gpu(g, random_inputs(g, seed++), o);
+      const DispatchDesc& d = run.module.manifest.dispatches.back();
+      const codegen::CoopTile want = codegen::parse_coop_tile(tile, "test");
+      EXPECT_EQ(d.strategy, "implicit_gemm_coopmat");
+      EXPECT_EQ(std::vector<int64_t>({d.tiles.at("tile_m"), d.tiles.at("tile_n"), d.tiles.at("tile_k"),
+                                      d.tiles.at("subgroups_m"), d.tiles.at("subgroups_n")}),
+                std::vector<int64_t>({want.tm, want.tn, want.tk, want.wm, want.wn}));
+      EXPECT_EQ(d.tiles.at("staging_load_halves"), i == 0 ? 8 : 1);
+      EXPECT_TRUE(outputs_match(run, o));
+    }
   }
 }
 
