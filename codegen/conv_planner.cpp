@@ -224,7 +224,6 @@ bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p) {
 }
 
 bool conv_positions_in_quads(const ir::ConvGeometry& g) {
-  if (g.transposed) return false;
   const std::vector<int64_t> ys = ir::logical_strides(g.output_shape(), g.output_pos);
   int64_t expect = 1;
   for (size_t i = size_t(g.spatial_rank); i-- > 0;) {

@@ -107,13 +107,7 @@ constexpr int64_t kQuadPlaneBytes = 64 * 1024;
 bool positions_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shape, DType dtype) {
   const std::vector<int64_t> ys = ir::logical_strides(output_shape, g.output_pos);
   if ((ys[1] * int64_t(dtype_size(dtype))) % kQuadPlaneBytes == 0) return false;
-  int64_t positions = 1, expect = 1;
-  for (size_t i = size_t(g.spatial_rank); i-- > 0;) {
-    if (ys[2 + i] != expect) return false;
-    expect *= g.out_spatial[i];
-    positions *= g.out_spatial[i];
-  }
-  return positions % 4 == 0;
+  return conv_positions_in_quads(g);
 }
 
 }  // namespace
