@@ -44,10 +44,13 @@ constexpr uint64_t kMaxSplitTileArea = 64 * 64;
 // 128-row shapes their few workgroups lost 1.8-3.9x (session 15). The largest tiles never split.
 constexpr uint64_t kLargeTileMinSliceSteps = 48;
 // The largest tiles (256x128: 222 registers, one workgroup per SM) pay only with several waves of
-// their own: unsplit they lost to 128x64 at 312 tiles on 132 SMs (0.298 against 0.262 ms,
-// 1576x3072x768) and won at 512 (the 4096^3 matmul); split they lost everywhere (same runs).
+// their own: unsplit they lost to 128x64 at 312 tiles on 132 SMs (2.4 waves; 0.298 against 0.262
+// ms, 1576x3072x768) and won at 512 (3.9 waves, the 4096^3 matmul); split they lost everywhere
+// (same runs). On convs (H200, bench/RESULTS.md session 33) they won at 392 tiles (3.0 waves:
+// ResNet-50's batch-128 layer-2 3x3, 0.893 ms against 1.008 on the tile it had) and lost at 196
+// (1.5 waves, layer 3: 1.181 against 1.016); hence a bound between 2.4 and 3.0.
 constexpr uint64_t kLargestTileArea = 256 * 128;
-constexpr uint64_t kLargestTileMinWaves = 3;
+constexpr double kLargestTileMinWaves = 2.75;
 // On convs (one tap per slice) the largest tile has been measured to pay only with a deep K:
 // the seed conv (K 576, 2048 tiles) ran 2.49 ms on 256x128x8 against 2.70 on 128x128x16, while
 // ResNet's 8x256x56x56 3x3 (196 tiles, under 3 waves) lost 9% (H200, bench/RESULTS.md, session 23).
@@ -62,6 +65,20 @@ constexpr int64_t kLargestTileMinConvK = 512;
 // so only there; convs keep them (not measured at these grid sizes; their larger grids are
 // unaffected).
 constexpr uint64_t kLargeCoopTileArea = 128 * 128;
+// Deep one-tap convs (K >= kDeepFmaConvMinK) whose results leave in quads have two more FMA tiles
+// on NVIDIA, measured on ResNet-50's shapes forced on the H200 (bench/RESULTS.md session 33):
+// - 256x64x16 (8x8 blocks, 256 invocations, two stages), where its grid fills the device: at
+//   batch 128 the layer-3 3x3 (K 2304) 0.924 ms against 1.016 on 128x64 8x8 (the tile it had),
+//   the layer-3 1x1 reduction (K 1024) 0.375 against 0.389 and the layer-2 3x3 (K 1152) 0.933
+//   against 1.008. With a short K it lost: 1x1 K 64 / 128 at batch 128 0.522 / 0.444 against
+//   0.477 / 0.429, the seed conv (K 576) 2.490 against 2.320; layer 1's 3x3 (K 576) was even.
+// - 128x32x16 (8x4 blocks, 128 invocations, two stages), for grids that 128x64 does not fill:
+//   layer 3's 3x3 at batch 32 (392 tiles of it against 196) 0.299 ms against 0.405 for 128x128
+//   split in 3 slices (the plan it had) and 0.309 for 256x64 unsplit (100 tiles).
+// In the models (same card, old and new binary alternating) less was left: ResNet-50 b32 10.34 ->
+// 10.07 ms, b128 34.56 -> 34.36 (its layer-3 3x3 0.84 -> 0.81 ms each), DenseNet-121 b32 -1.6%,
+// ResNeXt-50, Inception-v3 b32 and FCN-ResNet50 b1 within noise.
+constexpr int64_t kDeepFmaConvMinK = 1024;
 // Convs with a short K (at most kShortConvMaxK) skip the 128x128 FMA tile on NVIDIA: their few K
 // steps leave the epilogue's stores, eight passes of them per 128x128 tile, to set the time.
 // ResNet-50 in the model (H200, bench/RESULTS.md session 29): the 1x1 expansions whose epilogue
@@ -135,10 +152,18 @@ std::vector<GemmTileEntry> make_table() {
   // results do not leave in quads lost: layer 4's 7x7 outputs (3x3 at batch 128 +15-22%, 1x1
   // expansions at batch 32 +12-15%) and split-K partial sums (+2-36%). So convs take it only where
   // their results leave in quads and its grid fills the device unsplit.
+  auto deep_convs_only = [&] {  // see kDeepFmaConvMinK
+    t.back().one_tap_convs = t.back().one_tap_convs_only = t.back().conv_quads_full_grid = true;
+    t.back().one_tap_conv_min_k = kDeepFmaConvMinK;
+  };
+  simt(256, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 256 invocations, 40 KiB
+  deep_convs_only();
   simt(128, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 128 invocations, 24 KiB
   t.back().rate = 1.0;
   t.back().one_tap_convs = true;
   t.back().conv_quads_full_grid = true;
+  simt(128, 32, 16, 8, 4, 2, Vendor::nvidia, true);  // 128 invocations, 20 KiB
+  deep_convs_only();
   simt(64, 64, 16, 8, 4, 2, Vendor::nvidia, true);  // 128 invocations, 16 KiB
   t.back().rate = 0.94;
   // Register blocks of 4x4 (8x8 on the largest tile) keep 16-64 accumulators per invocation.
@@ -226,6 +251,7 @@ double efficiency(const GemmTile& tile, const GemmProblem& p) {
 // loop or the target's vendor is not the one it was measured on.
 std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p, const TargetLimits& t) {
   if (e.vendor != Vendor::unknown && e.vendor != t.vendor) return std::nullopt;
+  if (e.one_tap_convs_only && p.matrix_operands) return std::nullopt;
   if (e.matrix_operands_only && !p.matrix_operands &&
       !(e.one_tap_convs && p.tap_channels > 0 && p.tap_channels % int64_t(tile_k(e.tile)) == 0 &&
         p.k >= e.one_tap_conv_min_k && (!e.conv_quads_full_grid || p.quad_positions)))
@@ -325,7 +351,7 @@ std::optional<GemmChoice> choose_among(const std::vector<Candidate>& fitting, co
     const bool largest = uint64_t(tile_m(tile)) * tile_n(tile) >= kLargestTileArea;
     const bool large_coop = is_coop(tile) && p.matrix_operands && t.vendor == Vendor::nvidia &&
                             uint64_t(tile_m(tile)) * tile_n(tile) >= kLargeCoopTileArea;
-    if ((largest || large_coop) && tiles < kLargestTileMinWaves * t.compute_units) continue;
+    if ((largest || large_coop) && double(tiles) < kLargestTileMinWaves * double(t.compute_units)) continue;
     if (!is_coop(tile) && !p.matrix_operands && t.vendor == Vendor::nvidia && p.k <= kShortConvMaxK &&
         uint64_t(tile_m(tile)) * tile_n(tile) == kShortConvSkippedArea)
       continue;

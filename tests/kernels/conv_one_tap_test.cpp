@@ -139,7 +139,9 @@ TEST(ConvStoreMFast, NvidiaTilesMatchTheReference) {
 
 // Forced FMA tiles (conv_planner.h, "implicit_gemm=TILE"): the two-stage tiles the planner offers
 // matmuls only, with 8x8 and 8x4 blocks, alone and split, on the one-tap loads, the generic ones
-// (3 input channels), the stores through workgroup memory and a channels-last output.
+// (3 input channels), the stores through workgroup memory and a channels-last output; and the deep
+// convs' 128x32 and 256x64 tiles (gemm_planner.cpp kDeepFmaConvMinK; 256x64 8-deep here, as the
+// 16-deep one NVIDIA takes needs 40 KiB of workgroup memory and lavapipe has 32).
 TEST(ConvForcedTile, TwoStageTilesMatchTheReference) {
   using Ints = std::vector<int64_t>;
   const std::vector<OneTapCase> convs = {
@@ -148,7 +150,8 @@ TEST(ConvForcedTile, TwoStageTilesMatchTheReference) {
       {"nhwc_output", {1, 32, 24, 20}, {64, 32, 3, 3}, {{"output_layout", std::string("NHWC")}}, true},
   };
   for (const OneTapCase& c : convs) {
-    for (const std::string tile : {"128x64x16/8x8/2", "64x64x16/8x4/2", "128x64x16/8x8/2/k2", "256x128x8/16x8/2"}) {
+    for (const std::string tile : {"128x64x16/8x8/2", "64x64x16/8x4/2", "128x64x16/8x8/2/k2", "256x128x8/16x8/2",
+                                   "128x32x16/8x4/2", "256x64x8/8x8/2"}) {
       SCOPED_TRACE(c.name + " " + tile);
       ir::Graph g = one_tap_graph(c, 43);
       GpuRun run = run_conv(g, random_inputs(g, 11), "implicit_gemm=" + tile);

@@ -253,15 +253,19 @@ TEST(ConvPlanner, LargestTilesReachConvsOnlyWhereMeasured) {
   // that one-tap convs of any depth take (session 32).
   const codegen::SimtTile t128x64{128, 64, 16, 8, 8, 2};
   EXPECT_EQ(tile(geometry({1, 256, 512, 512}, {256, 256, 1, 1})), t128x64);
-  // ResNet's 8x256x56x56 3x3: 196 tiles of 256x128, under three waves of 132 compute units.
-  EXPECT_EQ(tile(geometry({8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", same}})), t128x64);
+  // ResNet's 8x256x56x56 3x3: 196 tiles of 256x128, under 2.75 waves of 132 compute units; it
+  // takes 256x64 (K 2304: the GEMM of ResNet-50's batch-128 layer-3 3x3, session 33).
+  EXPECT_EQ(tile(geometry({8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", same}})),
+            (codegen::SimtTile{256, 64, 16, 8, 8, 2}));
+  // ResNet-50's batch-128 layer-2 3x3: 392 tiles of 256x128, 2.97 waves: taken.
+  EXPECT_EQ(tile(geometry({128, 128, 28, 28}, {128, 128, 3, 3}, {{"pads", same}})), (codegen::SimtTile{256, 128, 8, 16, 8, 2}));
   int matrix_only = 0, conv_too = 0;
   for (const codegen::GemmTileEntry& e : codegen::gemm_tile_table()) {
     matrix_only += e.matrix_operands_only && !e.one_tap_convs;
     conv_too += e.matrix_operands_only && e.one_tap_convs;
   }
   EXPECT_GT(matrix_only, 0);
-  EXPECT_EQ(conv_too, 2);
+  EXPECT_EQ(conv_too, 4);  // two of them for convs only (DeepOneTapConvsTakeTheirMeasuredTilesOnNvidia)
 }
 
 // Matmul K splits on the nvidia profile, as measured on the H200 (bench/RESULTS.md, session 17):
@@ -352,9 +356,9 @@ TEST(ConvPlanner, ShortConvsSkipTheLargestSquareTileOnNvidia) {
   }
   EXPECT_EQ(tile(geometry({32, 512, 28, 28}, {256, 512, 1, 1}), nv), one_tap);
   EXPECT_EQ(tile(geometry({32, 128, 28, 28}, {128, 128, 3, 3}, {{"pads", same}}), nv), one_tap);
-  EXPECT_EQ(tile(geometry({128, 1024, 14, 14}, {256, 1024, 1, 1}), nv), one_tap);
-  EXPECT_EQ(tile(geometry({128, 128, 28, 28}, {128, 128, 3, 3}, {{"pads", same}}), nv), one_tap);
   EXPECT_EQ(tile(geometry({128, 64, 56, 56}, {256, 64, 1, 1}), nv), one_tap);
+  EXPECT_EQ(tile(geometry({128, 128, 28, 28}, {512, 128, 1, 1}), nv), one_tap);
+  EXPECT_EQ(tile(geometry({128, 64, 56, 56}, {64, 64, 3, 3}, {{"pads", same}}), nv), one_tap);  // K 576
   // Not where results do not leave in quads (layer 4's 7x7 outputs; an NHWC output) or its grid
   // does not fill the device (layer 3's 3x3 at batch 32: 196 tiles of 128x64 for 132 units).
   EXPECT_NE(tile(geometry({128, 512, 7, 7}, {512, 512, 3, 3}, {{"pads", same}}), nv), one_tap);
@@ -371,6 +375,59 @@ TEST(ConvPlanner, ShortConvsSkipTheLargestSquareTileOnNvidia) {
     SCOPED_TRACE(other);
     EXPECT_EQ(tile(geometry({32, 64, 56, 56}, {256, 64, 1, 1}), find_target(other).limits), t128x128);
   }
+}
+
+// On NVIDIA, one-tap convs with K >= 1024 whose results leave in quads take 256x64 (256
+// invocations) where its grid fills the device, else 128x32 (128 invocations) where that one's
+// does, unsplit rather than split in K (gemm_planner.cpp kDeepFmaConvMinK; ResNet-50's shapes
+// forced on the H200, session 33). Shallower convs, outputs without quads, plain matrices and other
+// vendors keep their plans.
+TEST(ConvPlanner, DeepOneTapConvsTakeTheirMeasuredTilesOnNvidia) {
+  const TargetLimits& nv = find_target("nvidia").limits;
+  const std::vector<int64_t> same{1, 1, 1, 1};
+  const codegen::SimtTile wide{256, 64, 16, 8, 8, 2}, narrow{128, 32, 16, 8, 4, 2};
+  auto plan = [&](const ir::ConvGeometry& g, const TargetLimits& t) { return codegen::plan_conv(g, t, 4, "", "conv"); };
+  const ir::ConvGeometry l3_b128 = geometry({128, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", same}}),
+                         reduce_b128 = geometry({128, 1024, 14, 14}, {256, 1024, 1, 1}),
+                         l3_b32 = geometry({32, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", same}}),
+                         reduce_b32 = geometry({32, 1024, 14, 14}, {256, 1024, 1, 1});
+  for (const ir::ConvGeometry& g : {l3_b128, reduce_b128}) {
+    codegen::ConvPlan p = plan(g, nv);
+    EXPECT_EQ(p.strategy_name(), "implicit_gemm");
+    EXPECT_EQ(p.simt(), wide);
+    EXPECT_EQ(p.tile_count, 392u);
+  }
+  // At batch 32 these were split in 3 slices of 128x128; 128x32 fills the device unsplit.
+  for (const ir::ConvGeometry& g : {l3_b32, reduce_b32}) {
+    codegen::ConvPlan p = plan(g, nv);
+    EXPECT_EQ(p.strategy_name(), "implicit_gemm");
+    EXPECT_EQ(p.split_k, 1u);
+    EXPECT_EQ(p.simt(), narrow);
+    EXPECT_TRUE(codegen::conv_positions_in_quads(g));
+  }
+  // Not below K 1024 (layer 2's 1x1 reduction, K 512, at batch 32: 196 tiles of 128x64), nor where
+  // results do not leave in quads (layer 4's 7x7 outputs stay split), nor on other vendors.
+  const ir::ConvGeometry shallow = geometry({32, 512, 28, 28}, {128, 512, 1, 1});
+  EXPECT_NE(plan(shallow, nv).tile, codegen::GemmTile{narrow});
+  EXPECT_NE(plan(shallow, nv).tile, codegen::GemmTile{wide});
+  EXPECT_EQ(plan(geometry({32, 512, 7, 7}, {512, 512, 3, 3}, {{"pads", same}}), nv).strategy_name(), "split_k");
+  for (const char* other : {"amd-rdna3", "intel-xe2"})
+    for (const ir::ConvGeometry& g : {l3_b128, l3_b32}) {
+      SCOPED_TRACE(other);
+      codegen::ConvPlan p = plan(g, find_target(other).limits);
+      EXPECT_NE(p.tile, codegen::GemmTile{narrow});
+      EXPECT_NE(p.tile, codegen::GemmTile{wide});
+    }
+  // Plain matrices never take them, whatever their shape.
+  for (int64_t m : {1576, 6272, 25088})
+    for (int64_t n : {256, 768, 3072}) {
+      codegen::GemmProblem mm{m, n, 2304};
+      mm.matrix_operands = true;
+      std::optional<codegen::GemmChoice> c = codegen::choose_gemm(mm, nv);
+      ASSERT_TRUE(c.has_value());
+      EXPECT_NE(c->tile, codegen::GemmTile{narrow});
+      EXPECT_NE(c->tile, codegen::GemmTile{wide});
+    }
 }
 
 // An empty GEMM (a zero-sized batch or channel count) still gets a tile: nothing is wasted, so
