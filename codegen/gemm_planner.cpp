@@ -72,6 +72,9 @@ constexpr uint64_t kLargeCoopTileArea = 128 * 128;
 //   the layer-3 1x1 reduction (K 1024) 0.375 against 0.389 and the layer-2 3x3 (K 1152) 0.933
 //   against 1.008. With a short K it lost: 1x1 K 64 / 128 at batch 128 0.522 / 0.444 against
 //   0.477 / 0.429, the seed conv (K 576) 2.490 against 2.320; layer 1's 3x3 (K 576) was even.
+//   In r3d_18 at batch 32 its layer-1 3x3x3 convs (K 1728, N 64) lost 2-10% (9.53 -> 9.73 ms,
+//   and 9.58 -> 10.59 where the epilogue adds the residual), so it needs N >= kDeepFmaConvMinN: it
+//   was measured winning at N 128 and 256 only.
 // - 128x32x16 (8x4 blocks, 128 invocations, two stages), for grids that 128x64 does not fill:
 //   layer 3's 3x3 at batch 32 (392 tiles of it against 196) 0.299 ms against 0.405 for 128x128
 //   split in 3 slices (the plan it had) and 0.309 for 256x64 unsplit (100 tiles).
@@ -79,6 +82,7 @@ constexpr uint64_t kLargeCoopTileArea = 128 * 128;
 // 10.07 ms, b128 34.56 -> 34.36 (its layer-3 3x3 0.84 -> 0.81 ms each), DenseNet-121 b32 -1.6%,
 // ResNeXt-50, Inception-v3 b32 and FCN-ResNet50 b1 within noise.
 constexpr int64_t kDeepFmaConvMinK = 1024;
+constexpr int64_t kDeepFmaConvMinN = 128;
 // Convs with a short K (at most kShortConvMaxK) skip the 128x128 FMA tile on NVIDIA: their few K
 // steps leave the epilogue's stores, eight passes of them per 128x128 tile, to set the time.
 // ResNet-50 in the model (H200, bench/RESULTS.md session 29): the 1x1 expansions whose epilogue
@@ -158,6 +162,7 @@ std::vector<GemmTileEntry> make_table() {
   };
   simt(256, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 256 invocations, 40 KiB
   deep_convs_only();
+  t.back().one_tap_conv_min_n = kDeepFmaConvMinN;
   simt(128, 64, 16, 8, 8, 2, Vendor::nvidia, true);  // 128 invocations, 24 KiB
   t.back().rate = 1.0;
   t.back().one_tap_convs = true;
@@ -254,7 +259,8 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (e.one_tap_convs_only && p.matrix_operands) return std::nullopt;
   if (e.matrix_operands_only && !p.matrix_operands &&
       !(e.one_tap_convs && p.tap_channels > 0 && p.tap_channels % int64_t(tile_k(e.tile)) == 0 &&
-        p.k >= e.one_tap_conv_min_k && (!e.conv_quads_full_grid || p.quad_positions)))
+        p.k >= e.one_tap_conv_min_k && p.n >= e.one_tap_conv_min_n &&
+        (!e.conv_quads_full_grid || p.quad_positions)))
     return std::nullopt;
   if (e.deep_conv_grids_only && (p.matrix_operands || p.tap_channels <= 0 ||
                                  p.tap_channels % int64_t(tile_k(e.tile)) != 0 || p.k < kDeepConvMinK))

@@ -61,6 +61,7 @@ struct GemmTileEntry {
   bool matrix_operands_only = false;  // offered only to GemmProblem::matrix_operands problems
   bool one_tap_convs = false;         // ... and to convs whose slices of this TK hold one tap
   int64_t one_tap_conv_min_k = 0;     // ... and whose K is at least this
+  int64_t one_tap_conv_min_n = 0;     // ... and whose N is at least this
   bool one_tap_convs_only = false;    // not to plain matrices (measured on convs only)
   // ... and, if set, only to those whose results leave in quads (GemmProblem::quad_positions) and
   // whose grid of this tile fills the device unsplit (the occupancy target).

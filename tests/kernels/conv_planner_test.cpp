@@ -378,7 +378,7 @@ TEST(ConvPlanner, ShortConvsSkipTheLargestSquareTileOnNvidia) {
 }
 
 // On NVIDIA, one-tap convs with K >= 1024 whose results leave in quads take 256x64 (256
-// invocations) where its grid fills the device, else 128x32 (128 invocations) where that one's
+// invocations; N >= 128) where its grid fills the device, else 128x32 (128 invocations) where that one's
 // does, unsplit rather than split in K (gemm_planner.cpp kDeepFmaConvMinK; ResNet-50's shapes
 // forced on the H200, session 33). Shallower convs, outputs without quads, plain matrices and other
 // vendors keep their plans.
@@ -405,6 +405,9 @@ TEST(ConvPlanner, DeepOneTapConvsTakeTheirMeasuredTilesOnNvidia) {
     EXPECT_EQ(p.simt(), narrow);
     EXPECT_TRUE(codegen::conv_positions_in_quads(g));
   }
+  // 256x64 not below N 128 (r3d_18's layer-1 convs, K 1728 and N 64, lost on it): 128x64 there.
+  EXPECT_EQ(plan(geometry({32, 128, 56, 56}, {64, 128, 3, 3}, {{"pads", same}}), nv).simt(),
+            (codegen::SimtTile{128, 64, 16, 8, 8, 2}));
   // Not below K 1024 (layer 2's 1x1 reduction, K 512, at batch 32: 196 tiles of 128x64), nor where
   // results do not leave in quads (layer 4's 7x7 outputs stay split), nor on other vendors.
   const ir::ConvGeometry shallow = geometry({32, 512, 28, 28}, {128, 512, 1, 1});
