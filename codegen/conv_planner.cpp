@@ -34,7 +34,7 @@ uint64_t im2col_elements(const ir::ConvGeometry& g) {
 // Why a strategy does not apply ("" when it does); `forced_split` as in ForcedConvStrategy.
 std::string misfit(ConvStrategy strategy, const ir::ConvGeometry& g, const TargetLimits& t, uint32_t element_bytes,
                    uint64_t forced_split = 0) {
-  const GemmProblem problem = conv_gemm_problem(g, strategy);
+  const GemmProblem problem = conv_gemm_problem(g, strategy, element_bytes);
   switch (strategy) {
     case ConvStrategy::direct: return "";
     case ConvStrategy::depthwise:
@@ -141,8 +141,8 @@ ConvStrategy choose_strategy(const ir::ConvGeometry& g, const TargetLimits& t, u
     // offered as the unsplit kernel would run them: they never split (their grid fills the device
     // by itself), so where one is taken the conv runs unsplit, with quads. ResNet-50's layer-3 3x3
     // at batch 32 took 0.299 ms on 128x32 that way against 0.405 split in 3 (H200, session 33).
-    GemmProblem problem = conv_gemm_problem(g, ConvStrategy::split_k);
-    problem.quad_positions = !g.transposed && conv_positions_in_quads(g);
+    GemmProblem problem = conv_gemm_problem(g, ConvStrategy::split_k, element_bytes);
+    problem.quad_positions = !g.transposed && conv_positions_in_quads(g, element_bytes);
     c = choose_gemm(problem, t);
   }
   if (!c) {
@@ -231,8 +231,16 @@ bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p) {
   return t != nullptr && !g.transposed && g.in_channels_per_group() % int64_t(t->tk) == 0;
 }
 
-bool conv_positions_in_quads(const ir::ConvGeometry& g) {
+// Channel planes of this many bytes (and multiples) keep the stores through workgroup memory: an
+// invocation's 16-byte stores go to up to 16 channels at once, which at a 1 MiB plane (the seed
+// conv's 512x512 output) made the conv 15% slower (2.32 -> 2.66 ms, H200, session 30), perhaps
+// because addresses a power of two apart meet in the same memory partition; at ResNet's 12544-byte
+// planes the same stores were faster. Only the 1 MiB plane was measured.
+constexpr int64_t kQuadPlaneBytes = 64 * 1024;
+
+bool conv_positions_in_quads(const ir::ConvGeometry& g, uint32_t element_bytes) {
   const std::vector<int64_t> ys = ir::logical_strides(g.output_shape(), g.output_pos);
+  if ((ys[1] * int64_t(element_bytes)) % kQuadPlaneBytes == 0) return false;
   int64_t expect = 1;
   for (size_t i = size_t(g.spatial_rank); i-- > 0;) {
     if (ys[2 + i] != expect) return false;
@@ -241,7 +249,7 @@ bool conv_positions_in_quads(const ir::ConvGeometry& g) {
   return expect % 4 == 0;
 }
 
-GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy) {
+GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy, uint32_t element_bytes) {
   ConvGemmShape s = conv_gemm_shape(g);
   GemmProblem p{s.m, s.n, s.k, s.groups};
   p.allow_split = strategy == ConvStrategy::split_k;
@@ -249,7 +257,7 @@ GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy) 
   // strided conv_transpose's phases, and im2col's column matrix, do not take that path).
   if ((strategy == ConvStrategy::implicit_gemm || strategy == ConvStrategy::split_k) && !g.transposed) {
     p.tap_channels = g.in_channels_per_group();
-    p.quad_positions = strategy == ConvStrategy::implicit_gemm && conv_positions_in_quads(g);
+    p.quad_positions = strategy == ConvStrategy::implicit_gemm && conv_positions_in_quads(g, element_bytes);
   }
   if (strategy == ConvStrategy::implicit_gemm_coopmat) {
     // When a group's input channels are a multiple of 8, A and B are staged K-fast with 16-byte
@@ -287,7 +295,7 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
   const uint64_t forced_split = forced ? forced->split : 0;
   std::optional<GemmTile> forced_tile = forced ? forced->tile : std::nullopt;
   if (forced && forced_tile) {
-    const GemmProblem problem = conv_gemm_problem(g, forced->strategy);
+    const GemmProblem problem = conv_gemm_problem(g, forced->strategy, element_bytes);
     std::string why;
     if (CoopTile* c = std::get_if<CoopTile>(&*forced_tile)) {
       // As the planner would run it: the conv's staging (16-byte where channels allow) and order,
@@ -320,7 +328,7 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
     case ConvStrategy::im2col: break;
   }
   const ConvGemmShape s = conv_gemm_shape(g);
-  const GemmProblem problem = conv_gemm_problem(g, p.strategy);
+  const GemmProblem problem = conv_gemm_problem(g, p.strategy, element_bytes);
   std::optional<GemmChoice> c = forced_tile ? std::optional<GemmChoice>(GemmChoice{*forced_tile, forced_split ? forced_split : 1})
                                             : choose_gemm(problem, t);
   check(c.has_value(), what, ": internal: no GEMM tile fits");

@@ -123,13 +123,14 @@ ConvPlan plan_conv(const ir::ConvGeometry& g, const TargetLimits& t, uint32_t el
 // output channels, taps, input channels (ir/passes/pack_conv_filters.cpp) is read contiguously.
 bool conv_slices_hold_one_tap(const ir::ConvGeometry& g, const ConvPlan& p);
 
-// Whether a forward conv's output positions of each image lie densely, the last spatial dim
-// fastest, and come in whole quads: what its FMA results need to leave 4 at a time
-// (kernels/conv_gemm.cpp, which also checks the plane size and the epilogue), and what the
-// planner offers the tiles measured that way (GemmProblem::quad_positions).
-bool conv_positions_in_quads(const ir::ConvGeometry& g);
+// Whether a forward conv's FMA results can leave 4 output positions at a time: each image's
+// positions lie densely, the last spatial dim fastest, and come in whole quads, and its channel
+// planes (of `element_bytes` elements) are not a multiple of kQuadPlaneBytes. kernels/conv_gemm.cpp
+// stores in quads where this holds and the epilogue allows it; the planner offers the tiles
+// measured that way only where it holds (GemmProblem::quad_positions).
+bool conv_positions_in_quads(const ir::ConvGeometry& g, uint32_t element_bytes);
 
 // The conv as the GEMM planner sees it, with the loops its operands allow for `strategy`.
-GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy);
+GemmProblem conv_gemm_problem(const ir::ConvGeometry& g, ConvStrategy strategy, uint32_t element_bytes);
 
 }  // namespace vkc::codegen

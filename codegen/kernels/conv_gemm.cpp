@@ -93,21 +93,10 @@ bool channels_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shap
   return ir::logical_strides(output_shape, g.output_pos)[1] == 1 && n % 4 == 0;
 }
 
-// Channel planes of this many bytes (and multiples) keep the stores through workgroup memory: an
-// invocation's 16-byte stores go to up to 16 channels at once, which at a 1 MiB plane (the seed
-// conv's 512x512 output) made the conv 15% slower (2.32 -> 2.66 ms, H200, session 30), perhaps
-// because addresses a power of two apart meet in the same memory partition; at ResNet's 12544-byte
-// planes the same stores were faster. Only the 1 MiB plane was measured.
-constexpr int64_t kQuadPlaneBytes = 64 * 1024;
-
 // Whether four consecutive GEMM rows m..m+3 (m % 4 == 0) are four consecutive elements of the
-// output: the positions of an image come in whole quads and lie densely, the last spatial dim
-// fastest (NCHW-like layouts); and whether its channel planes are not a multiple of
-// kQuadPlaneBytes.
-bool positions_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shape, DType dtype) {
-  const std::vector<int64_t> ys = ir::logical_strides(output_shape, g.output_pos);
-  if ((ys[1] * int64_t(dtype_size(dtype))) % kQuadPlaneBytes == 0) return false;
-  return conv_positions_in_quads(g);
+// output (conv_planner.h, which also leaves out channel planes of kQuadPlaneBytes multiples).
+bool positions_leave_in_quads(const ir::ConvGeometry& g, DType dtype) {
+  return conv_positions_in_quads(g, uint32_t(dtype_size(dtype)));
 }
 
 }  // namespace
@@ -151,7 +140,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   // stores through workgroup memory (whole rows of positions) measured faster (H200, session 30:
   // ResNet-50 b32 10.70 ms against 10.90 with quads there, FCN-ResNet50 5.36 against 5.57).
   const bool quads_fit = !coop && !split && s.phases == 1 && plan.simt().rm % 4 == 0 &&
-                         positions_leave_in_quads(g, c.output->type.shape, c.output->type.dtype);
+                         positions_leave_in_quads(g, c.output->type.dtype);
   // The tensor-core loop hands each lane 4 consecutive columns where they are 4 consecutive
   // channels of the output (store_c4_columns_fn).
   const bool coop_quads_fit = coop && !split && s.phases == 1 && coop_quads_supported(plan.coop()) &&

@@ -239,7 +239,7 @@ TEST(ConvPlanner, LargestTilesReachConvsOnlyWhereMeasured) {
   ASSERT_EQ(p.strategy_name(), "implicit_gemm");
   EXPECT_EQ(p.simt(), (codegen::SimtTile{256, 128, 8, 16, 8, 2}));
   EXPECT_TRUE(codegen::conv_slices_hold_one_tap(g, p));
-  codegen::GemmProblem matmul = codegen::conv_gemm_problem(g, codegen::ConvStrategy::implicit_gemm);
+  codegen::GemmProblem matmul = codegen::conv_gemm_problem(g, codegen::ConvStrategy::implicit_gemm, 4);
   matmul.matrix_operands = true;
   matmul.tap_channels = 0;
   std::optional<codegen::GemmChoice> c = codegen::choose_gemm(matmul, nv);
@@ -249,10 +249,12 @@ TEST(ConvPlanner, LargestTilesReachConvsOnlyWhereMeasured) {
   auto tile = [&](const ir::ConvGeometry& geo) { return codegen::plan_conv(geo, nv, 4, "", "conv").simt(); };
   // 60 channels: slices of 8 straddle taps (per-element gathers).
   EXPECT_EQ(tile(geometry({1, 60, 512, 512}, {256, 60, 3, 3}, {{"pads", same}})), base);
-  // K = 256 (a 1x1 expansion at 512x512): too shallow; it takes the 128-invocation 128x64 tile
-  // that one-tap convs of any depth take (session 32).
+  // K = 256 (a 1x1 expansion): too shallow; at 500x500 it takes the 128-invocation 128x64 tile that
+  // one-tap convs of any depth take where results leave in quads (session 32); at 512x512 (1 MiB
+  // planes, stored through workgroup memory) the 256-invocation 128x64 tile.
   const codegen::SimtTile t128x64{128, 64, 16, 8, 8, 2};
-  EXPECT_EQ(tile(geometry({1, 256, 512, 512}, {256, 256, 1, 1})), t128x64);
+  EXPECT_EQ(tile(geometry({1, 256, 500, 500}, {256, 256, 1, 1})), t128x64);
+  EXPECT_EQ(tile(geometry({1, 256, 512, 512}, {256, 256, 1, 1})), (codegen::SimtTile{128, 64, 16, 8, 4, 1}));
   // ResNet's 8x256x56x56 3x3: 196 tiles of 256x128, under 2.75 waves of 132 compute units; it
   // takes 256x64 (K 2304: the GEMM of ResNet-50's batch-128 layer-3 3x3, session 33).
   EXPECT_EQ(tile(geometry({8, 256, 56, 56}, {256, 256, 3, 3}, {{"pads", same}})),
@@ -366,8 +368,15 @@ TEST(ConvPlanner, ShortConvsSkipTheLargestSquareTileOnNvidia) {
   EXPECT_NE(tile(geometry({32, 64, 56, 56}, {256, 64, 1, 1}, {{"output_layout", std::string("NHWC")}}), nv), one_tap);
   EXPECT_NE(codegen::plan_conv(geometry({32, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", same}}), nv, 4, "", "conv").tile,
             codegen::GemmTile{one_tap});
-  EXPECT_TRUE(codegen::conv_positions_in_quads(geometry({32, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", same}})));
-  EXPECT_FALSE(codegen::conv_positions_in_quads(geometry({32, 512, 7, 7}, {2048, 512, 1, 1})));
+  EXPECT_TRUE(codegen::conv_positions_in_quads(geometry({32, 256, 14, 14}, {256, 256, 3, 3}, {{"pads", same}}), 4));
+  EXPECT_FALSE(codegen::conv_positions_in_quads(geometry({32, 512, 7, 7}, {2048, 512, 1, 1}), 4));
+  // Nor where its channel planes are a multiple of 64 KiB (128x128 float32 outputs), whose results
+  // conv_gemm.cpp keeps storing through workgroup memory; float16 ones (32 KiB planes) leave in quads.
+  const ir::ConvGeometry planes = geometry({8, 64, 128, 128}, {128, 64, 1, 1});
+  EXPECT_FALSE(codegen::conv_positions_in_quads(planes, 4));
+  EXPECT_TRUE(codegen::conv_positions_in_quads(planes, 2));
+  EXPECT_EQ(tile(planes, nv), t128x64);
+  EXPECT_EQ(tile(geometry({8, 64, 120, 128}, {128, 64, 1, 1}), nv), one_tap);
   // 40 channels (16-deep slices cross taps): K 40 skips 128x128, K 360 keeps it.
   EXPECT_EQ(tile(geometry({32, 40, 56, 56}, {256, 40, 1, 1}), nv), t128x64);
   EXPECT_EQ(tile(geometry({32, 40, 56, 56}, {256, 40, 3, 3}, {{"pads", same}}), nv), t128x128);
@@ -403,7 +412,7 @@ TEST(ConvPlanner, DeepOneTapConvsTakeTheirMeasuredTilesOnNvidia) {
     EXPECT_EQ(p.strategy_name(), "implicit_gemm");
     EXPECT_EQ(p.split_k, 1u);
     EXPECT_EQ(p.simt(), narrow);
-    EXPECT_TRUE(codegen::conv_positions_in_quads(g));
+    EXPECT_TRUE(codegen::conv_positions_in_quads(g, 4));
   }
   // 256x64 not below N 128 (r3d_18's layer-1 convs, K 1728 and N 64, lost on it): 128x64 there.
   EXPECT_EQ(plan(geometry({32, 128, 56, 56}, {64, 128, 3, 3}, {{"pads", same}}), nv).simt(),
