@@ -69,7 +69,7 @@ std::string store_c_fn(const ConvGemmShape& s, uint64_t split_stride) {
 }
 
 // void store_c4(uint m, uint nn, vec4 v): rows m..m+3 (m % 4 == 0) of column nn, four consecutive
-// output positions of one image (positions_leave_in_quads), through store_result4.
+// output positions of one image (conv_positions_in_quads), through store_result4.
 std::string store_c4_fn(const ConvGemmShape& s) {
   return cat("void store_c4(uint m, uint nn, vec4 v) {\n  if (m >= ", u32(s.m), " || nn >= ", u32(s.n),
              ") return;\n  uint f = cgrp() * ", u32(s.n), " + nn;\n  store_result4(out_offset(m / ", u32(s.positions),
@@ -91,12 +91,6 @@ std::string store_c4_columns_fn(const ConvGemmShape& s) {
 // activations, ir/passes/channels_last.cpp) and each group's channel count is a multiple of 4.
 bool channels_leave_in_quads(const ir::ConvGeometry& g, const Shape& output_shape, int64_t n) {
   return ir::logical_strides(output_shape, g.output_pos)[1] == 1 && n % 4 == 0;
-}
-
-// Whether four consecutive GEMM rows m..m+3 (m % 4 == 0) are four consecutive elements of the
-// output (conv_planner.h, which also leaves out channel planes of kQuadPlaneBytes multiples).
-bool positions_leave_in_quads(const ir::ConvGeometry& g, DType dtype) {
-  return conv_positions_in_quads(g, uint32_t(dtype_size(dtype)));
 }
 
 }  // namespace
@@ -140,7 +134,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
   // stores through workgroup memory (whole rows of positions) measured faster (H200, session 30:
   // ResNet-50 b32 10.70 ms against 10.90 with quads there, FCN-ResNet50 5.36 against 5.57).
   const bool quads_fit = !coop && !split && s.phases == 1 && plan.simt().rm % 4 == 0 &&
-                         positions_leave_in_quads(g, c.output->type.dtype);
+                         conv_positions_in_quads(g, uint32_t(dtype_size(c.output->type.dtype)));
   // The tensor-core loop hands each lane 4 consecutive columns where they are 4 consecutive
   // channels of the output (store_c4_columns_fn).
   const bool coop_quads_fit = coop && !split && s.phases == 1 && coop_quads_supported(plan.coop()) &&
