@@ -10,9 +10,11 @@
 //   - "loop": one invocation per row, three passes over the row in memory (short rows);
 //   - "cached": one workgroup per row; the row is read once, through the fused prologue, into
 //     workgroup memory (n floats) and both passes and the store read it from there; the row plus
-//     the tree's partial sums must fit the target's maxComputeSharedMemorySize;
+//     one partial sum per invocation must fit the target's maxComputeSharedMemorySize;
 //   - "streamed": one workgroup per row, the fallback for rows too long for workgroup memory: each
-//     pass reads the row from memory again (strided over the workgroup, trees combine the sums).
+//     pass reads the row from memory again (strided over the workgroup).
+// Both workgroup strategies sum the row within each subgroup first where the target has subgroup
+// arithmetic, else through a tree in workgroup memory (workgroup_sum).
 // The input is read through the group's prologue (x_at), so a residual add in front fuses into the
 // load; the result goes through the fused epilogue (store_result).
 //
@@ -92,9 +94,19 @@ Plan choose(const ir::Op& op, const Rows& rows, const KernelContext& ctx, const 
 
 using Io = KernelIo;
 
-std::string tree(uint32_t wg, const std::string& step) {
-  return cat("  barrier();\n  for (uint s = ", wg / 2, "u; s > 0u; s >>= 1u) {\n    if (tid < s) {\n", step,
-             "    }\n    barrier();\n  }\n");
+// The workgroup's sum of each invocation's `value`, left in `total`; red is free again after.
+// With subgroup arithmetic each subgroup sums its own in registers and one invocation per
+// subgroup leaves it in red: two barriers instead of the tree's log2(wg) + 2 (ViT-B/16's 25 layer
+// norms of 768-wide rows, 256 invocations: 0.257 -> 0.220 ms, H200, session 34).
+std::string workgroup_sum(uint32_t wg, bool subgroups, const std::string& value, const std::string& total) {
+  if (subgroups)
+    return cat("  {\n    float part = subgroupAdd(", value, ");\n    if (subgroupElect()) red[gl_SubgroupID] = part;\n",
+               "  }\n  barrier();\n  float ", total, " = 0.0;\n",
+               "  for (uint i = 0u; i < gl_NumSubgroups; ++i) ", total, " += red[i];\n",
+               "  barrier();  // everyone has read red before it is reused\n");
+  return cat("  red[tid] = ", value, ";\n  barrier();\n  for (uint s = ", wg / 2,
+             "u; s > 0u; s >>= 1u) {\n    if (tid < s) {\n      red[tid] += red[tid + s];\n    }\n    barrier();\n  }\n",
+             "  float ", total, " = red[0];\n  barrier();  // everyone has read red[0] before it is reused\n");
 }
 
 EmittedKernel normalization_kernel(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
@@ -128,6 +140,9 @@ EmittedKernel normalization_kernel(const DispatchGroup& group, const KernelConte
   // strategy still reads the row into workgroup memory in it).
   const bool rms = op.kind == K::LayerNorm && op.attr_bool("rms");
 
+  // The workgroup strategies sum their rows within each subgroup first where the target has
+  // subgroup arithmetic (workgroup_sum; no subgroup size is assumed), else through a tree.
+  const bool subgroups = p.strategy != Strategy::Loop && ctx.target.subgroup_arithmetic;
   EmittedKernel k;
   k.kernel = op.kind == K::LayerNorm ? (rms ? "rms_norm" : "layer_norm") : "group_norm";
   std::string body, shared;
@@ -163,12 +178,12 @@ EmittedKernel normalization_kernel(const DispatchGroup& group, const KernelConte
       body += cat("  uint base = slot * ", n, ";\n  float shift = load(base);\n  float sum = 0.0;\n");
       body += cached ? cat("  ", loop, " { float v = load(base + r); row_data[r] = v; sum += v - shift; }\n")
                      : cat("  ", loop, " sum += load(base + r) - shift;\n");
-      body += "  red[tid] = sum;\n" + tree(p.wg, "      red[tid] += red[tid + s];\n");
-      body += cat("  float mean = red[0] / ", nf, ";\n  barrier();  // everyone has read red[0] before it is reused\n");
+      body += workgroup_sum(p.wg, subgroups, "sum", "row_sum");
+      body += cat("  float mean = row_sum / ", nf, ";\n");
     }
     body += cat("  float sq = 0.0;\n  ", loop, " { float d = (", x, " - shift) - mean; sq += d * d; }\n");
-    body += "  red[tid] = sq;\n" + tree(p.wg, "      red[tid] += red[tid + s];\n");
-    body += cat("  float inv = 1.0 / sqrt(red[0] / ", nf, " + ", eps, ");\n");
+    body += workgroup_sum(p.wg, subgroups, "sq", "row_sq");
+    body += cat("  float inv = 1.0 / sqrt(row_sq / ", nf, " + ", eps, ");\n");
     body += cat("  ", loop, " { float x = ", x, "; ", store, " }\n");
     shared = cat("shared float red[", p.wg, "];\n");
     k.workgroup_memory_bytes = p.wg * 4;
@@ -179,7 +194,10 @@ EmittedKernel normalization_kernel(const DispatchGroup& group, const KernelConte
   }
   std::set<DType> all = io.types;
   k.bindings = io.bindings;
-  k.glsl = instantiate_shader("normalize", {{"EXTENSIONS", glsl_extensions(all)},
+  std::string extensions = glsl_extensions(all);
+  if (subgroups)
+    extensions += "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_arithmetic : require\n";
+  k.glsl = instantiate_shader("normalize", {{"EXTENSIONS", extensions},
                                             {"WG_SIZE", cat(k.workgroup_size[0])},
                                             {"BUFFERS", io.buffers},
                                             {"SHARED", shared},

@@ -107,6 +107,29 @@ TEST(NormalizationKernelTest, ResidualAddFusesIntoTheLoad) {
   }
 }
 
+TEST(NormalizationKernelTest, RowSumsThroughSubgroupsAndThroughTheTree) {
+  // The workgroup strategies sum a row within each subgroup where the target has subgroup
+  // arithmetic (lavapipe: subgroups of 8), else through a tree in workgroup memory (vulkan-min,
+  // run on the same device): both against the reference, on rows that leave some invocations
+  // idle (300 over 256) and that give each several elements (768), layer and group norms.
+  ir::Graph ln = one_op_graph(K::LayerNorm, {f32({3, 300}), f32({300}), f32({300})});
+  ir::Graph wide = one_op_graph(K::LayerNorm, {f32({5, 768}), f32({768}), f32({768})});
+  ir::Graph gn = one_op_graph(K::GroupNorm, {f32({2, 32, 9, 9}), f32({32}), f32({32})},
+                              {{"num_groups", int64_t(8)}, {"epsilon", 1e-3}});
+  for (const char* target : {"lavapipe", "vulkan-min"}) {
+    const bool subgroups = find_target(target).limits.subgroup_arithmetic;
+    for (const char* s : {"cached", "streamed"}) {
+      SCOPED_TRACE(std::string(target) + " " + s);
+      for (const ir::Graph* g : {&ln, &wide, &gn}) {
+        const std::string op = g == &gn ? "group_norm" : "layer_norm";
+        expect_gpu_matches(*g, 64, op, s, target);
+        const std::string glsl = emitted_glsl(*g, find_target(target).limits, {{op, s}});
+        EXPECT_EQ(glsl.find("subgroupAdd") != std::string::npos, subgroups) << glsl;
+      }
+    }
+  }
+}
+
 TEST(NormalizationKernelTest, HalfPrecisionLayerNorm) {
   ir::Graph g = one_op_graph(K::LayerNorm, {{DType::f16, {4, 300}}, {DType::f16, {300}}, {DType::f16, {300}}});
   for (const char* s : kNormStrategies) expect_gpu_matches(g, 62, "layer_norm", s, "", 2e-3);
