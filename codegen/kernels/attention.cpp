@@ -75,6 +75,13 @@ FusedCode operand_access(const DispatchGroup& group, const ir::Op& op, int i, co
 
 }  // namespace
 
+bool attention_row_max_by_shuffle(const TargetLimits& target) {
+  // One fixed subgroup size that 128 invocations fill exactly, so every subgroup is full; sizes
+  // the device may vary (AMD RDNA, Intel) keep the workgroup-memory form.
+  const uint32_t s = target.min_subgroup_size;
+  return target.subgroup_shuffle && s >= kAttentionLanes && s == target.max_subgroup_size && kAttentionThreads % s == 0;
+}
+
 std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,
                                             const TargetLimits& target, const std::string& forced) {
   if (d < 1 || dv < 1 || sq < 1 || sk < 1 || d > kAttentionMaxHeadDim || dv > kAttentionMaxHeadDim) return std::nullopt;
@@ -143,6 +150,9 @@ std::optional<AttentionPlan> plan_attention(const ir::Op& op, const TargetLimits
   tensors.insert(tensors.end(), op.results.begin(), op.results.end());
   for (const ir::Value* v : tensors)
     if (uint64_t(v->type.size_bytes()) > binding || v->type.numel() > kMaxPieceElements) return std::nullopt;
+  // One storage buffer per operand and result (q, k, v, the masks, the output, the log-sum-exp):
+  // more than the target allows (vulkan-min: 4, so a masked attention) stays unfused too.
+  if (tensors.size() > target.max_per_stage_descriptor_storage_buffers) return std::nullopt;
   Extents e = extents_of(op);
   return plan_attention(e.batches, e.sq, e.sk, e.d, e.dv, target, forced);
 }
@@ -282,6 +292,13 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
                                  : "    const uint j = (i / 8u) % BK, d = (i / (8u * BK)) * 8u + i % 8u;";
   const int64_t k_total = int64_t(p.bk) * (kt ? e.d : round_up(e.d, int64_t(8)));
   auto vec_of = [](uint32_t n) -> std::string { return n == 1 ? "float" : cat("vec", n); };
+  const bool shuffle_max = attention_row_max_by_shuffle(ctx.target);
+  if (shuffle_max) {
+    values[0].second += "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle : require\n";
+    // Any device whose subgroups hold whole aligned runs of 8 lanes runs it.
+    k.subgroup_sizes = {kAttentionLanes, kAttentionThreads};
+  }
+  values.push_back({"SHUFFLE_MAX", shuffle_max ? "1" : "0"});
   values.insert(values.end(), {{"RM", cat(p.rm)},
                                {"KC", cat(p.kc)},
                                {"C4", cat(p.c4)},

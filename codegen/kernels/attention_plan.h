@@ -45,6 +45,10 @@ std::optional<AttentionCoopPlan> plan_attention_coopmat(int64_t batches, int64_t
                                                         const TargetLimits& target, const std::string& tiles,
                                                         std::string& why);
 
+// Whether the FMA kernel combines its rows' maxima over a key tile with subgroup shuffles (the
+// TX lanes of a row group inside one subgroup) instead of through workgroup memory and a barrier.
+bool attention_row_max_by_shuffle(const TargetLimits& target);
+
 // The plan for attention with these extents, or nullopt when no tiling fits the target (or the
 // head dims are above kAttentionMaxHeadDim). `forced` ("64x32": BQ x BK; BQ 16, 32 or 64, BK 8, 16 or 32) pins the tiles (tests).
 std::optional<AttentionPlan> plan_attention(int64_t batches, int64_t sq, int64_t sk, int64_t d, int64_t dv,

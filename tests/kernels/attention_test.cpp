@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "codegen/kernels/attention_plan.h"
 #include "ir/pass_manager.h"
 #include "ir/passes.h"
 #include "kernels/bert_self_attention.h"
@@ -82,8 +83,9 @@ int attention_dispatches(const ModuleImage& m) {
 }
 
 void expect_fused_match(const ir::Graph& g, uint32_t seed, const std::string& tiles = "",
-                        std::map<std::string, HostTensor> inputs = {}) {
+                        std::map<std::string, HostTensor> inputs = {}, const std::string& target = "") {
   GpuRunOptions o;
+  o.target = target;
   if (!tiles.empty()) o.forced_strategy["attention"] = tiles;
   o.rel_tol = 2e-5;
   if (inputs.empty()) inputs = random_inputs(g, seed);
@@ -146,6 +148,64 @@ TEST(Attention, HiddenKeysAndNaNMatchTheReference) {
   in.at("q").set_f64(3 * 16 + 2, NAN);                                 // row 3 of head 0
   expect_fused_match(g, 0, "", in);
   expect_fused_match(g, 0, "16x16", in);
+}
+
+// The rows' maxima over a key tile combine through subgroup shuffles where the target's one
+// subgroup size is 8 or more (lavapipe: 8, so each subgroup is one row group), else through
+// workgroup memory (the same device with its shuffles hidden from the planner): both on hidden
+// keys, a row with no key left, a NaN, a partial last key tile and several tile widths.
+TEST(Attention, RowMaximaThroughShufflesAndThroughWorkgroupMemory) {
+  const Shape6 s{1, 2, 40, 37, 16, 16};
+  const Shape mshape{40, 37};
+  ir::Graph g = pattern(Form::Sdpa, s, &mshape);
+  std::map<std::string, HostTensor> in = random_inputs(g, 6);
+  HostTensor& mask = in.at("mask");
+  for (int64_t i = 0; i < 40; ++i)
+    for (int64_t j = 0; j < 37; ++j) mask.set_f64(i * 37 + j, j > i ? -1e9 : 0.0);
+  for (int64_t j = 0; j < 37; ++j) mask.set_f64(9 * 37 + j, -INFINITY);
+  in.at("q").set_f64(5 * 16 + 1, NAN);
+  EXPECT_TRUE(codegen::kernels::attention_row_max_by_shuffle(find_target("lavapipe").limits));
+  EXPECT_TRUE(codegen::kernels::attention_row_max_by_shuffle(find_target("nvidia").limits));
+  EXPECT_FALSE(codegen::kernels::attention_row_max_by_shuffle(find_target("vulkan-min").limits));
+  EXPECT_FALSE(codegen::kernels::attention_row_max_by_shuffle(find_target("amd-rdna3").limits));  // wave32 or 64
+  for (bool shuffles : {true, false})
+    for (const char* tiles : {"16x8", "16x16", "32x32"}) {
+      SCOPED_TRACE(cat(shuffles ? "shuffles " : "workgroup memory ", tiles));
+      GpuRunOptions o;
+      o.forced_strategy["attention"] = tiles;
+      o.rel_tol = 2e-5;
+      if (!shuffles) o.adjust_target = [](TargetLimits& t) { t.subgroup_shuffle = false; };
+      GpuRun run = run_on_gpu(g, in, o);
+      EXPECT_TRUE(outputs_match(run, o));
+      if (split_testing()) continue;  // cut into pieces (the numbers still checked)
+      ASSERT_EQ(run.module.manifest.dispatches.size(), 1u);
+      const DispatchDesc& d = run.module.manifest.dispatches[0];
+      EXPECT_EQ(d.kernel, "attention");
+      // Measured from the SPIR-V the device ran, not from the plan.
+      const auto& caps = d.spirv.capabilities;
+      EXPECT_EQ(std::find(caps.begin(), caps.end(), "GroupNonUniformShuffle") != caps.end(), shuffles);
+    }
+}
+
+// A target with 4 storage buffers per stage (vulkan-min) cannot bind q, k, v, a mask and the
+// result: the masked attention stays the unfused chain there (it was an internal error), the
+// unmasked one still fuses.
+TEST(Attention, MaskedAttentionBeyondTheTargetsBindingsStaysUnfused) {
+  const Shape6 s{1, 2, 20, 19, 16, 16};
+  const Shape mshape{20, 19};
+  ir::Graph masked = pattern(Form::Bert, s, &mshape);
+  GpuRunOptions o;
+  o.target = "vulkan-min";
+  o.rel_tol = 2e-5;
+  GpuRun run = run_on_gpu(masked, random_inputs(masked, 8), o);
+  EXPECT_TRUE(outputs_match(run, o));
+  EXPECT_EQ(attention_dispatches(run.module), 0);
+  ir::Graph plain = pattern(Form::Bert, s);
+  GpuRun fused = run_on_gpu(plain, random_inputs(plain, 9), o);
+  EXPECT_TRUE(outputs_match(fused, o));
+  if (!split_testing()) {
+    EXPECT_EQ(attention_dispatches(fused.module), 1);
+  }
 }
 
 // Where masks (PyTorch's masked_fill, a decoder's mask of the cache positions after the token):
