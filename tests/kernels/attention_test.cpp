@@ -133,16 +133,24 @@ TEST(Attention, MasksOfEveryBroadcastMatch) {
   }
 }
 
-// A causal mask as models build it (large negative above the diagonal), rows whose every key is
-// hidden (-inf everywhere: NaN, as softmax gives), and a NaN in q (its row is NaN).
+// Random inputs of an attention pattern with an [sq, sk] mask, the mask causal as models build it
+// (large negative above the diagonal).
+std::map<std::string, HostTensor> causal_mask_inputs(const ir::Graph& g, int64_t sq, int64_t sk, uint32_t seed) {
+  std::map<std::string, HostTensor> in = random_inputs(g, seed);
+  HostTensor& mask = in.at("mask");
+  for (int64_t i = 0; i < sq; ++i)
+    for (int64_t j = 0; j < sk; ++j) mask.set_f64(i * sk + j, j > i ? -1e9 : 0.0);
+  return in;
+}
+
+// A causal mask, rows whose every key is hidden (-inf everywhere: NaN, as softmax gives), and a
+// NaN in q (its row is NaN).
 TEST(Attention, HiddenKeysAndNaNMatchTheReference) {
   const Shape6 s{1, 2, 40, 40, 16, 16};
   const Shape mshape{40, 40};
   ir::Graph g = pattern(Form::Sdpa, s, &mshape);
-  std::map<std::string, HostTensor> in = random_inputs(g, 5);
+  std::map<std::string, HostTensor> in = causal_mask_inputs(g, 40, 40, 5);
   HostTensor& mask = in.at("mask");
-  for (int64_t i = 0; i < 40; ++i)
-    for (int64_t j = 0; j < 40; ++j) mask.set_f64(i * 40 + j, j > i ? -1e9 : 0.0);
   expect_fused_match(g, 0, "", in);
   for (int64_t j = 0; j < 40; ++j) mask.set_f64(7 * 40 + j, -INFINITY);  // row 7: no key left
   in.at("q").set_f64(3 * 16 + 2, NAN);                                 // row 3 of head 0
@@ -158,11 +166,8 @@ TEST(Attention, RowMaximaThroughShufflesAndThroughWorkgroupMemory) {
   const Shape6 s{1, 2, 40, 37, 16, 16};
   const Shape mshape{40, 37};
   ir::Graph g = pattern(Form::Sdpa, s, &mshape);
-  std::map<std::string, HostTensor> in = random_inputs(g, 6);
-  HostTensor& mask = in.at("mask");
-  for (int64_t i = 0; i < 40; ++i)
-    for (int64_t j = 0; j < 37; ++j) mask.set_f64(i * 37 + j, j > i ? -1e9 : 0.0);
-  for (int64_t j = 0; j < 37; ++j) mask.set_f64(9 * 37 + j, -INFINITY);
+  std::map<std::string, HostTensor> in = causal_mask_inputs(g, 40, 37, 6);
+  for (int64_t j = 0; j < 37; ++j) in.at("mask").set_f64(9 * 37 + j, -INFINITY);  // row 9: no key left
   in.at("q").set_f64(5 * 16 + 1, NAN);
   EXPECT_TRUE(codegen::kernels::attention_row_max_by_shuffle(find_target("lavapipe").limits));
   EXPECT_TRUE(codegen::kernels::attention_row_max_by_shuffle(find_target("nvidia").limits));
