@@ -294,7 +294,8 @@ std::vector<EmittedKernel> emit_attention(const DispatchGroup& group, const Kern
   auto vec_of = [](uint32_t n) -> std::string { return n == 1 ? "float" : cat("vec", n); };
   const bool shuffle_max = attention_row_max_by_shuffle(ctx.target);
   if (shuffle_max) {
-    values[0].second += "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle : require\n";
+    for (auto& [key, text] : values)
+      if (key == "EXTENSIONS") text += "#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_shuffle : require\n";
     // Any device whose subgroups hold whole aligned runs of 8 lanes runs it.
     k.subgroup_sizes = {kAttentionLanes, kAttentionThreads};
   }
