@@ -2,9 +2,10 @@
 """Whole torchvision models on the GPU machine: vkc against PyTorch eager and a CUDA-graph replay
 (issue 21), every number from the same process run on one card.
 
-Per model, batch and precision (fp32 with TF32 off, the model converted to fp16, or "fp16-mode": the
+Per model, batch and precision (fp32 with TF32 off, the model converted to fp16, "fp16-mode": the
 fp32 model compiled by vkc with `--precision fp16`, checked against PyTorch fp32 and timed against
-PyTorch's fp16 model):
+PyTorch's fp16 model, or "fp16x3": the fp32 model compiled with `--precision fp16x3`, its float32
+products on tensor cores as float16 pieces, checked and timed against PyTorch fp32 like fp32):
   - the model (random weights, seeded) is exported to ONNX (opset 17, TorchScript exporter);
   - PyTorch eager and a CUDA-graph replay of it, input already on the GPU, synchronized after each
     run ("resident" columns), and eager from a host array to a host array ("host" column);
@@ -66,7 +67,12 @@ MODELS = {
     "llama_small": ((128,), (1, 8)),
 }
 TOKEN_MODELS = {"bert_base": 30522, "gpt2_small": 50257, "llama_small": 32000}  # name -> vocabulary size
-TOLERANCE = {"fp32": 1e-4, "fp16": 2e-3, "fp16-mode": 5e-3}
+TOLERANCE = {"fp32": 1e-4, "fp16": 2e-3, "fp16-mode": 5e-3, "fp16x3": 1e-4}
+
+
+def vkc_flags(prec):
+    """vk-run's options for a precision column: the fp32 model in vkc's own precision modes."""
+    return {"fp16-mode": ["--precision", "fp16"], "fp16x3": ["--precision", "fp16x3"]}.get(prec, [])
 
 
 def build(name):
@@ -323,7 +329,7 @@ def run_cases(args):
                     np.save(npy, x.cpu().numpy())
                     outdir = os.path.join(work, stem + "_out")
                     text, wall = run_vkc(args.bin, onnx_path, npy, outdir, args.runs,
-                                         extra=["--precision", "fp16"] if prec == "fp16-mode" else [])
+                                         extra=vkc_flags(prec))
                     row["vkc_process_s"] = round(wall, 2)
                     row["vkc_host_ms"] = median_of(text, "benchmark")
                     row["vkc_resident_ms"] = median_of(text, "benchmark (device-resident inputs and outputs)")
@@ -339,7 +345,7 @@ def run_cases(args):
                     if isinstance(row["error"], float) and float(np.ptp(want)) <= 1e-6 * max(np.max(np.abs(want)), 1e-30):
                         row["error"] = "PyTorch's output is constant: the check says nothing"
                     row["ok"] = isinstance(row["error"], float) and row["error"] <= TOLERANCE[prec]
-                    if prec == "fp32" and isinstance(row["error"], float) and not args.skip_fp64:
+                    if prec in ("fp32", "fp16x3") and isinstance(row["error"], float) and not args.skip_fp64:
                         # Both fp32 results against PyTorch in float64: whether a difference from
                         # PyTorch fp32 is vkc's rounding or cuDNN's (their sums run in other orders).
                         exact = float64_output(model, x)
@@ -365,7 +371,7 @@ def run_cases(args):
                 stem = f"{r['model']}_b{r['batch']}_{r['precision']}"
                 text, _ = run_vkc(args.bin, os.path.join(work, stem + ".onnx"), os.path.join(work, stem + "_input.npy"),
                                   os.path.join(work, stem + "_prof"), 5, profile=True,
-                                  extra=["--precision", "fp16"] if r["precision"] == "fp16-mode" else [])
+                                  extra=vkc_flags(r["precision"]))
                 torch.manual_seed(0)
                 model = build(r["model"]).eval().cuda()
                 x = model_input(r["model"], r["batch"], MODELS[r["model"]][0])

@@ -199,7 +199,8 @@ ModuleImage compile_graph(const ir::Graph& input, const CompileOptions& options)
   m.inputs = storage.inputs;
   m.outputs = storage.outputs;
 
-  KernelContext ctx{options.target, graph, storage, options.forced_strategy};
+  KernelContext ctx{options.target, graph, storage, options.forced_strategy,
+                    options.precision == Precision::fp16x3};
   std::vector<ScratchTensor> scratch_all;
   std::map<std::string, std::pair<int, int>> scratch_range;
   std::vector<std::pair<size_t, EmittedKernel>> built;  // dispatch index, its kernel

@@ -17,7 +17,8 @@ struct CompileOptions {
   std::map<std::string, std::string> forced_strategy;
   bool optimize_spirv = true;
   // fp16: f32 activations and weights stored as f16 (ir::convert_to_fp16_pass); needs a target
-  // with storageBuffer16BitAccess and shaderFloat16.
+  // with storageBuffer16BitAccess and shaderFloat16. fp16x3: float32 tensors, and float32 matrix
+  // products on the target's float16 tensor cores as float16 pieces (module/precision.h).
   Precision precision = Precision::fp32;
 };
 

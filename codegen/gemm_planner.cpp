@@ -268,6 +268,7 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (const CoopTile* c = std::get_if<CoopTile>(&e.tile)) {
     if (p.coop_vec == 0 || c->vec != p.coop_vec) return std::nullopt;
     CoopTile tile = coop_tile_for(*c, p, t);
+    if (tile.split && (tile.vec != 8 || tile.stages != 1)) return std::nullopt;
     // Float accumulators each invocation holds: at most 64 (the largest tile measured on every
     // vendor's plan), 128 for the tiles measured on NVIDIA (subgroups of 32, 255 registers).
     // Narrower subgroups spread a tile over fewer lanes (Intel Xe2: 16, Alchemist: 8), where the
@@ -397,6 +398,7 @@ CoopTile coop_tile_for(CoopTile tile, const GemmProblem& p, const TargetLimits& 
   tile.fm = fragment[0], tile.fn = fragment[1], tile.fk = fragment[2];
   tile.a_kfast = p.a_kfast;
   tile.b_kfast = p.b_kfast;
+  tile.split = p.coop_split;
   return tile;
 }
 
@@ -457,7 +459,60 @@ uint64_t tiles_of(const GemmTile& tile, const GemmProblem& p) {
 
 uint64_t k_steps_of(const GemmTile& tile, const GemmProblem& p) { return ceil_div(uint64_t(p.k), tile_k(tile)); }
 
+namespace {
+
+// float32 products as float16 pieces (CoopTile::split) on NVIDIA: the two tiles measured, chosen
+// by a wave model. H200, session 35 (bench/RESULTS.md), matmuls M x N x K: 128 x 128 x 32 on 2 x 2
+// subgroups (244 registers: two workgroups per SM) and on 2 x 4 (256 invocations, one per SM) took
+// 0.105 / 0.125 ms on 1576x2304x768 (234 tiles), 0.092 / 0.064 on 1576x768x768 (78), 0.203 / 0.183
+// on 1576x3072x768 (312), 0.424 / 0.266 on 1576x768x3072 (78), 2.645 / 3.061 on 4096^3 (1024):
+// per wave of resident workgroups, 1.72 and 1.0 time units per K, which ranks all five right by
+// waves x wave time. 64 x 64 x 64 (the general rule's choice on these, whose 128 x 128 tiles need
+// kLargestTileMinWaves) took 0.166 / 0.085 / 0.212 / 0.353 / 3.061. The FMA loop: 0.193 / 0.075 /
+// 0.229 / 0.238 (split K) / 3.715.
+constexpr int64_t kPiecesUnsplitMaxK = 1024;
+std::optional<GemmChoice> choose_nvidia_pieces(const GemmProblem& p, const TargetLimits& t) {
+  struct Measured {
+    CoopTile shape;
+    uint64_t resident;  // workgroups per SM
+    double wave_time;
+  };
+  static const Measured measured[] = {{CoopTile{128, 128, 32, 2, 4, 0, false, false, 8}, 1, 1.0},
+                                      {CoopTile{128, 128, 32, 2, 2, 0, false, false, 8}, 2, 1.72}};
+  std::optional<GemmChoice> best;
+  double least = 0;
+  for (const Measured& m : measured) {
+    const CoopTile tile = coop_tile_for(m.shape, p, t);
+    // Grids of at least half a wave of SMs, as measured (78 tiles on 132 SMs); fewer tiles take the
+    // general rule's smaller ones.
+    // Under one wave with a deep K, the FMA loop split over K was faster (1576x768x3072: 0.238 ms
+    // against 0.266-0.284); the pieces have no split K.
+    const uint64_t tiles = tiles_of(tile, p);
+    if (!tile_misfit(tile, t).empty() || tiles > grid_capacity(t) || efficiency(tile, p) < kMinEfficiency ||
+        2 * tiles < t.compute_units || (tiles < t.compute_units && p.k > kPiecesUnsplitMaxK))
+      continue;
+    const double cost = double(ceil_div(tiles_of(tile, p), m.resident * t.compute_units)) * m.wave_time;
+    if (!best || cost < least) {
+      best = GemmChoice{tile, 1};
+      least = cost;
+    }
+  }
+  return best;
+}
+
+bool nvidia_pieces_apply(const GemmProblem& p, const TargetLimits& t) {
+  return p.coop_split && p.matrix_operands && t.vendor == Vendor::nvidia && t.compute_units > 0;
+}
+
+}  // namespace
+
+bool pieces_planned_unforced(const GemmProblem& p, const TargetLimits& t) {
+  return t.vendor != Vendor::nvidia || (nvidia_pieces_apply(p, t) && choose_nvidia_pieces(p, t).has_value());
+}
+
 std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t) {
+  if (nvidia_pieces_apply(p, t))
+    if (std::optional<GemmChoice> c = choose_nvidia_pieces(p, t)) return c;
   // Tensor cores first where the problem allows them, then the FMA loop.
   for (bool coop : {true, false}) {
     std::vector<Candidate> fitting;

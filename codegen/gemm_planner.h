@@ -30,6 +30,8 @@ struct GemmProblem {
   // (codegen/kernels/integer_coopmat.h).
   bool simt = true;
   uint32_t coop_vec = 0;
+  // float32 operands on the fp16 loop as two float16 pieces each (CoopTile::split; coop_vec 8).
+  bool coop_split = false;
   // Tensor-core staging order: K-fast for an operand whose k is contiguous in memory.
   bool a_kfast = false, b_kfast = false;
   // Whether K may be split over several workgroups per tile (the caller then adds the partial
@@ -105,6 +107,12 @@ uint64_t k_steps_of(const GemmTile& tile, const GemmProblem& p);
 // out as units free up, so that unit gets ceil(workgroups / units) of them) and take the least,
 // where that is at least 5% less (kBalanceMargin) than the occupancy rule's choice's.
 std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t);
+
+// Whether a float32 product (GemmProblem::coop_split) takes float16 pieces unforced: on NVIDIA only
+// where one of the tiles measured with them applies (large grids; elsewhere the FMA loop was
+// faster: Swin-T b8 5.46 -> 6.07 ms with pieces on every product, H200, session 35); on other
+// vendors, unmeasured, wherever a tile fits.
+bool pieces_planned_unforced(const GemmProblem& p, const TargetLimits& t);
 
 // The most K slices (each at least `min_steps` TK steps) a split of `tile` may have on `t`, with
 // the grid holding tiles x slices workgroups and the f32 partial sums within 32-bit indexing and

@@ -25,11 +25,12 @@ uint32_t scratch_bytes(const CoopTile& c) { return 4 * c.fm * c.fn * c.wm * c.wn
 bool CoopTile::c_scratch_in_a_tiles() const { return vec == 8 && stages * a_tile_bytes(*this) >= scratch_bytes(*this); }
 
 uint32_t CoopTile::workgroup_memory_bytes() const {
-  return stages * (a_tile_bytes(*this) + b_tile_bytes(*this)) + (c_scratch_in_a_tiles() ? 0 : scratch_bytes(*this));
+  return stages * (a_tile_bytes(*this) + b_tile_bytes(*this)) * (split ? 2 : 1) + (split ? 4 : 0) +
+         (c_scratch_in_a_tiles() ? 0 : scratch_bytes(*this));
 }
 
 std::string CoopTile::str() const {
-  return cat(tm, "x", tn, "x", tk, int8() ? " int8" : " fp16", " tensor cores, ", wm, "x", wn, " subgroups, ",
+  return cat(tm, "x", tn, "x", tk, int8() ? " int8" : split ? " fp16x3" : " fp16", " tensor cores, ", wm, "x", wn, " subgroups, ",
              vec == 8 || vec == 16 ? "16-byte" : "2-byte", " staging loads",
              default_fragment() ? "" : cat(", ", fm, "x", fn, "x", fk, " fragments"),
              stages > 1 ? cat(", ", stages, " stages") : "");

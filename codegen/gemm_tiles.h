@@ -41,14 +41,20 @@ struct CoopTile {
   // Copies of the operand tiles in workgroup memory (fp16 loop only): 1, or 2 so that slice t + 1 is
   // written while slice t is read, one barrier per slice instead of two.
   uint32_t stages = 1;
+  // float32 operands on the fp16 loop (vec 8, one stage): each value staged as two float16 pieces,
+  // hi (x rounded to 11 significant bits) and lo = f16(x - hi), and the products hi*hi + hi*lo +
+  // lo*hi summed in float32
+  // (shaders/gemm_coopmat.glsl, SPLIT): twice the operand tiles, three multiplies per fragment.
+  bool split = false;
   // Whether the fp16 loop's accumulator scratch (one float fm x fn fragment per subgroup) reuses
   // A's tiles after the last slice: with 16-byte staging, where they are large enough.
   bool c_scratch_in_a_tiles() const;
   // The fragment the plans' text leaves unsaid: 16x16x16 for fp16, 16x16x32 for int8.
   bool default_fragment() const { return fm == 16 && fn == 16 && fk == (int8() ? 32u : 16u); }
   uint32_t invocations() const { return wm * wn * subgroup; }
-  // Both operand tiles (rows padded by 16 bytes) per stage and one 32-bit fm x fn scratch per
-  // subgroup unless it lies in A's tiles: exactly the shader's shared arrays.
+  // Both operand tiles (rows padded by 16 bytes) per stage, twice with `split` (plus its 4-byte
+  // range flag), and one 32-bit fm x fn scratch per subgroup unless it lies in A's tiles: exactly
+  // the shader's shared arrays.
   uint32_t workgroup_memory_bytes() const;
   std::string str() const;
   bool operator==(const CoopTile&) const = default;

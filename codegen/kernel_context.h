@@ -19,6 +19,8 @@ struct KernelContext {
   // Strategy overrides by op name ("conv" -> "direct"), used by tests to force each strategy;
   // an emitter that cannot honour one throws vkc::Error naming the op and the strategy.
   std::map<std::string, std::string> forced_strategy;
+  // float32 matrix products on the tensor cores as float16 pieces (Precision::fp16x3).
+  bool fp32_products_in_fp16_pieces = false;
 
   const std::string& tensor(const ir::Value* v) const { return storage.tensor_of.at(v); }
   std::string forced(const ir::Op& op) const {

@@ -8,11 +8,15 @@
 
 namespace vkc {
 
-enum class Precision { fp32, fp16 };
+// fp32: the model's dtypes. fp16: float32 tensors stored and computed as float16. fp16x3: float32
+// tensors, and float32 matrix products on float16 tensor cores, each operand split into two float16
+// pieces and three of their products summed in float32 (about 22 of float32's 24 bits; values
+// beyond float16's range computed in float32); elsewhere, and on targets without tensor cores, as fp32.
+enum class Precision { fp32, fp16, fp16x3 };
 
 const char* precision_name(Precision p);
-// "fp32" or "fp16"; anything else throws vkc::Error "WHAT: unknown precision 'X' (expected fp32
-// or fp16)".
+// "fp32", "fp16" or "fp16x3"; anything else throws vkc::Error "WHAT: unknown precision 'X' (expected
+// fp32, fp16 or fp16x3)".
 Precision parse_precision(const std::string& text, const std::string& what);
 
 // The bound the docs promise for fp16 (max abs error over max abs output against the float64

@@ -35,6 +35,14 @@
 // row-major matrix's columns: one epilogue call, 8- or 16-byte reads and writes). With 16-byte staging the scratch reuses
 // A's tiles once the last slice is multiplied (C_IN_A, where they are large enough:
 // CoopTile::c_scratch_in_a_tiles, which counts the bytes the same way), else it has its own array.
+// SPLIT (CoopTile::split): float32 operands. The kernel hands 8 float32 values as a mat2x4 from
+// a_load8f / b_load8f (same runs as a_load8 / b_load8), and each is staged as two float16
+// pieces, hi = f16(x) and lo = f16(x - hi), in tiles of their own; each fragment product is then
+// lo_a*hi_b + hi_a*lo_b + hi_a*hi_b (small terms first), summed in float32: about 22 of float32's 24
+// bits (the dropped lo*lo term is 2^-22 of the product; bench/split_precision_sim.py), at a third
+// of the tensor cores' float16 rate. A value that float16 cannot hold (|x| > 65504, inf, NaN)
+// sends the whole workgroup's tile to a plain float32 loop over the kernel's a_elem / b_elem
+// instead (a range flag in workgroup memory), so such inputs give float32's result, not inf/NaN.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -63,6 +71,11 @@ const uint STAGES = ${STAGES}u, C_IN_A = ${C_IN_A}u;
 const uint A_STAGE = (A_KFAST == 1u ? TM * AS : TK * AS) / VEC, B_STAGE = (B_KFAST == 1u ? TN * BS : TK * BS) / VEC;
 shared STAGE_T a_tile[STAGES * A_STAGE];
 shared STAGE_T b_tile[STAGES * B_STAGE];
+#if ${SPLIT} == 1
+shared STAGE_T a_tile_lo[STAGES * A_STAGE];
+shared STAGE_T b_tile_lo[STAGES * B_STAGE];
+shared uint split_out_of_range;  // set by any invocation that staged a value float16 cannot hold
+#endif
 #if ${C_IN_A} == 1
 // The accumulator scratch in A's tiles (uvec4: 4 floats each), used after the last slice.
 #define STORE_SCRATCH(m) coopMatStoreNV(m, a_tile, scratch / 4u, FRAG_N / 4u, false)
@@ -87,6 +100,23 @@ fcoopmatNV<32, 3, FRAG_M, FRAG_N> acc[FM][FN];
 const uint PREFETCH = ${PREFETCH}u;
 STAGE_T a_next[PREFETCH][A_ROUNDS];
 STAGE_T b_next[PREFETCH][B_ROUNDS];
+#if ${SPLIT} == 1
+STAGE_T a_next_lo[PREFETCH][A_ROUNDS];
+STAGE_T b_next_lo[PREFETCH][B_ROUNDS];
+bool split_in_range = true;
+// x rounded to float16's 11 significant bits, as a float32: the mantissa's low 13 bits rounded
+// away in the integer domain (half up in magnitude). Not x - float(float16(x)): the NVIDIA driver
+// (H200, 2026-11) folded that to 0, and the products came out at float16's accuracy.
+vec4 high_bits(vec4 x) { return uintBitsToFloat((floatBitsToUint(x) + 0x1000u) & 0xFFFFE000u); }
+// The two float16 pieces of 8 float32 values (8 halves each, packed as the staging's uvec4).
+void split8(mat2x4 v, out uvec4 hi, out uvec4 lo) {
+  split_in_range = split_in_range && all(lessThanEqual(abs(v[0]), vec4(65504.0))) &&
+                   all(lessThanEqual(abs(v[1]), vec4(65504.0)));  // false for NaN too
+  const vec4 h0 = high_bits(v[0]), h1 = high_bits(v[1]), l0 = v[0] - h0, l1 = v[1] - h1;
+  hi = uvec4(packHalf2x16(h0.xy), packHalf2x16(h0.zw), packHalf2x16(h1.xy), packHalf2x16(h1.zw));
+  lo = uvec4(packHalf2x16(l0.xy), packHalf2x16(l0.zw), packHalf2x16(l1.xy), packHalf2x16(l1.zw));
+}
+#endif
 
 // Reads the K slice from k0 into register set `set` of a_next / b_next.
 void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
@@ -95,7 +125,9 @@ void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
 #endif
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-#if ${A_ROWS} == 1
+#if ${SPLIT} == 1
+    split8(a_load8f(m0 + at.x, k0 + at.y), a_next[set][r], a_next_lo[set][r]);
+#elif ${A_ROWS} == 1
     a_next[set][r] = a_load8_row(r, k0 + at.y);
 #elif ${VEC} == 8
     a_next[set][r] = a_load8(m0 + at.x, k0 + at.y);
@@ -106,7 +138,9 @@ void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
   }
   [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
-#if ${VEC} == 8
+#if ${SPLIT} == 1
+    split8(b_load8f(n0 + at.x, k0 + at.y), b_next[set][r], b_next_lo[set][r]);
+#elif ${VEC} == 8
     b_next[set][r] = b_load8(n0 + at.x, k0 + at.y);
 #else
     if (B_KFAST == 1u) b_begin(n0 + at.x);
@@ -119,33 +153,59 @@ void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
 void stash_slice(uint stage, uint lid, uint set) {
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
-    a_tile[stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC] = a_next[set][r];
+    const uint i = stage * A_STAGE + (A_KFAST == 1u ? at.x * AS + at.y : at.y * AS + at.x) / VEC;
+    a_tile[i] = a_next[set][r];
+#if ${SPLIT} == 1
+    a_tile_lo[i] = a_next_lo[set][r];
+#endif
   }
   [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
-    b_tile[stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC] = b_next[set][r];
+    const uint i = stage * B_STAGE + (B_KFAST == 1u ? at.x * BS + at.y : at.y * BS + at.x) / VEC;
+    b_tile[i] = b_next[set][r];
+#if ${SPLIT} == 1
+    b_tile_lo[i] = b_next_lo[set][r];
+#endif
   }
 }
 
 // Multiplies the slice in copy `stage` into the subgroup's accumulators (its corner row0, col0).
+// Offsets and strides count STAGE_T elements (VEC halves each).
+#define LOAD_A(TILE)                                                                       \
+  [[unroll]] for (uint i = 0u; i < FM; ++i) {                                              \
+    uint m = row0 + i * FRAG_M;                                                            \
+    if (A_KFAST == 1u) coopMatLoadNV(fa[i], TILE, a0 + (m * AS + kk) / VEC, AS / VEC, false); \
+    else coopMatLoadNV(fa[i], TILE, a0 + (kk * AS + m) / VEC, AS / VEC, true);              \
+  }
+#define LOAD_B(TILE)                                                                       \
+  [[unroll]] for (uint j = 0u; j < FN; ++j) {                                              \
+    uint n = col0 + j * FRAG_N;                                                            \
+    if (B_KFAST == 1u) coopMatLoadNV(fb[j], TILE, b0 + (n * BS + kk) / VEC, BS / VEC, true);  \
+    else coopMatLoadNV(fb[j], TILE, b0 + (kk * BS + n) / VEC, BS / VEC, false);             \
+  }
+#define MULTIPLY                          \
+  [[unroll]] for (uint i = 0u; i < FM; ++i) \
+    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+
 void multiply_slice(uint stage, uint row0, uint col0) {
   const uint a0 = stage * A_STAGE, b0 = stage * B_STAGE;
   [[unroll]] for (uint kk = 0u; kk < TK; kk += FRAG_K) {
     fcoopmatNV<16, 3, FRAG_M, FRAG_K> fa[FM];
-    // Offsets and strides count STAGE_T elements (VEC halves each).
-    [[unroll]] for (uint i = 0u; i < FM; ++i) {
-      uint m = row0 + i * FRAG_M;
-      if (A_KFAST == 1u) coopMatLoadNV(fa[i], a_tile, a0 + (m * AS + kk) / VEC, AS / VEC, false);
-      else coopMatLoadNV(fa[i], a_tile, a0 + (kk * AS + m) / VEC, AS / VEC, true);
-    }
     fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb[FN];  // its own type for the KHR rewrite
-    [[unroll]] for (uint j = 0u; j < FN; ++j) {
-      uint n = col0 + j * FRAG_N;
-      if (B_KFAST == 1u) coopMatLoadNV(fb[j], b_tile, b0 + (n * BS + kk) / VEC, BS / VEC, true);
-      else coopMatLoadNV(fb[j], b_tile, b0 + (kk * BS + n) / VEC, BS / VEC, false);
-    }
-    [[unroll]] for (uint i = 0u; i < FM; ++i)
-      [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+#if ${SPLIT} == 1
+    // hi_a*lo_b, hi_a*hi_b, lo_a*hi_b: each piece loaded once, two sets of fragments live.
+    LOAD_A(a_tile)
+    LOAD_B(b_tile_lo)
+    MULTIPLY
+    LOAD_B(b_tile)
+    MULTIPLY
+    LOAD_A(a_tile_lo)
+    MULTIPLY
+#else
+    LOAD_A(a_tile)
+    LOAD_B(b_tile)
+    MULTIPLY
+#endif
   }
 }
 
@@ -155,6 +215,9 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   uint row0 = (sg / WN) * FM * FRAG_M, col0 = (sg % WN) * FN * FRAG_N;  // the subgroup's corner in the tile
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, FRAG_M, FRAG_N>(0.0);
+#if ${SPLIT} == 1
+  if (lid == 0u) split_out_of_range = 0u;  // read only after the barriers below
+#endif
 #if ${A_ROWS} == 1
   // The kernel's row hooks (A_ROWS): each staged A row's position, decoded once per tile.
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) a_row_begin(r, m0 + staged_at(lid + r * THREADS, A_RUN, A_KFAST).x);
@@ -213,6 +276,20 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       stash_slice(0u, lid, 0u);
       barrier();
     }
+  }
+#endif
+#if ${SPLIT} == 1
+  // A value out of float16's range: the tile's float32 result from a plain loop (slow, and rare).
+  if (!split_in_range) split_out_of_range = 1u;
+  barrier();
+  if (split_out_of_range != 0u) {
+    for (uint e = lid; e < TM * TN; e += THREADS) {
+      const uint m = m0 + e / TN, n = n0 + e % TN;
+      float s = 0.0;
+      for (uint k = k_begin; k < k_end; ++k) s = fma(a_elem(m, k), b_elem(n, k), s);
+      store_c(m, n, s);
+    }
+    return;
   }
 #endif
   // Every slice ended with a barrier: A's tiles are free for the scratch (C_IN_A).

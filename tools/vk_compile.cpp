@@ -18,7 +18,7 @@ std::string usage() {
   std::string names;
   for (const std::string& t : vkc::known_targets()) names += (names.empty() ? "" : ", ") + t;
   return "usage: vk-compile INPUT.vkir|MODEL.onnx -o OUTDIR|MODEL.vkcm [--target NAME] [--report]\n"
-         "                  [--input-shape NAME=D0,D1,...] [--precision fp32|fp16]\n"
+         "                  [--input-shape NAME=D0,D1,...] [--precision fp32|fp16|fp16x3]\n"
          "                  [--print-ir-after-all] [--print-ir-after=PASS] [--device INDEX|NAME]\n"
          "       vk-compile --list-targets\n"
          "  --target NAME   a profile (" + names + ")\n"
@@ -27,7 +27,9 @@ std::string usage() {
          "  --precision P   fp32 (default: the model's dtypes) or fp16: f32 activations and weights\n"
          "                  stored as f16, sums in f32; softmax, normalizations, reductions, exp/log\n"
          "                  and sort keys stay f32; inputs and outputs keep their dtype. Expect max\n"
-         "                  abs error / max abs output <= 5e-3 against the float64 reference\n"
+         "                  abs error / max abs output <= 5e-3 against the float64 reference.\n"
+         "                  fp16x3: f32 tensors, f32 matrix products on f16 tensor cores as three\n"
+         "                  products of f16 pieces (about 22 bits of f32's 24), where the target has them\n"
          "  --report        print one row per dispatch: the ops it holds, strategy, workgroup size,\n"
          "                  tiles, workgroup memory against the limit, GFLOP and MB; notes say what\n"
          "                  was fused and why a fusion was refused; last, the arena's peak memory\n";

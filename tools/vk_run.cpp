@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "module/precision.h"
 #include "tools/cli_common.h"
 #include "tools/self_test.h"
 #include "vkc/vkc.h"
@@ -24,7 +25,7 @@ const char* kUsage =
     "              [--random-inputs SEED] [--input-shape NAME=D0,D1,...]\n"
     "              [--output-dir DIR] [--device INDEX|NAME] [--check [--tolerance REL]]\n"
     "              [--benchmark N] [--profile] [--recompile] [--no-cache] [--robust]\n"
-    "              [--device-io] [--list-devices] [--self-test] [--precision fp32|fp16]\n"
+    "              [--device-io] [--list-devices] [--self-test] [--precision fp32|fp16|fp16x3]\n"
     "  --list-devices       every device, its tensor cores and the cooperative-matrix gate's verdicts\n"
     "  --self-test          a short report for bug reports: device, driver, the gate's verdicts, a\n"
     "                       conformance subset against the reference interpreter, a few timings\n"
@@ -40,7 +41,9 @@ const char* kUsage =
     "  --robust             bounds-checked buffer access (Vulkan robustness; also VKC_ROBUST=1)\n"
     "  --precision P        compiling a model file: fp32 (default) or fp16 (f32 activations and\n"
     "                       weights stored as f16, sums in f32). --check of an fp16 module compares\n"
-    "                       max abs error / max abs output with --tolerance, default 5e-3\n";
+    "                       max abs error / max abs output with --tolerance, default 5e-3.\n"
+    "                       fp16x3: f32 tensors, f32 matrix products on f16 tensor cores as three\n"
+    "                       products of f16 pieces (about 22 bits of f32's 24; docs/api.md)\n";
 
 bool is_compiled_module(const std::string& path) {
   if (std::filesystem::is_directory(path)) return true;
@@ -248,8 +251,7 @@ int run_main(int argc, char** argv) {
   compile_options.input_shapes = vkc::cli::parse_input_shapes(args.values("--input-shape"));
   if (!no_cache) compile_options.module_cache_dir = vkc::cache_dir("modules");
   const std::string precision = args.value("--precision");
-  vkc::check(precision.empty() || precision == "fp32" || precision == "fp16", "--precision: unknown precision '",
-             precision, "' (expected fp32 or fp16)");
+  if (!precision.empty()) vkc::parse_precision(precision, "--precision");  // a clear error for an unknown one
   if (!precision.empty()) compile_options.precision = precision;
   std::vector<std::string> pos = args.positionals();
   args.finish();

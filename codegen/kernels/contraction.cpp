@@ -46,12 +46,13 @@ using S = ContractionStrategy;
 
 // The problem for the GEMM planner: FMA tiles, or with `coop_vec` 1 or 8 tensor-core tiles only.
 GemmProblem gemm_problem(int64_t M, int64_t N, int64_t K, int64_t batches, const Operand& a, const Operand& b,
-                         uint32_t coop_vec) {
+                         uint32_t coop_vec, bool pieces = false) {
   GemmProblem p{M, N, K, batches};
   p.matrix_operands = true;
   if (coop_vec != 0) {
     p.simt = false;
     p.coop_vec = coop_vec;
+    p.coop_split = pieces;
     p.a_kfast = a.col_stride == 1;
     p.b_kfast = b.col_stride != 1;
   }
@@ -126,11 +127,18 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // The tensor-core loop stages both operands 16 bytes at a time where it can (staging8);
   // unforced, float16 products that would be tiled take it then (3-5x the FMA loop on the H200,
   // bench/RESULTS.md, Run N); one-element staging is only used when forced (it was no faster).
+  // float32 operands run there as float16 pieces (CoopTile::split) when forced to it or where the
+  // module's precision asks for it (Precision::fp16x3).
+  const bool f16_operands = av->type.dtype == DType::f16 && bv->type.dtype == DType::f16;
+  const bool pieces = av->type.dtype == DType::f32 && bv->type.dtype == DType::f32 &&
+                      (forced == S::coopmat || ctx.fp32_products_in_fp16_pieces);
   const Staging8 a8 = staging8(group, a, av), b8 = staging8(group, b, bv);
-  const bool vec8_fits = coopmat_misfit(ctx.target).empty() && a8 != Staging8::none && b8 != Staging8::none;
+  const bool vec8_fits = coopmat_misfit(ctx.target).empty() && a8 != Staging8::none && b8 != Staging8::none &&
+                         (f16_operands || pieces);
   const std::optional<GemmChoice> planned = contraction_choice(M, N, K, ctx.target, batches);
   const bool coop_default = !forced && vec8_fits && planned &&
-                            choose_gemm(gemm_problem(M, N, K, batches, a, b, 8), ctx.target);
+                            choose_gemm(gemm_problem(M, N, K, batches, a, b, 8, pieces), ctx.target) &&
+                            (!pieces || pieces_planned_unforced(gemm_problem(M, N, K, batches, a, b, 8, pieces), ctx.target));
   const std::optional<S> chosen = coop_default ? std::optional<S>(S::coopmat) : forced;  // nullopt: the shape decides
   const bool vec8 = chosen == S::coopmat && vec8_fits;
 
@@ -318,19 +326,21 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // float16 operands on tensor cores, float32 sums (gemm_coopmat.h).
   if (strategy == S::coopmat) {
     std::string why = coopmat_misfit(ctx.target);
-    if (why.empty() && (av->type.dtype != DType::f16 || bv->type.dtype != DType::f16))
-      why = "its operands are not both float16";
+    if (why.empty() && !f16_operands && !pieces) why = "its operands are neither both float16 nor both float32";
+    if (why.empty() && pieces && !vec8)
+      why = "float32 operands need runs of 8 along their contiguous dim (its size, row and batch strides multiples of 8)";
     std::optional<GemmChoice> coop;
     if (why.empty() && forced_coop) {
       forced_coop->vec = vec8 ? 8 : 1;
-      CoopTile tile = coop_tile_for(*forced_coop, gemm_problem(M, N, K, batches, a, b, forced_coop->vec), ctx.target);
+      CoopTile tile =
+          coop_tile_for(*forced_coop, gemm_problem(M, N, K, batches, a, b, forced_coop->vec, pieces), ctx.target);
       std::string misfit = tile_misfit(tile, ctx.target);
       check(misfit.empty(), what, ": tile ", forced_text.substr(8), " does not fit target '", ctx.target.name, "': ", misfit);
       coop = GemmChoice{tile, 1};
     } else if (why.empty()) {
-      coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1), ctx.target);
+      coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1, pieces), ctx.target);
     }
-    if (why.empty() && !coop) why = cat("no fp16 tile fits target '", ctx.target.name, "'");
+    if (why.empty() && !coop) why = cat("no ", pieces ? "fp16x3" : "fp16", " tile fits target '", ctx.target.name, "'");
     check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
     const CoopTile& c = std::get<CoopTile>(coop->tile);
     int64_t tiles_m = ceil_div(M, int64_t(c.tm)), tiles_n = ceil_div(N, int64_t(c.tn));
@@ -355,13 +365,16 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
                                  {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr, false, quads, sets)},
                                  {"SPLITS", "1"}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
                                  {"STORE", "store_result(i, epilogue(v, m, n))"}, {"STORE_C4", store_c4},
-                                 {"OPERANDS", vec8 ? vec8_operand_fns(M, N, K, a, b, a8, b8) : scalar_operand_fns(M, N, K, a, b)}});
+                                 {"OPERANDS", pieces ? split_operand_fns(M, N, K, a, b, a8, b8)
+                                              : vec8  ? vec8_operand_fns(M, N, K, a, b, a8, b8)
+                                                      : scalar_operand_fns(M, N, K, a, b)}});
     k.glsl = instantiate_shader("matmul_tiled", values);
     k.tiles = {{"tile_m", c.tm}, {"tile_n", c.tn}, {"tile_k", c.tk}, {"subgroups_m", c.wm},
                {"subgroups_n", c.wn}, {"staging_load_halves", c.vec}, {"workgroups", groups}};
     if (!c.default_fragment()) k.tiles["fragment_m"] = c.fm, k.tiles["fragment_n"] = c.fn, k.tiles["fragment_k"] = c.fk;
     if (quads) k.tiles["quad_stores"] = 1;
     if (sets > 1) k.tiles["register_sets"] = sets;
+    if (c.split) k.tiles["fp16_pieces"] = 1;
     return {k};
   }
   if (strategy == S::naive) {

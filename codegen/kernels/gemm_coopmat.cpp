@@ -73,6 +73,7 @@ bool coop_loop_supports(const CoopTile& c) {
   if (threads == 0 || c.fm % 8 != 0 || c.fn % 8 != 0 || c.fk % 8 != 0) return false;  // 16-byte fragment rows
   if (c.tm % (c.wm * c.fm) != 0 || c.tn % (c.wn * c.fn) != 0 || c.tk % c.fk != 0) return false;
   if (c.stages != 1 && (c.int8() || c.stages != 2)) return false;  // two copies: the fp16 loop only
+  if (c.split && (c.int8() || c.vec != 8 || c.stages != 1)) return false;  // pieces: 16-byte staging, one copy
   if (c.int8()) {  // shaders/integer_coopmat.glsl: 16 x FK by FK x 16 fragments (FK 32 or 16), 16-byte runs
     return c.fm == 16 && c.fn == 16 && (c.fk == 32 || c.fk == 16) && (c.tm * c.tk) % (threads * 16) == 0 &&
            (c.tn * c.tk) % (threads * 16) == 0;
@@ -163,7 +164,7 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
 }
 
 uint32_t coop_register_sets(const CoopTile& c, const TargetLimits& t) {
-  return t.vendor == Vendor::nvidia && c.stages == 1 && c.vec == 8 && c.invocations() >= 256 ? 2 : 1;
+  return t.vendor == Vendor::nvidia && c.stages == 1 && c.vec == 8 && !c.split && c.invocations() >= 256 ? 2 : 1;
 }
 
 std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr, bool a_rows, bool quads,
@@ -171,12 +172,13 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
   check(register_sets == 1 || (register_sets == 2 && c.stages == 1), "internal: ", register_sets,
         " register sets for tile ", c.str());
-  check(!a_rows || (c.vec == 8 && c.a_kfast), "internal: row hooks need 16-byte K-fast staging of A");
+  check(!a_rows || (c.vec == 8 && c.a_kfast && !c.split), "internal: row hooks need 16-byte K-fast float16 staging of A");
   std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr, quads);
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
                                {"STAGES", std::to_string(c.stages)},
                                {"PREFETCH", std::to_string(register_sets)},
                                {"A_ROWS", a_rows ? "1" : "0"},
+                               {"SPLIT", c.split ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},

@@ -36,9 +36,9 @@ std::string scalar_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a
 // matmuls took 82% of ViT-B/16's time, bench/RESULTS.md session 21). Either way the operand's
 // contiguous dim, its other stride and its batch stride must be multiples of 8, so that every run
 // of 8 starting at a multiple of 8 lies wholly inside or outside the matrix (and, in place, is
-// aligned); the product's operands must be float16.
+// aligned); the product's operands must be float16, or float32 for the loop's float16 pieces.
 Staging8 staging8(const DispatchGroup& group, const Operand& o, const ir::Value* v) {
-  if (v->type.dtype != DType::f16 || o.matrix_size % 8 != 0) return Staging8::none;
+  if ((v->type.dtype != DType::f16 && v->type.dtype != DType::f32) || o.matrix_size % 8 != 0) return Staging8::none;
   const bool fits = o.col_stride == 1 ? o.cols % 8 == 0 && o.row_stride % 8 == 0
                     : o.row_stride == 1 ? o.rows % 8 == 0 && o.col_stride % 8 == 0
                                         : false;
@@ -63,6 +63,28 @@ std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, 
             cat("abase + m * ", a.row_stride, "u + k * ", a.col_stride, "u"), as, "a8", "a_at") +
          fn("b_load8(uint n, uint k)", cat("k < ", K, "u && n < ", N, "u"),
             cat("bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u"), bs, "b8", "b_at");
+}
+
+std::string split_operand_fns(int64_t M, int64_t N, int64_t K, const Operand& a, const Operand& b, Staging8 as,
+                              Staging8 bs) {
+  auto fns = [](char o, const std::string& bounds, const std::string& index, Staging8 st) {
+    const std::string buffer = cat(o, "8"), at = cat(o, "_at"), args = o == 'a' ? "uint m, uint k" : "uint n, uint k";
+    std::string load = cat("mat2x4 ", o, "_load8f(", args, ") {\n  if (!(", bounds, ")) return mat2x4(0.0);\n  const uint i = ",
+                           index, ";\n");
+    std::string elem = cat("float ", o, "_elem(", args, ") {\n  if (!(", bounds, ")) return 0.0;\n  const uint i = ", index, ";\n");
+    if (st == Staging8::in_place) {
+      load += cat("  return mat2x4(uintBitsToFloat(", buffer, ".data[i / 4u]), uintBitsToFloat(", buffer,
+                  ".data[i / 4u + 1u]));\n}\n");
+      elem += cat("  return uintBitsToFloat(", buffer, ".data[i / 4u][i % 4u]);\n}\n");
+    } else {
+      load += cat("  return mat2x4(", at, "(i), ", at, "(i + 1u), ", at, "(i + 2u), ", at, "(i + 3u), ", at, "(i + 4u), ", at,
+                  "(i + 5u), ", at, "(i + 6u), ", at, "(i + 7u));\n}\n");
+      elem += cat("  return float(", at, "(i));\n}\n");
+    }
+    return load + elem;
+  };
+  return fns('a', cat("m < ", M, "u && k < ", K, "u"), cat("abase + m * ", a.row_stride, "u + k * ", a.col_stride, "u"), as) +
+         fns('b', cat("k < ", K, "u && n < ", N, "u"), cat("bbase + k * ", b.row_stride, "u + n * ", b.col_stride, "u"), bs);
 }
 
 // Whether the FMA loop can stage operand `o` four float32 columns per 16-byte load: read in place

@@ -19,14 +19,20 @@ namespace vkc::codegen::kernels {
 // operands' fused prologues (a_at / b_at). abase / bbase are the batch entry's offsets.
 std::string scalar_operand_fns(int64_t M, int64_t N, int64_t K, const ir::MatrixView& a, const ir::MatrixView& b);
 
-// How the tensor-core loop's 16-byte staging (VEC 8) gets an operand's 8 float16 values along its
-// contiguous dim: read in place, gathered through the prologue, or not at all (staging8).
+// How the tensor-core loop's 16-byte staging (VEC 8) gets an operand's 8 float16 values (or, for
+// its float16 pieces, 8 float32 values) along its contiguous dim: read in place, gathered through
+// the prologue, or not at all (staging8).
 enum class Staging8 { none, in_place, gathered };
 Staging8 staging8(const DispatchGroup& group, const ir::MatrixView& o, const ir::Value* v);
 
 // a_load8 / b_load8 for the tensor-core loop where staging8 allows.
 std::string vec8_operand_fns(int64_t M, int64_t N, int64_t K, const ir::MatrixView& a, const ir::MatrixView& b,
                              Staging8 as, Staging8 bs);
+// The float32 operands' functions for the loop's float16 pieces (CoopTile::split): a_load8f /
+// b_load8f (8 float32 values, two 16-byte loads in place) and a_elem / b_elem (one element, for
+// its float32 fallback).
+std::string split_operand_fns(int64_t M, int64_t N, int64_t K, const ir::MatrixView& a, const ir::MatrixView& b,
+                              Staging8 as, Staging8 bs);
 
 // Whether the FMA loop can stage operand `o` four float32 columns per 16-byte load in place.
 bool staging4(const DispatchGroup& group, const ir::MatrixView& o, const ir::Value* v);

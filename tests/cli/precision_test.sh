@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --precision fp32|fp16 (issue 22) through vk-compile and vk-run: the manifest records it, --report
+# --precision fp32|fp16|fp16x3 (issues 22, 23) through vk-compile and vk-run: the manifest records it, --report
 # shows each dispatch's precision, the casts of inputs and outputs add no dispatch, vk-run --check
 # holds an fp16 module to max abs error / max abs output <= 5e-3, and bad uses are one-line errors.
 #   precision_test.sh VK_COMPILE VK_RUN SOURCE_DIR WORK
@@ -46,8 +46,22 @@ else fail "module cache and precision: $(grep -h "^module:" "$work"/c[123].run |
 "$run" "$net" --random-inputs 1 --check --precision fp16 --tolerance 1e-9 >"$work/tight.run" 2>&1 &&
   fail "--tolerance 1e-9 passed an fp16 module" || pass
 
+# fp16x3: recorded in the manifest; ViT's projections take float16 pieces on NVIDIA's profile and
+# stay on the FMA loop on lavapipe's (no tensor cores), where vk-run --check holds the module to
+# float32's 1e-4.
+proj="$src/tests/plans/cases/vit_projections_b8.vkir"
+"$compile" "$proj" -o "$work/x3" --target nvidia --report --precision fp16x3 >"$work/x3.report" 2>&1 ||
+  fail "vk-compile --precision fp16x3: $(tail -1 "$work/x3.report")"
+grep -q '"precision": "fp16x3"' "$work/x3/manifest.json" && pass || fail "the fp16x3 manifest records no precision"
+[ "$(grep -c 'fp16x3 tensor cores' "$work/x3.report")" = 2 ] && pass || fail "nvidia fp16x3: $(grep '^d' "$work/x3.report")"
+"$compile" "$proj" -o "$work/x3l" --target lavapipe --report --precision fp16x3 >"$work/x3l.report" 2>&1 ||
+  fail "vk-compile --precision fp16x3 for lavapipe: $(tail -1 "$work/x3l.report")"
+grep -q 'tensor cores' "$work/x3l.report" && fail "lavapipe fp16x3 planned tensor cores" || pass
+"$run" "$net" --random-inputs 1 --check --precision fp16x3 >"$work/x3.run" 2>&1 && grep -q " ok$" "$work/x3.run" && pass ||
+  fail "vk-run --precision fp16x3 --check: $(tail -1 "$work/x3.run")"
+
 expect_error "vk-compile --precision fp8" "$compile" "$net" -o "$work/x" --target lavapipe --precision fp8
-grep -q "unknown precision 'fp8' (expected fp32 or fp16)" "$work/err" && pass || fail "fp8 message: $(cat "$work/err")"
+grep -q "unknown precision 'fp8' (expected fp32, fp16 or fp16x3)" "$work/err" && pass || fail "fp8 message: $(cat "$work/err")"
 expect_error "vk-run --precision fp8" "$run" "$net" --random-inputs 1 --precision fp8
 expect_error "vk-run --precision with a compiled module" "$run" "$work/f16" --random-inputs 1 --precision fp32
 expect_error "fp16 for a target without 16-bit storage" "$compile" "$net" -o "$work/x" --target vulkan-min --precision fp16

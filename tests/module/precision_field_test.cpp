@@ -41,7 +41,7 @@ TEST(PrecisionField, UnknownValueIsRefusedNamingTheField) {
     manifest_from_json(j.dump(), "mod/manifest.json");
     FAIL() << "accepted precision fp8";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "mod/manifest.json.precision: unknown precision 'fp8' (expected fp32 or fp16)");
+    EXPECT_STREQ(e.what(), "mod/manifest.json.precision: unknown precision 'fp8' (expected fp32, fp16 or fp16x3)");
   }
   j["precision"] = 16;
   EXPECT_THROW(manifest_from_json(j.dump(), "mod/manifest.json"), Error);
