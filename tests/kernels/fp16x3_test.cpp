@@ -18,15 +18,16 @@
 namespace vkc::test {
 namespace {
 
-// y = a x b (b [N, K] when transposed), float32; with `relu_a`, A comes through a fused prologue
-// (gathered 8 values at a time instead of read in place).
-ir::Graph f32_matmul(Shape a, Shape b, bool transpose_b, bool relu_a = false) {
+// y = a x b (b [N, K] when transposed, a [K, M] when transpose_a), float32; with `relu_a`, A comes
+// through a fused prologue (gathered 8 values at a time instead of read in place).
+ir::Graph f32_matmul(Shape a, Shape b, bool transpose_b, bool relu_a = false, bool transpose_a = false) {
   ir::Graph g;
   ir::Value* av = g.add_input("a", {DType::f32, a});
   ir::Value* bv = g.add_input("b", {DType::f32, b});
   if (relu_a) av = g.add_op(ir::OpKind::Relu, {av}, {}, "relu")->result();
   ir::AttrMap attrs;
   if (transpose_b) attrs["transpose_b"] = true;
+  if (transpose_a) attrs["transpose_a"] = true;
   g.add_output(g.add_op(ir::OpKind::MatMul, {av, bv}, attrs, "mm")->result(), "y");
   return g;
 }
@@ -95,7 +96,7 @@ class Fp16x3Gpu : public ::testing::TestWithParam<Form> {
   }
 };
 
-// B N-fast and K-fast, batched, partial tiles in M, N and K, A through a fused prologue, forced
+// B N-fast and K-fast, A K-fast and M-fast, batched, partial tiles in M, N and K, A through a fused prologue, forced
 // tiles of 128 and 256 invocations; operands scaled by 1e-3 (lo pieces float16 subnormals) and 1e3.
 TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
   uint32_t seed = 300;
@@ -103,15 +104,17 @@ TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
     Shape a, b;
     bool tb, relu;
     std::string tile;
+    bool ta = false;  // A staged M-fast
   };
   for (const Case& c : std::vector<Case>{{{256, 192}, {192, 320}, false, false, ""},
                                          {{100, 72}, {56, 72}, true, false, ""},
                                          {{3, 40, 64}, {64, 24}, false, false, ""},
                                          {{200, 328}, {328, 264}, false, true, ""},
                                          {{200, 328}, {328, 264}, false, false, "128x128x32/2x4"},
-                                         {{130, 256}, {256, 72}, false, false, "64x64x32/2x2"}}) {
+                                         {{130, 256}, {256, 72}, false, false, "64x64x32/2x2"},
+                                         {{96, 136}, {96, 80}, false, false, "", true}}) {
     for (double scale : {1.0, 1e-3, 1e3}) {
-      ir::Graph g = f32_matmul(c.a, c.b, c.tb, c.relu);
+      ir::Graph g = f32_matmul(c.a, c.b, c.tb, c.relu, c.ta);
       SCOPED_TRACE(cat("a", shape_str(c.a), " b", shape_str(c.b), " tile '", c.tile, "' scale ", scale));
       std::map<std::string, HostTensor> in = random_inputs(g, seed++);
       for (auto& [name, t] : in)
