@@ -491,7 +491,7 @@ std::optional<GemmChoice> choose_nvidia_pieces(const GemmProblem& p, const Targe
     if (!tile_misfit(tile, t).empty() || tiles > grid_capacity(t) || efficiency(tile, p) < kMinEfficiency ||
         2 * tiles < t.compute_units || (tiles < t.compute_units && p.k > kPiecesUnsplitMaxK))
       continue;
-    const double cost = double(ceil_div(tiles_of(tile, p), m.resident * t.compute_units)) * m.wave_time;
+    const double cost = double(ceil_div(tiles, m.resident * t.compute_units)) * m.wave_time;
     if (!best || cost < least) {
       best = GemmChoice{tile, 1};
       least = cost;

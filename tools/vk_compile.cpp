@@ -29,7 +29,8 @@ std::string usage() {
          "                  and sort keys stay f32; inputs and outputs keep their dtype. Expect max\n"
          "                  abs error / max abs output <= 5e-3 against the float64 reference.\n"
          "                  fp16x3: f32 tensors, f32 matrix products on f16 tensor cores as three\n"
-         "                  products of f16 pieces (about 22 bits of f32's 24), where the target has them\n"
+         "                  products of f16 pieces, where the target has them (opt-in: products about\n"
+         "                  4e-5 relative error against f32's 1e-7; docs/api.md \"Precision\")\n"
          "  --report        print one row per dispatch: the ops it holds, strategy, workgroup size,\n"
          "                  tiles, workgroup memory against the limit, GFLOP and MB; notes say what\n"
          "                  was fused and why a fusion was refused; last, the arena's peak memory\n";
