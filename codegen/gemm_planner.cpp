@@ -415,6 +415,21 @@ CoopTile parse_coop_tile(const std::string& text, const std::string& what) {
   return c;
 }
 
+GemmChoice parse_coop_choice(const std::string& text, const std::string& what) {
+  const size_t slash = text.rfind('/');
+  uint64_t split = 1;
+  std::string tile = text;
+  if (slash != std::string::npos && slash + 1 < text.size() && text[slash + 1] == 'k') {
+    const std::string digits = text.substr(slash + 2);
+    check(!digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos &&
+              std::stoull(digits) > 0,
+          what, ": tensor-core tile '", text, "' is not TMxTNxTK/WMxWN[/sSTAGES][/kSPLIT] (e.g. 128x128x32/2x2/k3)");
+    split = std::stoull(digits);
+    tile = text.substr(0, slash);
+  }
+  return GemmChoice{parse_coop_tile(tile, what), split};
+}
+
 GemmChoice parse_simt_tile(const std::string& text, const std::string& what) {
   SimtTile t;
   uint64_t split = 1;
@@ -470,7 +485,14 @@ namespace {
 // waves x wave time. 64 x 64 x 64 (the general rule's choice on these, whose 128 x 128 tiles need
 // kLargestTileMinWaves) took 0.166 / 0.085 / 0.212 / 0.353 / 3.061. The FMA loop: 0.193 / 0.075 /
 // 0.229 / 0.238 (split K) / 3.715.
+// Grids under one wave may split K (GemmProblem::allow_split): slices x tiles workgroups, each
+// over K / slices, plus the reduce dispatch that adds the slices' float32 partial sums (read once
+// per slice, written once). One time unit of the 2 x 4 tile is 0.064 ms per 768 of K (the
+// 78-tile product above); the reduce is costed at the H200's ~3 bytes per ns plus a dispatch gap.
 constexpr int64_t kPiecesUnsplitMaxK = 1024;
+constexpr double kPiecesMsPerUnitK = 0.064 / 768;
+constexpr double kReduceBytesPerMs = 3.0e9, kReduceGapMs = 0.003;
+constexpr uint64_t kPiecesMaxSplit = 4, kPiecesMinSliceK = 256;
 std::optional<GemmChoice> choose_nvidia_pieces(const GemmProblem& p, const TargetLimits& t) {
   struct Measured {
     CoopTile shape;
@@ -483,18 +505,25 @@ std::optional<GemmChoice> choose_nvidia_pieces(const GemmProblem& p, const Targe
   double least = 0;
   for (const Measured& m : measured) {
     const CoopTile tile = coop_tile_for(m.shape, p, t);
-    // Grids of at least half a wave of SMs, as measured (78 tiles on 132 SMs); fewer tiles take the
-    // general rule's smaller ones.
-    // Under one wave with a deep K, the FMA loop split over K was faster (1576x768x3072: 0.238 ms
-    // against 0.266-0.284); the pieces have no split K.
-    const uint64_t tiles = tiles_of(tile, p);
-    if (!tile_misfit(tile, t).empty() || tiles > grid_capacity(t) || efficiency(tile, p) < kMinEfficiency ||
-        2 * tiles < t.compute_units || (tiles < t.compute_units && p.k > kPiecesUnsplitMaxK))
-      continue;
-    const double cost = double(ceil_div(tiles, m.resident * t.compute_units)) * m.wave_time;
-    if (!best || cost < least) {
-      best = GemmChoice{tile, 1};
-      least = cost;
+    const uint64_t tiles = tiles_of(tile, p), steps = k_steps_of(tile, p);
+    if (!tile_misfit(tile, t).empty() || tiles > grid_capacity(t) || efficiency(tile, p) < kMinEfficiency) continue;
+    for (uint64_t split = 1; split <= kPiecesMaxSplit; ++split) {
+      if (split > 1 && (!p.allow_split || tiles >= t.compute_units || steps * tile.tk < split * kPiecesMinSliceK ||
+                        !split_misfit(tile, p, t, split).empty()))
+        break;
+      // Grids of at least half a wave of SMs, as measured (78 tiles on 132 SMs); fewer take the
+      // general rule's smaller tiles. Unsplit under one wave with a deep K, the FMA loop split
+      // over K was faster (1576x768x3072: 0.238 ms against 0.266-0.284).
+      const uint64_t workgroups = tiles * split;
+      if (2 * workgroups < t.compute_units) continue;
+      if (split == 1 && tiles < t.compute_units && p.k > kPiecesUnsplitMaxK) continue;
+      const double slice_k = double(ceil_div(steps, split) * tile.tk);
+      double ms = double(ceil_div(workgroups, m.resident * t.compute_units)) * m.wave_time * slice_k * kPiecesMsPerUnitK;
+      if (split > 1) ms += kReduceGapMs + double(split + 1) * 4.0 * double(output_elements(p)) / kReduceBytesPerMs;
+      if (!best || ms < least) {
+        best = GemmChoice{tile, split};
+        least = ms;
+      }
     }
   }
   return best;
@@ -513,19 +542,23 @@ bool pieces_planned_unforced(const GemmProblem& p, const TargetLimits& t) {
 std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& t) {
   if (nvidia_pieces_apply(p, t))
     if (std::optional<GemmChoice> c = choose_nvidia_pieces(p, t)) return c;
-  // Tensor cores first where the problem allows them, then the FMA loop.
+  // Tensor cores first where the problem allows them, then the FMA loop. Only the measured pieces
+  // above split K on tensor cores; the general rule's splits were measured on the FMA loop.
+  GemmProblem unsplit = p;
+  unsplit.allow_split = false;
   for (bool coop : {true, false}) {
+    const GemmProblem& q = coop ? unsplit : p;
     std::vector<Candidate> fitting;
     for (const GemmTileEntry& e : gemm_tile_table()) {
       if (is_coop(e.tile) != coop) continue;
-      std::optional<GemmTile> tile = instantiate(e, p, t);
-      if (!tile || !tile_misfit(*tile, t).empty() || tiles_of(*tile, p) > grid_capacity(t)) continue;
-      if (e.deep_conv_grids_only && (t.compute_units == 0 || tiles_of(*tile, p) < kDeepConvMinTilesPerUnit * t.compute_units))
+      std::optional<GemmTile> tile = instantiate(e, q, t);
+      if (!tile || !tile_misfit(*tile, t).empty() || tiles_of(*tile, q) > grid_capacity(t)) continue;
+      if (e.deep_conv_grids_only && (t.compute_units == 0 || tiles_of(*tile, q) < kDeepConvMinTilesPerUnit * t.compute_units))
         continue;
-      if (e.conv_quads_full_grid && !p.matrix_operands && tiles_of(*tile, p) < occupancy_target(*tile, t)) continue;
+      if (e.conv_quads_full_grid && !q.matrix_operands && tiles_of(*tile, q) < occupancy_target(*tile, t)) continue;
       fitting.push_back({*tile, e.rate});
     }
-    if (std::optional<GemmChoice> c = choose_among(fitting, p, t)) return c;
+    if (std::optional<GemmChoice> c = choose_among(fitting, q, t)) return c;
   }
   return std::nullopt;
 }

@@ -90,6 +90,9 @@ CoopTile coop_tile_for(CoopTile shape, const GemmProblem& p, const TargetLimits&
 // A forced tensor-core tile as a user writes it, "TMxTNxTK/WMxWN[/sSTAGES]" (e.g. 128x128x32/2x4/s2);
 // throws naming `what` where it is not of that form.
 CoopTile parse_coop_tile(const std::string& text, const std::string& what);
+// The same with an optional K split, "TMxTNxTK/WMxWN[/sSTAGES][/kSPLIT]" (matmul's "coopmat=...";
+// e.g. 128x128x32/2x2/k3).
+GemmChoice parse_coop_choice(const std::string& text, const std::string& what);
 // A forced FMA tile and K split as a user writes it, "TMxTNxTK/RMxRN/STAGES[/kSPLIT]" (e.g.
 // 64x64x16/4x4/1 or 128x64x16/8x8/2/k4): matmul's "tiled=...", conv's "implicit_gemm=...";
 // throws naming `what` where it is not of that form.

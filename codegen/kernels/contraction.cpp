@@ -53,6 +53,8 @@ GemmProblem gemm_problem(int64_t M, int64_t N, int64_t K, int64_t batches, const
     p.simt = false;
     p.coop_vec = coop_vec;
     p.coop_split = pieces;
+    // float32 pieces may split K (only the NVIDIA tiles measured with them do: gemm_planner.cpp).
+    p.allow_split = pieces;
     p.a_kfast = a.col_stride == 1;
     p.b_kfast = b.col_stride != 1;
   }
@@ -73,9 +75,11 @@ std::vector<StridedDim> batch_walk(const Operand& v, const Shape& batch) {
   return dims;
 }
 
-// "128x64x16 tile, 8x8 per invocation" and, split, ", K in 4 slices".
+// "128x64x16 tile, 8x8 per invocation" and, split, ", K in 4 slices"; tensor-core tiles likewise
+// after "coopmat ".
 std::string choice_str(const GemmChoice& c) {
-  std::string s = std::get<SimtTile>(c.tile).str();
+  std::string s = std::holds_alternative<SimtTile>(c.tile) ? std::get<SimtTile>(c.tile).str()
+                                                           : "coopmat " + std::get<CoopTile>(c.tile).str();
   return c.split > 1 ? cat(s, ", K in ", c.split, " slices") : s;
 }
 
@@ -109,10 +113,10 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // "tiled=TMxTNxTK/RMxRN/STAGES" forces one FMA tile (to measure tiles against each other, e.g.
   // bench/bench_cases.cpp); it must fit the target and the loop like any planned tile.
   std::optional<GemmChoice> forced_tile;
-  // "coopmat=TMxTNxTK/WMxWN[/sSTAGES]" forces one tensor-core tile the same way.
-  std::optional<CoopTile> forced_coop;
+  // "coopmat=TMxTNxTK/WMxWN[/sSTAGES][/kSPLIT]" forces one tensor-core tile the same way.
+  std::optional<GemmChoice> forced_coop;
   if (forced_text.rfind("coopmat=", 0) == 0) {
-    forced_coop = parse_coop_tile(forced_text.substr(8), what);
+    forced_coop = parse_coop_choice(forced_text.substr(8), what);
     forced = S::coopmat;
   } else if (forced_text.rfind("tiled=", 0) == 0) {
     forced_tile = parse_simt_tile(forced_text.substr(6), what);
@@ -155,9 +159,33 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   // Unforced: tiles when the problem is wide enough for them; else the dot kernel when K is deep
   // enough to split over a workgroup; else one invocation per output.
   const S strategy = chosen ? *chosen : tile ? S::tiled : K >= kDotMinK ? S::dot : S::naive;
-  // Split K (tiled only): the GEMM dispatch writes each slice's f32 partial sums, [split][total],
-  // and a reduce dispatch adds them and runs the epilogue and the fused store (its own bindings).
-  const uint64_t split = strategy == S::tiled ? tile->split : 1;
+  // The tensor-core tile (and, for float32 pieces, its K split).
+  std::optional<GemmChoice> coop;
+  if (strategy == S::coopmat) {
+    std::string why = coopmat_misfit(ctx.target);
+    if (why.empty() && !f16_operands && !pieces) why = "its operands are neither both float16 nor both float32";
+    if (why.empty() && pieces && !vec8)
+      why = "float32 operands need runs of 8 along their contiguous dim (its size, row and batch strides multiples of 8)";
+    if (why.empty() && forced_coop) {
+      CoopTile& shape = std::get<CoopTile>(forced_coop->tile);
+      shape.vec = vec8 ? 8 : 1;
+      const GemmProblem problem = gemm_problem(M, N, K, batches, a, b, shape.vec, pieces);
+      CoopTile tile = coop_tile_for(shape, problem, ctx.target);
+      std::string misfit = tile_misfit(tile, ctx.target);
+      if (misfit.empty() && forced_coop->split > 1)
+        misfit = !pieces ? "only float32 pieces split K on tensor cores" : split_misfit(tile, problem, ctx.target, forced_coop->split);
+      check(misfit.empty(), what, ": tile ", forced_text.substr(8), " does not fit target '", ctx.target.name, "': ", misfit);
+      coop = GemmChoice{tile, forced_coop->split};
+    } else if (why.empty()) {
+      coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1, pieces), ctx.target);
+    }
+    if (why.empty() && !coop) why = cat("no ", pieces ? "fp16x3" : "fp16", " tile fits target '", ctx.target.name, "'");
+    check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
+  }
+  // Split K (tiled, and float32 pieces on tensor cores): the GEMM dispatch writes each slice's f32
+  // partial sums, [split][total], and a reduce dispatch adds them and runs the epilogue and the
+  // fused store (its own bindings).
+  const uint64_t split = strategy == S::tiled ? tile->split : strategy == S::coopmat ? coop->split : 1;
   const std::string partial = split > 1 ? ctx.tensor(out) + ".split_k" : "";
   if (split > 1) scratch.push_back({partial, DType::f32, Shape{int64_t(split), total}});
 
@@ -289,7 +317,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   out_bytes += st.bytes;
   if (split > 1) {
     reduce.kernel = "matmul_split_k_reduce";
-    reduce.strategy = cat("tiled ", choice_str(*tile));  // as the slices' dispatch (conv's split_k does the same)
+    // As the slices' dispatch (conv's split_k does the same).
+    reduce.strategy = strategy == S::coopmat ? choice_str(*coop) : cat("tiled ", choice_str(*tile));
     reduce.bindings = out_bindings;
     plan_linear(reduce, uint64_t(total), 256, ctx.target, what);
     reduce.glsl = instantiate_shader(
@@ -325,46 +354,40 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
       {"A_RS", cat(a.row_stride)}, {"A_CS", cat(a.col_stride)}, {"B_RS", cat(b.row_stride)}, {"B_CS", cat(b.col_stride)}};
   // float16 operands on tensor cores, float32 sums (gemm_coopmat.h).
   if (strategy == S::coopmat) {
-    std::string why = coopmat_misfit(ctx.target);
-    if (why.empty() && !f16_operands && !pieces) why = "its operands are neither both float16 nor both float32";
-    if (why.empty() && pieces && !vec8)
-      why = "float32 operands need runs of 8 along their contiguous dim (its size, row and batch strides multiples of 8)";
-    std::optional<GemmChoice> coop;
-    if (why.empty() && forced_coop) {
-      forced_coop->vec = vec8 ? 8 : 1;
-      CoopTile tile =
-          coop_tile_for(*forced_coop, gemm_problem(M, N, K, batches, a, b, forced_coop->vec, pieces), ctx.target);
-      std::string misfit = tile_misfit(tile, ctx.target);
-      check(misfit.empty(), what, ": tile ", forced_text.substr(8), " does not fit target '", ctx.target.name, "': ", misfit);
-      coop = GemmChoice{tile, 1};
-    } else if (why.empty()) {
-      coop = choose_gemm(gemm_problem(M, N, K, batches, a, b, vec8 ? 8 : 1, pieces), ctx.target);
-    }
-    if (why.empty() && !coop) why = cat("no ", pieces ? "fp16x3" : "fp16", " tile fits target '", ctx.target.name, "'");
-    check(why.empty(), what, ": strategy 'coopmat' does not apply: ", why);
     const CoopTile& c = std::get<CoopTile>(coop->tile);
     int64_t tiles_m = ceil_div(M, int64_t(c.tm)), tiles_n = ceil_div(N, int64_t(c.tn));
     int64_t groups = std::max<int64_t>(1, tiles_m * tiles_n * batches);
-    k.kernel = "matmul_coopmat";
-    k.strategy = cat("coopmat ", c.str());
+    k.kernel = split > 1 ? "matmul_coopmat_split_k" : "matmul_coopmat";
+    k.strategy = choice_str(*coop);
     k.workgroup_size = {c.invocations(), 1, 1};
-    k.workgroup_count = linear_grid(uint64_t(groups) * c.invocations(), c.invocations(), ctx.target, what);
+    check_32bit_elements(uint64_t(groups) * split, "the tile grid", what);
+    k.workgroup_count = linear_grid(uint64_t(groups) * split * c.invocations(), c.invocations(), ctx.target, what);
     k.workgroup_memory_bytes = c.workgroup_memory_bytes();
     k.subgroup_sizes = {c.subgroup, c.subgroup};  // the fragments' layout assumes this subgroup size
     k.cooperative_matrix_khr = coopmat_uses_khr(ctx.target);
-    const bool quads = coop_quads_fit && st.quads && coop_quads_supported(c);
+    // Split K's raw partial sums always leave in quads where the tile hands them out (as the FMA
+    // loop's do, below).
+    const bool quads = coop_quads_fit && (split > 1 || st.quads) && coop_quads_supported(c);
     const uint32_t sets = coop_register_sets(c, ctx.target);
-    const std::string store_c4 =
-        quads ? cat("void store_c4(uint m, uint n, vec4 v) {\n  if (m < ", M, "u && n < ", N, "u)\n    store_result4((batch * ",
-                    M, "u + m) * ", N, "u + n, vec4(epilogue(v.x, m, n), epilogue(v.y, m, n + 1u), epilogue(v.z, m, n + 2u), "
-                    "epilogue(v.w, m, n + 3u)));\n}\n")
-              : "";
+    std::string store_c4;
+    if (quads) {
+      const std::string i = cat("(batch * ", M, "u + m) * ", N, "u + n");
+      if (split > 1)
+        store_c4 = cat("layout(std430, set = 0, binding = ", partial_binding,
+                       ") restrict writeonly buffer PartialQuads { vec4 data[]; } partial_quad;\n");
+      store_c4 += cat("void store_c4(uint m, uint n, vec4 v) {\n  if (m < ", M, "u && n < ", N, "u)\n    ",
+                      split > 1 ? cat("partial_quad.data[(split * ", total, "u + ", i, ") >> 2u] = v;\n}\n")
+                                : cat("store_result4(", i, ", vec4(epilogue(v.x, m, n), epilogue(v.y, m, n + 1u), "
+                                      "epilogue(v.z, m, n + 2u), epilogue(v.w, m, n + 3u)));\n}\n"));
+    }
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                  {"TILES_MN", cat(tiles_m * tiles_n)},
                                  {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr, false, quads, sets)},
-                                 {"SPLITS", "1"}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
-                                 {"STORE", "store_result(i, epilogue(v, m, n))"}, {"STORE_C4", store_c4},
+                                 {"SPLITS", cat(split)}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
+                                 {"STORE", split > 1 ? cat("partial.data[split * ", total, "u + i] = v")
+                                                     : "store_result(i, epilogue(v, m, n))"},
+                                 {"STORE_C4", store_c4},
                                  {"OPERANDS", pieces ? split_operand_fns(M, N, K, a, b, a8, b8)
                                               : vec8  ? vec8_operand_fns(M, N, K, a, b, a8, b8)
                                                       : scalar_operand_fns(M, N, K, a, b)}});
@@ -375,7 +398,10 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     if (quads) k.tiles["quad_stores"] = 1;
     if (sets > 1) k.tiles["register_sets"] = sets;
     if (c.split) k.tiles["fp16_pieces"] = 1;
-    return {k};
+    if (split == 1) return {k};
+    k.tiles["split_k"] = int64_t(split);
+    k.tiles["workgroups"] = groups * int64_t(split);
+    return {k, reduce};
   }
   if (strategy == S::naive) {
     k.kernel = "matmul_naive";
@@ -475,7 +501,7 @@ std::string_view contraction_strategy_name(ContractionStrategy s) {
 ContractionStrategy parse_contraction_strategy(const std::string& text, const std::string& what) {
   for (S s : {S::tiled, S::coopmat, S::dot, S::naive})
     if (text == contraction_strategy_name(s)) return s;
-  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, tiled=TMxTNxTK/RMxRN/STAGES, coopmat, coopmat=TMxTNxTK/WMxWN[/sSTAGES], dot, naive)"));
+  throw Error(cat(what, ": unknown strategy '", text, "' (contractions have: tiled, tiled=TMxTNxTK/RMxRN/STAGES, coopmat, coopmat=TMxTNxTK/WMxWN[/sSTAGES][/kSPLIT], dot, naive)"));
 }
 
 std::optional<GemmChoice> contraction_choice(int64_t m, int64_t n, int64_t k, const TargetLimits& target,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "codegen/compiler.h"
@@ -79,6 +80,65 @@ TEST(Fp16x3Plan, ForcingItWhereTheLayoutCannotStageItNamesTheReason) {
   }
 }
 
+// Grids under one wave of SMs split K over 2 x 2 workgroups (two per SM) and add the slices in a
+// reduce dispatch: ViT-B/16 b8's output projection (78 tiles, K 768) and second MLP product (K
+// 3072) in 3 slices; its in-projection (234 tiles) and first MLP product (312) stay unsplit. The
+// forced form "/kSPLIT" is checked like the FMA loop's.
+TEST(Fp16x3Plan, ProductsUnderOneWaveSplitKOverTwoByTwoTiles) {
+  for (const auto& [k, n, split] : {std::tuple{768, 768, 3}, {3072, 768, 3}, {768, 2304, 1}, {768, 3072, 1}}) {
+    SCOPED_TRACE(cat("1576x", n, "x", k));
+    const ModuleImage m = compile_for(f32_matmul({1576, k}, {k, n}, false), "nvidia", Precision::fp16x3);
+    const DispatchDesc& d = product(m);
+    EXPECT_EQ(d.tiles.at("fp16_pieces"), 1);
+    if (split == 1) {
+      EXPECT_EQ(d.kernel, "matmul_coopmat");
+      EXPECT_EQ(m.manifest.dispatches.size(), 1u);
+      continue;
+    }
+    EXPECT_EQ(d.kernel, "matmul_coopmat_split_k");
+    EXPECT_EQ(d.tiles.at("split_k"), split);
+    EXPECT_EQ(d.tiles.at("subgroups_n"), 2);
+    EXPECT_EQ(d.tiles.at("workgroups"), 13 * 6 * split);
+    ASSERT_EQ(m.manifest.dispatches.size(), 2u);
+    EXPECT_EQ(m.manifest.dispatches[1].kernel, "matmul_split_k_reduce");
+    EXPECT_NE(m.manifest.dispatches[1].strategy.find(cat("K in ", split, " slices")), std::string::npos);
+  }
+  const ir::Graph g = f32_matmul({200, 328}, {328, 264}, false);
+  EXPECT_EQ(product(compile_for(g, "nvidia", Precision::fp16x3, {{"matmul", "coopmat=128x128x32/2x2/k4"}})).tiles.at("split_k"), 4);
+  for (const auto& [tile, why] : {std::pair{"128x128x32/2x2/k12", "fewer than 12 slices"},
+                                  {"128x128x32/2x2/k", "is not TMxTNxTK/WMxWN[/sSTAGES][/kSPLIT]"},
+                                  {"128x128x32/2x2/k0", "is not TMxTNxTK/WMxWN[/sSTAGES][/kSPLIT]"}}) {
+    try {
+      compile_for(g, "nvidia", Precision::fp16x3, {{"matmul", cat("coopmat=", tile)}});
+      ADD_FAILURE() << tile << " compiled";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+  // float16 operands: the plain loop has no split.
+  ir::Graph h;
+  ir::Value* a = h.add_input("a", {DType::f16, {256, 192}});
+  ir::Value* b = h.add_input("b", {DType::f16, {192, 320}});
+  h.add_output(h.add_op(ir::OpKind::MatMul, {a, b}, {}, "mm")->result(), "y");
+  try {
+    compile_for(h, "nvidia", Precision::fp32, {{"matmul", "coopmat=128x128x32/2x2/k2"}});
+    ADD_FAILURE() << "compiled";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only float32 pieces split K"), std::string::npos) << e.what();
+  }
+}
+
+// sqrt(sum (y - ref)^2 / sum ref^2): the figure docs/api.md gives for the pieces' products.
+double relative_l2(const HostTensor& y, const HostTensor& ref) {
+  double diff = 0, norm = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    const double d = y.get_f64(i) - ref.get_f64(i);
+    diff += d * d;
+    norm += ref.get_f64(i) * ref.get_f64(i);
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
 class Fp16x3Gpu : public ::testing::TestWithParam<Form> {
  protected:
   void SetUp() override {
@@ -97,7 +157,7 @@ class Fp16x3Gpu : public ::testing::TestWithParam<Form> {
 };
 
 // B N-fast and K-fast, A K-fast and M-fast, batched, partial tiles in M, N and K, A through a fused prologue, forced
-// tiles of 128 and 256 invocations; operands scaled by 1e-3 (lo pieces float16 subnormals) and 1e3.
+// tiles of 128 and 256 invocations, K split in 2 and 3 slices; operands scaled by 1e-3 (lo pieces float16 subnormals) and 1e3.
 TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
   uint32_t seed = 300;
   struct Case {
@@ -112,6 +172,9 @@ TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
                                          {{200, 328}, {328, 264}, false, true, ""},
                                          {{200, 328}, {328, 264}, false, false, "128x128x32/2x4"},
                                          {{130, 256}, {256, 72}, false, false, "64x64x32/2x2"},
+                                         // K split (11 steps: slices of 3, 4 and 4, the last partial)
+                                         {{200, 328}, {328, 264}, false, true, "128x128x32/2x2/k3"},
+                                         {{136, 328}, {264, 328}, true, false, "128x128x32/2x4/k2"},
                                          {{96, 136}, {96, 80}, false, false, "", true}}) {
     for (double scale : {1.0, 1e-3, 1e3}) {
       ir::Graph g = f32_matmul(c.a, c.b, c.tb, c.relu, c.ta);
@@ -124,6 +187,10 @@ TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
       // Forced: unforced, NVIDIA takes the pieces only for grids of half a wave of 128 x 128 tiles.
       o.forced_strategy["matmul"] = c.tile.empty() ? "coopmat" : "coopmat=" + c.tile;
       GpuRun run = run_on_gpu(g, in, o);
+      // Printed for the record (the bound below is elementwise): how the error moves with the
+      // operands' scale says where it comes from.
+      std::printf("[fp16x3] a%s b%s tile '%s' scale %g: relative L2 error %.2e\n", shape_str(c.a).c_str(),
+                  shape_str(c.b).c_str(), c.tile.c_str(), scale, relative_l2(run.outputs.at("y"), run.reference.at("y")));
       EXPECT_EQ(product(run.module).tiles.at("fp16_pieces"), 1) << product(run.module).strategy;
       EXPECT_TRUE(declares(run.module, GetParam()));
       EXPECT_TRUE(outputs_match(run, o));
@@ -142,11 +209,14 @@ TEST_P(Fp16x3Gpu, ValuesBeyondFloat16sRangeGiveFloat32Results) {
   a.set_f64(150 * 256 + 0, -7e4);  // row 150
   a.set_f64(90 * 256 + 255, std::numeric_limits<double>::infinity());  // row 90
   in.at("b").set_f64(100 * 136 + 130, std::numeric_limits<double>::quiet_NaN());  // column 130
-  GpuRunOptions o = options();
-  o.forced_strategy["matmul"] = "coopmat";
-  GpuRun run = run_on_gpu(g, in, o);
-  EXPECT_EQ(product(run.module).tiles.at("fp16_pieces"), 1);
-  EXPECT_TRUE(outputs_match(run, options()));
+  for (const char* forced : {"coopmat", "coopmat=128x128x32/2x2/k2"}) {  // unsplit, and each slice alone
+    SCOPED_TRACE(forced);
+    GpuRunOptions o = options();
+    o.forced_strategy["matmul"] = forced;
+    GpuRun run = run_on_gpu(g, in, o);
+    EXPECT_EQ(product(run.module).tiles.at("fp16_pieces"), 1);
+    EXPECT_TRUE(outputs_match(run, options()));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Forms, Fp16x3Gpu, ::testing::Values(Form::khr, Form::nv),
