@@ -489,10 +489,14 @@ namespace {
 // over K / slices, plus the reduce dispatch that adds the slices' float32 partial sums (read once
 // per slice, written once). One time unit of the 2 x 4 tile is 0.064 ms per 768 of K (the
 // 78-tile product above); the reduce is costed at the H200's ~3 bytes per ns plus a dispatch gap.
+// Session 36 (H200, against the FMA loop): 1576x768x768 0.052 / 0.076 ms, 1576x768x3072 0.172 /
+// 0.238 (2x2 in 3 slices, the best of 8 forms forced), 1024x768x768 0.043 / 0.050 (2x4 in 2),
+// 1024x768x3072 0.128 / 0.145 (2x2 in 4); but 512x768x768, 24 tiles, 0.032 / 0.029: splits need
+// a quarter wave of tiles (tiles >= compute units / kPiecesSplitWaveDivisor).
 constexpr int64_t kPiecesUnsplitMaxK = 1024;
 constexpr double kPiecesMsPerUnitK = 0.064 / 768;
 constexpr double kReduceBytesPerMs = 3.0e9, kReduceGapMs = 0.003;
-constexpr uint64_t kPiecesMaxSplit = 4, kPiecesMinSliceK = 256;
+constexpr uint64_t kPiecesMaxSplit = 4, kPiecesMinSliceK = 256, kPiecesSplitWaveDivisor = 4;
 std::optional<GemmChoice> choose_nvidia_pieces(const GemmProblem& p, const TargetLimits& t) {
   struct Measured {
     CoopTile shape;
@@ -508,8 +512,8 @@ std::optional<GemmChoice> choose_nvidia_pieces(const GemmProblem& p, const Targe
     const uint64_t tiles = tiles_of(tile, p), steps = k_steps_of(tile, p);
     if (!tile_misfit(tile, t).empty() || tiles > grid_capacity(t) || efficiency(tile, p) < kMinEfficiency) continue;
     for (uint64_t split = 1; split <= kPiecesMaxSplit; ++split) {
-      if (split > 1 && (!p.allow_split || tiles >= t.compute_units || steps * tile.tk < split * kPiecesMinSliceK ||
-                        !split_misfit(tile, p, t, split).empty()))
+      if (split > 1 && (!p.allow_split || tiles >= t.compute_units || kPiecesSplitWaveDivisor * tiles < t.compute_units ||
+                        steps * tile.tk < split * kPiecesMinSliceK || !split_misfit(tile, p, t, split).empty()))
         break;
       // Grids of at least half a wave of SMs, as measured (78 tiles on 132 SMs); fewer take the
       // general rule's smaller tiles. Unsplit under one wave with a deep K, the FMA loop split

@@ -41,7 +41,8 @@
 // own; each fragment product is then lo_a*hi_b + hi_a*lo_b + hi_a*hi_b (small terms first), summed
 // in float32. The pieces hold about 22 of float32's 24 bits (the dropped lo*lo term is 2^-22 of
 // the product; bench/split_precision_sim.py); products measured on the H200 come to a relative
-// error of 4.3e-5 (docs/api.md, "Precision"), at a third of the tensor cores' float16 rate. A value that float16 cannot hold (|x| > 65504, inf, NaN)
+// error of about 1e-6 for operands near 1 and 4e-5 near 1e-3, where the lo pieces are float16
+// subnormals (docs/api.md, "Precision"), at a third of the tensor cores' float16 rate. A value that float16 cannot hold (|x| > 65504, inf, NaN)
 // sends the whole workgroup's tile to a plain float32 loop over the kernel's a_elem / b_elem
 // instead (a range flag in workgroup memory), so such inputs give float32's result, not inf/NaN.
 #extension GL_NV_cooperative_matrix : require
