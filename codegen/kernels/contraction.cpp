@@ -83,6 +83,20 @@ std::string choice_str(const GemmChoice& c) {
   return c.split > 1 ? cat(s, ", K in ", c.split, " slices") : s;
 }
 
+// store_c4 for the GEMM loops' quads (4 columns of row m from n): split K's raw partial sums
+// (`partial_binding` again, as vec4s), else the epilogue and the fused store, 4 at a time.
+std::string store_c4_fn(int64_t M, int64_t N, int64_t total, uint64_t split, uint32_t partial_binding) {
+  const std::string i = cat("(batch * ", M, "u + m) * ", N, "u + n");
+  std::string s;
+  if (split > 1)
+    s = cat("layout(std430, set = 0, binding = ", partial_binding,
+            ") restrict writeonly buffer PartialQuads { vec4 data[]; } partial_quad;\n");
+  return s + cat("void store_c4(uint m, uint n, vec4 v) {\n  if (m < ", M, "u && n < ", N, "u)\n    ",
+                 split > 1 ? cat("partial_quad.data[(split * ", total, "u + ", i, ") >> 2u] = v;\n}\n")
+                           : cat("store_result4(", i, ", vec4(epilogue(v.x, m, n), epilogue(v.y, m, n + 1u), "
+                                 "epilogue(v.z, m, n + 2u), epilogue(v.w, m, n + 3u)));\n}\n"));
+}
+
 }  // namespace
 
 std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const KernelContext& ctx,
@@ -369,17 +383,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     // loop's do, below).
     const bool quads = coop_quads_fit && (split > 1 || st.quads) && coop_quads_supported(c);
     const uint32_t sets = coop_register_sets(c, ctx.target);
-    std::string store_c4;
-    if (quads) {
-      const std::string i = cat("(batch * ", M, "u + m) * ", N, "u + n");
-      if (split > 1)
-        store_c4 = cat("layout(std430, set = 0, binding = ", partial_binding,
-                       ") restrict writeonly buffer PartialQuads { vec4 data[]; } partial_quad;\n");
-      store_c4 += cat("void store_c4(uint m, uint n, vec4 v) {\n  if (m < ", M, "u && n < ", N, "u)\n    ",
-                      split > 1 ? cat("partial_quad.data[(split * ", total, "u + ", i, ") >> 2u] = v;\n}\n")
-                                : cat("store_result4(", i, ", vec4(epilogue(v.x, m, n), epilogue(v.y, m, n + 1u), "
-                                      "epilogue(v.z, m, n + 2u), epilogue(v.w, m, n + 3u)));\n}\n"));
-    }
+    const std::string store_c4 = quads ? store_c4_fn(M, N, total, split, partial_binding) : "";
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                  {"TILES_MN", cat(tiles_m * tiles_n)},
@@ -457,15 +461,7 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
   std::string store_c4;
   if (quads_fit && (split > 1 || st.quads)) {
     core.store_quads = GemmCoreShape::Quads::columns;
-    const std::string i = cat("(batch * ", M, "u + m) * ", N, "u + n");
-    // Split K: the partial sums' binding again, as vec4s.
-    if (split > 1)
-      store_c4 = cat("layout(std430, set = 0, binding = ", partial_binding,
-                     ") restrict writeonly buffer PartialQuads { vec4 data[]; } partial_quad;\n");
-    store_c4 += cat("void store_c4(uint m, uint n, vec4 v) {\n  if (m < ", M, "u && n < ", N, "u)\n    ",
-                   split > 1 ? cat("partial_quad.data[(split * ", total, "u + ", i, ") >> 2u] = v;\n}\n")
-                             : cat("store_result4(", i, ", vec4(epilogue(v.x, m, n), epilogue(v.y, m, n + 1u), "
-                                   "epilogue(v.z, m, n + 2u), epilogue(v.w, m, n + 3u)));\n}\n"));
+    store_c4 = store_c4_fn(M, N, total, split, partial_binding);
   }
   values.insert(values.end(), {{"INVOCATIONS", cat(inv)},
                                {"GROUPS", cat(groups)}, {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
