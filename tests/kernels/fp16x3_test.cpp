@@ -191,7 +191,8 @@ TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
         for (int64_t i = 0; i < t.numel(); ++i) t.set_f64(i, t.get_f64(i) * scale);
       GpuRunOptions o = options();
       o.abs_tol = 1e-7 * scale * scale;
-      // Forced: unforced, NVIDIA takes the pieces only for grids of half a wave of 128 x 128 tiles.
+      // Forced: unforced, NVIDIA takes the pieces only for grids of at least half a wave of 128 x 128
+      // tiles (a quarter, split over K).
       o.forced_strategy["matmul"] = c.tile.empty() ? "coopmat" : "coopmat=" + c.tile;
       GpuRun run = run_on_gpu(g, in, o);
       // Printed for the record (the bound below is elementwise): how the error moves with the
