@@ -11,9 +11,10 @@ namespace vkc {
 // fp32: the model's dtypes. fp16: float32 tensors stored and computed as float16. fp16x3: float32
 // tensors, and float32 matrix products on float16 tensor cores, each operand split into two float16
 // pieces and three of their products summed in float32 (the pieces hold about 22 of float32's 24
-// bits: products measured on the H200 reach a relative error of about 1e-6 for operands near 1, more
-// for operands below float16's normal range, 4e-5 near 1e-3, docs/api.md; values beyond float16's
-// range computed in float32); elsewhere, and on targets without tensor cores, as fp32.
+// bits, with the operands scaled by powers of two as they are split: products measured on the H200
+// reach a relative error of about 1e-6 for operands near 1, 2e-6 near 1e-3, 2e-5 near 1e-4,
+// docs/api.md; values beyond float16's range once scaled computed in float32); elsewhere, and on
+// targets without tensor cores, as fp32.
 enum class Precision { fp32, fp16, fp16x3 };
 
 const char* precision_name(Precision p);

@@ -37,14 +37,17 @@
 // CoopTile::c_scratch_in_a_tiles, which counts the bytes the same way), else it has its own array.
 // SPLIT (CoopTile::split): float32 operands. The kernel hands 8 float32 values as a mat2x4 from
 // a_load8f / b_load8f (same runs as a_load8 / b_load8), and each is staged as two float16
-// pieces, hi (x rounded to 11 significant bits: high_bits) and lo = f16(x - hi), in tiles of their
-// own; each fragment product is then lo_a*hi_b + hi_a*lo_b + hi_a*hi_b (small terms first), summed
-// in float32. The pieces hold about 22 of float32's 24 bits (the dropped lo*lo term is 2^-22 of
-// the product; bench/split_precision_sim.py); products measured on the H200 come to a relative
-// error of about 1e-6 for operands near 1 and 4e-5 near 1e-3, where the lo pieces are float16
-// subnormals (docs/api.md, "Precision"), at a third of the tensor cores' float16 rate. A value that float16 cannot hold (|x| > 65504, inf, NaN)
-// sends the whole workgroup's tile to a plain float32 loop over the kernel's a_elem / b_elem
-// instead (a range flag in workgroup memory), so such inputs give float32's result, not inf/NaN.
+// pieces, hi (x rounded to a float16 value: high_bits) and lo = f16(x - hi), after scaling A by
+// A_SCALE and B by B_SCALE (split8), in tiles of their own; each fragment product is then
+// lo_a*hi_b + hi_a*lo_b + hi_a*hi_b (small terms first), summed in float32 and scaled back before
+// the store. The pieces hold about 22 of float32's 24 bits (the dropped lo*lo term is 2^-22 of
+// the product; bench/split_precision_sim.py, bench/pieces_error_sim.py); products measured on the
+// H200 come to a relative error of about 1e-6 for operands near 1, 2e-6 near 1e-3 and 2e-5 near
+// 1e-4, where A's lo pieces are float16 subnormals even scaled (docs/api.md, "Precision"), at a
+// third of the tensor cores' float16 rate. A value that float16 cannot hold once scaled
+// (|a| > 4094, |b| > 255, inf, NaN) sends the whole workgroup's tile to a plain float32 loop over
+// the kernel's a_elem / b_elem instead (a range flag in workgroup memory), so such inputs give
+// float32's result, not inf/NaN.
 #extension GL_NV_cooperative_matrix : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -106,15 +109,35 @@ STAGE_T b_next[PREFETCH][B_ROUNDS];
 STAGE_T a_next_lo[PREFETCH][A_ROUNDS];
 STAGE_T b_next_lo[PREFETCH][B_ROUNDS];
 bool split_in_range = true;
-// x rounded to float16's 11 significant bits, as a float32: the mantissa's low 13 bits rounded
-// away in the integer domain (half up in magnitude). Not x - float(float16(x)): the NVIDIA driver
-// (H200, 2026-11) folded that to 0, and the products came out at float16's accuracy.
-vec4 high_bits(vec4 x) { return uintBitsToFloat((floatBitsToUint(x) + 0x1000u) & 0xFFFFE000u); }
-// The two float16 pieces of 8 float32 values (8 halves each, packed as the staging's uvec4).
-void split8(mat2x4 v, out uvec4 hi, out uvec4 lo) {
+// x rounded to a float16 value, as a float32: the mantissa's low 13 bits rounded away in the
+// integer domain (half up in magnitude), or, below float16's normal range (2^-14), x rounded to
+// its subnormals' grid of 2^-24, so that hi is exactly the float16 staged and lo = x - hi holds
+// all of the rest (x rounded to 11 bits there lost up to 2^-25 when staged). Not
+// x - float(float16(x)): the NVIDIA driver (H200, 2026-11) folded that to 0, and the products
+// came out at float16's accuracy.
+vec4 high_bits(vec4 x) {
+  const vec4 h = uintBitsToFloat((floatBitsToUint(x) + 0x1000u) & 0xFFFFE000u);
+  return mix(h, round(x * 16777216.0) * (1.0 / 16777216.0), lessThan(abs(h), vec4(0.00006103515625)));
+}
+// Each operand is scaled by a power of two as it is split (A by A_SCALE, B by B_SCALE; exact),
+// so that the accumulators hold the product times PRODUCT_SCALE, scaled back once before the
+// store. Why: lo, about 2^-12 of x, is a float16 subnormal below |x| of about 2^-3 and keeps
+// fewer bits there (relative error 4e-5 on operands near 1e-3 unscaled, session 36). Scaled, B's
+// lo pieces are normals down to |b| of about 2^-11 and A's down to 2^-7; below that their
+// absolute error is 2^-24 / scale. The price is range: |a| <= 65504 / A_SCALE (4094), |b| <=
+// 65504 / B_SCALE (255), else the tile takes the float32 loop (below). B, the larger share, is
+// the weights in most products; A the activations, whose range matters more. Scaling the hi
+// pieces in registers instead (lo alone scaled up) kept the full range of A but cost 6-13% of
+// the products' time (session 37); a second accumulator, scaled back per step, 23-40%.
+const float A_SCALE = 16.0, B_SCALE = 256.0, PRODUCT_SCALE = A_SCALE * B_SCALE;
+// The two float16 pieces of 8 float32 values (8 halves each, packed as the staging's uvec4),
+// scaled by `scale`, which must leave them within float16's range (else the tile's flag is set).
+void split8(mat2x4 x, float scale, out uvec4 hi, out uvec4 lo) {
+  const mat2x4 v = x * scale;
   split_in_range = split_in_range && all(lessThanEqual(abs(v[0]), vec4(65504.0))) &&
                    all(lessThanEqual(abs(v[1]), vec4(65504.0)));  // false for NaN too
-  const vec4 h0 = high_bits(v[0]), h1 = high_bits(v[1]), l0 = v[0] - h0, l1 = v[1] - h1;
+  const vec4 h0 = high_bits(v[0]), h1 = high_bits(v[1]);
+  const vec4 l0 = v[0] - h0, l1 = v[1] - h1;
   hi = uvec4(packHalf2x16(h0.xy), packHalf2x16(h0.zw), packHalf2x16(h1.xy), packHalf2x16(h1.zw));
   lo = uvec4(packHalf2x16(l0.xy), packHalf2x16(l0.zw), packHalf2x16(l1.xy), packHalf2x16(l1.zw));
 }
@@ -128,7 +151,7 @@ void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
   [[unroll]] for (uint r = 0u; r < A_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, A_RUN, A_KFAST);
 #if ${SPLIT} == 1
-    split8(a_load8f(m0 + at.x, k0 + at.y), a_next[set][r], a_next_lo[set][r]);
+    split8(a_load8f(m0 + at.x, k0 + at.y), A_SCALE, a_next[set][r], a_next_lo[set][r]);
 #elif ${A_ROWS} == 1
     a_next[set][r] = a_load8_row(r, k0 + at.y);
 #elif ${VEC} == 8
@@ -141,7 +164,7 @@ void fetch_slice(uint m0, uint n0, uint k0, uint lid, uint set) {
   [[unroll]] for (uint r = 0u; r < B_ROUNDS; ++r) {
     uvec2 at = staged_at(lid + r * THREADS, B_RUN, B_KFAST);
 #if ${SPLIT} == 1
-    split8(b_load8f(n0 + at.x, k0 + at.y), b_next[set][r], b_next_lo[set][r]);
+    split8(b_load8f(n0 + at.x, k0 + at.y), B_SCALE, b_next[set][r], b_next_lo[set][r]);
 #elif ${VEC} == 8
     b_next[set][r] = b_load8(n0 + at.x, k0 + at.y);
 #else
@@ -293,6 +316,10 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
     }
     return;
   }
+#endif
+#if ${SPLIT} == 1
+  [[unroll]] for (uint i = 0u; i < FM; ++i)
+    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = acc[i][j] * (1.0 / PRODUCT_SCALE);
 #endif
   // Every slice ended with a barrier: A's tiles are free for the scratch (C_IN_A).
   uint scratch = sg * FRAG;

@@ -30,8 +30,8 @@ std::string usage() {
          "                  abs error / max abs output <= 5e-3 against the float64 reference.\n"
          "                  fp16x3: f32 tensors, f32 matrix products on f16 tensor cores as three\n"
          "                  products of f16 pieces, where the target has them (opt-in: products about\n"
-         "                  1e-6 relative error against f32's 1e-7, more for operands below 1e-2:\n"
-         "                  4e-5 near 1e-3; docs/api.md \"Precision\")\n"
+         "                  1e-6 relative error against f32's 1e-7, more for operands below 1e-3:\n"
+         "                  2e-5 near 1e-4; docs/api.md \"Precision\")\n"
          "  --report        print one row per dispatch: the ops it holds, strategy, workgroup size,\n"
          "                  tiles, workgroup memory against the limit, GFLOP and MB; notes say what\n"
          "                  was fused and why a fusion was refused; last, the arena's peak memory\n";

@@ -44,7 +44,7 @@ const char* kUsage =
     "                       max abs error / max abs output with --tolerance, default 5e-3.\n"
     "                       fp16x3: f32 tensors, f32 matrix products on f16 tensor cores as three\n"
     "                       products of f16 pieces (products about 1e-6 relative error against\n"
-    "                       f32's 1e-7, more for operands below 1e-2: 4e-5 near 1e-3; docs/api.md\n"
+    "                       f32's 1e-7, more for operands below 1e-3: 2e-5 near 1e-4; docs/api.md\n"
     "                       \"Precision\"); --check as for fp32\n";
 
 bool is_compiled_module(const std::string& path) {
