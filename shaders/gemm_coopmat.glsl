@@ -126,9 +126,11 @@ vec4 high_bits(vec4 x) {
 // lo pieces are normals down to |b| of about 2^-11 and A's down to 2^-7; below that their
 // absolute error is 2^-24 / scale. The price is range: |a| <= 65504 / A_SCALE (4094), |b| <=
 // 65504 / B_SCALE (255), else the tile takes the float32 loop (below). B, the larger share, is
-// the weights in most products; A the activations, whose range matters more. Scaling the hi
-// pieces in registers instead (lo alone scaled up) kept the full range of A but cost 6-13% of
-// the products' time (session 37); a second accumulator, scaled back per step, 23-40%.
+// the weights in most products; A the activations, whose range matters more. Measured
+// alternatives (session 37, bench/RESULTS.md): lo staged x 2^10 and the hi pieces scaled in
+// registers per step (A's range 16376) cost 6-13% of the products' time; lo's products in a
+// second accumulator scaled back per step, 23-40%; computing an out-of-range tile again
+// unscaled before the float32 loop, 10-15% on every tile.
 const float A_SCALE = 16.0, B_SCALE = 256.0, PRODUCT_SCALE = A_SCALE * B_SCALE;
 // The two float16 pieces of 8 float32 values (8 halves each, packed as the staging's uvec4),
 // scaled by `scale`, which must leave them within float16's range (else the tile's flag is set).

@@ -217,8 +217,7 @@ TEST_P(Fp16x3Gpu, Fp32MatmulsMatchTheReference) {
   }
 }
 
-// Values float16 cannot hold (1e5, inf, NaN), or cannot once scaled (5000 in A, 300 in B), in some
-// tiles: those tiles take the float32 loop and
+// Values float16 cannot hold (1e5, inf, NaN) in some tiles: those tiles take the float32 loop and
 // give float32's results (inf and NaN where the reference has them, the large sums exact to
 // float32's tolerance); the other tiles stay on the pieces.
 TEST_P(Fp16x3Gpu, ValuesBeyondFloat16sRangeGiveFloat32Results) {
@@ -229,9 +228,6 @@ TEST_P(Fp16x3Gpu, ValuesBeyondFloat16sRangeGiveFloat32Results) {
   a.set_f64(150 * 256 + 0, -7e4);  // row 150
   a.set_f64(90 * 256 + 255, std::numeric_limits<double>::infinity());  // row 90
   in.at("b").set_f64(100 * 136 + 130, std::numeric_limits<double>::quiet_NaN());  // column 130
-  // Within float16's range but not once scaled (shaders/gemm_coopmat.glsl: A x 16, B x 256).
-  a.set_f64(40 * 256 + 9, 5000.0);  // row 40
-  in.at("b").set_f64(20 * 136 + 5, -300.0);  // column 5
   for (const char* forced : {"coopmat", "coopmat=128x128x32/2x2/k2"}) {  // unsplit, and each slice alone
     SCOPED_TRACE(forced);
     GpuRunOptions o = options();
@@ -239,6 +235,25 @@ TEST_P(Fp16x3Gpu, ValuesBeyondFloat16sRangeGiveFloat32Results) {
     GpuRun run = run_on_gpu(g, in, o);
     EXPECT_EQ(product(run.module).tiles.at("fp16_pieces"), 1);
     EXPECT_TRUE(outputs_match(run, options()));
+  }
+}
+
+// Values within float16's range but not once scaled (shaders/gemm_coopmat.glsl: A x 16, B x 256)
+// and none beyond it: the tiles they reach take the float32 loop too, not an overflow; the other
+// tiles stay on the pieces (1e-4 elementwise, as fp32).
+TEST_P(Fp16x3Gpu, ValuesBeyondTheScaledRangeGiveFloat32Results) {
+  ir::Graph g = f32_matmul({200, 256}, {256, 136}, false);
+  std::map<std::string, HostTensor> in = random_inputs(g, 320);
+  in.at("a").set_f64(3 * 256 + 7, 5000.0);  // row 3: the tiles of rows 0-127 (or 0-63)
+  in.at("a").set_f64(3 * 256 + 100, -30000.0);
+  in.at("b").set_f64(9 * 136 + 130, 300.0);  // column 130: the tiles of columns 128-135
+  for (const char* forced : {"coopmat", "coopmat=128x128x32/2x2/k2", "coopmat=64x64x32/2x2"}) {
+    SCOPED_TRACE(forced);
+    GpuRunOptions o = options();
+    o.forced_strategy["matmul"] = forced;
+    GpuRun run = run_on_gpu(g, in, o);
+    EXPECT_EQ(product(run.module).tiles.at("fp16_pieces"), 1);
+    EXPECT_TRUE(outputs_match(run, o));
   }
 }
 
