@@ -318,8 +318,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
     }
     return;
   }
-#endif
-#if ${SPLIT} == 1
+  // The accumulators hold the product times PRODUCT_SCALE (split8).
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = acc[i][j] * (1.0 / PRODUCT_SCALE);
 #endif
