@@ -100,6 +100,14 @@ uvec2 staged_at(uint e, uint run, uint kfast) {
 
 // The loop's state, at module scope so that the slice steps below can share it (they are inlined).
 fcoopmatNV<32, 3, FRAG_M, FRAG_N> acc[FM][FN];
+// LAG (codegen: coop_lagged): each FRAG_K-deep step's products run one step late, from the fragments
+// the previous step loaded, so that the last step of a slice is multiplied after the barrier that
+// ends it, while the next slice's first fragments load (as gemm_core.glsl's LAG).
+#define LAG ${LAG}
+#if LAG
+fcoopmatNV<16, 3, FRAG_M, FRAG_K> fa_prev[FM];
+fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N> fb_prev[FN];
+#endif
 // PREFETCH register sets of the staged slice: 2 lets a slice's loads be issued two multiplies
 // before its stash (single-copy tiles only; see gemm_tile).
 const uint PREFETCH = ${PREFETCH}u;
@@ -231,7 +239,15 @@ void multiply_slice(uint stage, uint row0, uint col0) {
 #else
     LOAD_A(a_tile)
     LOAD_B(b_tile)
+#if LAG
+    // The previous step's products, while this step's fragments load.
+    [[unroll]] for (uint i = 0u; i < FM; ++i)
+      [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa_prev[i], fb_prev[j], acc[i][j]);
+    [[unroll]] for (uint i = 0u; i < FM; ++i) fa_prev[i] = fa[i];
+    [[unroll]] for (uint j = 0u; j < FN; ++j) fb_prev[j] = fb[j];
+#else
     MULTIPLY
+#endif
 #endif
   }
 }
@@ -242,6 +258,11 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
   uint row0 = (sg / WN) * FM * FRAG_M, col0 = (sg % WN) * FN * FRAG_N;  // the subgroup's corner in the tile
   [[unroll]] for (uint i = 0u; i < FM; ++i)
     [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = fcoopmatNV<32, 3, FRAG_M, FRAG_N>(0.0);
+#if LAG
+  // The first step multiplies zeros into the accumulators.
+  [[unroll]] for (uint i = 0u; i < FM; ++i) fa_prev[i] = fcoopmatNV<16, 3, FRAG_M, FRAG_K>(0.0);
+  [[unroll]] for (uint j = 0u; j < FN; ++j) fb_prev[j] = fcoopmatNV<16, ${B_SCOPE}, FRAG_K, FRAG_N>(0.0);
+#endif
 #if ${SPLIT} == 1
   if (lid == 0u) split_out_of_range = 0u;  // read only after the barriers below
 #endif
@@ -304,6 +325,11 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
       barrier();
     }
   }
+#endif
+#if LAG
+  // The last slice's last step.
+  [[unroll]] for (uint i = 0u; i < FM; ++i)
+    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa_prev[i], fb_prev[j], acc[i][j]);
 #endif
 #if ${SPLIT} == 1
   // A value out of float16's range: the tile's float32 result from a plain loop (slow, and rare).

@@ -163,6 +163,15 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
           {"STORE_M_FAST", store_m_fast ? "1" : "0"}};
 }
 
+// The fragment products of each FRAG_K-deep step run one step late (shaders/gemm_coopmat.glsl, LAG)
+// on tiles of at least 128 x 128 (one or two workgroups per SM, so no other workgroup's work fills
+// the gap a barrier leaves), float16 operands only. H200, session 38 (bench/RESULTS.md), planned
+// tiles: the 4096^3 matmul 0.478 -> 0.441 ms (128 x 128 x 64, 2 x 2), ggml's 16x256x19x19 conv
+// 0.659 -> 0.624, ResNet's 8x256x56x56 3x3 0.192 -> 0.185, the seed conv 0.482 -> 0.475. Smaller
+// tiles lost 1-3% (ViT's fp16 MLP product on 64 x 64 x 64, 0.232 -> 0.240; forced 128 x 64 and
+// 64 x 128 two-stage tiles), where the registers it takes cost workgroups per SM.
+bool coop_lagged(const CoopTile& c) { return !c.split && c.tm * c.tn >= 128 * 128; }
+
 uint32_t coop_register_sets(const CoopTile& c, const TargetLimits& t) {
   return t.vendor == Vendor::nvidia && c.stages == 1 && c.vec == 8 && !c.split && c.invocations() >= 256 ? 2 : 1;
 }
@@ -179,6 +188,7 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
                                {"PREFETCH", std::to_string(register_sets)},
                                {"A_ROWS", a_rows ? "1" : "0"},
                                {"SPLIT", c.split ? "1" : "0"},
+                               {"LAG", coop_lagged(c) ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},

@@ -74,6 +74,9 @@ std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_
 // 3.46 -> 3.37; but the 8x256x56x56 3x3 conv 0.181 -> 0.192, and tiles of 128 invocations lost
 // (ggml's 1x32x1536x1536 conv 0.99 -> 1.06; the 2x2 matmul tile ran out of registers, 0.47 -> 0.64).
 uint32_t coop_register_sets(const CoopTile& tile, const TargetLimits& t);
+// Whether the loop multiplies each step's fragments one step late (the shader's LAG): float16
+// operands on tiles of at least 128 x 128.
+bool coop_lagged(const CoopTile& tile);
 // Whether a lane's share of each fragment can leave as whole runs of 4 columns: FRAG_N a multiple
 // of 4, and a subgroup covering whole rows of such runs in whole passes.
 bool coop_quads_supported(const CoopTile& tile);

@@ -76,7 +76,8 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"STORE_M_FAST", shape.store_m_fast ? "1" : "0"},
                                                {"STORE_QUADS", std::to_string(int(shape.store_quads))},
                                                {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
-                                               {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)}});
+                                               {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)},
+                                               {"LAG", shape.kk_unroll == 0 || shape.kk_unroll == s.tk ? "1" : "0"}});
 }
 
 }  // namespace vkc::codegen::kernels
