@@ -387,7 +387,8 @@ std::vector<EmittedKernel> emit_contraction(const DispatchGroup& group, const Ke
     values.insert(values.end(), {{"INVOCATIONS", cat(c.invocations())}, {"GROUPS", cat(groups)},
                                  {"TILES_N", cat(tiles_n)}, {"TILES_M", cat(tiles_m)},
                                  {"TILES_MN", cat(tiles_m * tiles_n)},
-                                 {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr, false, quads, sets)},
+                                 {"GEMM_CORE", gemm_coopmat_glsl(c, false, k.cooperative_matrix_khr, false, quads, sets,
+                                                                         coop_lagged(c, ctx.target))},
                                  {"SPLITS", cat(split)}, {"K_STEPS", cat(ceil_div(K, int64_t(c.tk)))},
                                  {"STORE", split > 1 ? cat("partial.data[split * ", total, "u + i] = v")
                                                      : "store_result(i, epilogue(v, m, n))"},

@@ -230,7 +230,7 @@ EmittedKernel emit_conv_gemm(const ConvOperands& c, const ConvPlan& plan, const 
     quads = coop_quads_fit && st.quads;
     sets = coop_register_sets(plan.coop(), ctx.target);
     core = gemm_coopmat_glsl(plan.coop(), g.output_pos[1] != int(g.output_pos.size()) - 1, k.cooperative_matrix_khr,
-                             coop_rows, quads, sets);
+                             coop_rows, quads, sets, coop_lagged(plan.coop(), ctx.target));
     if (quads) helpers += store_c4_columns_fn(s);
   } else {
     GemmCoreShape shape = conv_gemm_core_shape(plan.simt(), g, c.filter->type.shape, one_tap);

@@ -169,18 +169,23 @@ std::vector<std::pair<std::string, std::string>> coopmat_loop_values(const CoopT
 // tiles: the 4096^3 matmul 0.478 -> 0.441 ms (128 x 128 x 64, 2 x 2), ggml's 16x256x19x19 conv
 // 0.659 -> 0.624, ResNet's 8x256x56x56 3x3 0.192 -> 0.185, the seed conv 0.482 -> 0.475. Smaller
 // tiles lost 1-3% (ViT's fp16 MLP product on 64 x 64 x 64, 0.232 -> 0.240; forced 128 x 64 and
-// 64 x 128 two-stage tiles), where the registers it takes cost workgroups per SM.
-bool coop_lagged(const CoopTile& c) { return !c.split && c.tm * c.tn >= 128 * 128; }
+// 64 x 128 two-stage tiles), where the registers it takes cost workgroups per SM. Measured on
+// NVIDIA only, so only there (elsewhere tiles are planned for at most 64 accumulators per
+// invocation, and the fragments it keeps would come on top).
+bool coop_lagged(const CoopTile& c, const TargetLimits& t) {
+  return t.vendor == Vendor::nvidia && !c.split && c.tm * c.tn >= 128 * 128;
+}
 
 uint32_t coop_register_sets(const CoopTile& c, const TargetLimits& t) {
   return t.vendor == Vendor::nvidia && c.stages == 1 && c.vec == 8 && !c.split && c.invocations() >= 256 ? 2 : 1;
 }
 
 std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr, bool a_rows, bool quads,
-                              uint32_t register_sets) {
+                              uint32_t register_sets, bool lagged) {
   check(coop_loop_supports(c), "internal: the fp16 GEMM loop does not support tile ", c.str());
   check(register_sets == 1 || (register_sets == 2 && c.stages == 1), "internal: ", register_sets,
         " register sets for tile ", c.str());
+  check(!lagged || !c.split, "internal: the float16 pieces' loop is not lagged, tile ", c.str());
   check(!a_rows || (c.vec == 8 && c.a_kfast && !c.split), "internal: row hooks need 16-byte K-fast float16 staging of A");
   std::vector<std::pair<std::string, std::string>> values = coopmat_loop_values(c, store_m_fast, for_khr, quads);
   values.insert(values.end(), {{"VEC", std::to_string(c.vec)},
@@ -188,7 +193,7 @@ std::string gemm_coopmat_glsl(const CoopTile& c, bool store_m_fast, bool for_khr
                                {"PREFETCH", std::to_string(register_sets)},
                                {"A_ROWS", a_rows ? "1" : "0"},
                                {"SPLIT", c.split ? "1" : "0"},
-                               {"LAG", coop_lagged(c) ? "1" : "0"},
+                               {"LAG", lagged ? "1" : "0"},
                                {"C_IN_A", c.c_scratch_in_a_tiles() ? "1" : "0"},
                                {"FRAG_M", std::to_string(c.fm)},
                                {"FRAG_N", std::to_string(c.fn)},

@@ -64,9 +64,9 @@ bool coopmat_uses_khr(const TargetLimits& t);
 // arrays hold coop_a_rounds(tile) rows.
 // quads: results leave four consecutive columns (N) at a time through the kernel's
 // `void store_c4(uint m, uint n, vec4 v)` (columns n..n+3 of row m), where coop_quads_supported.
-// register_sets: coop_register_sets.
+// register_sets: coop_register_sets; lagged: coop_lagged.
 std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_khr, bool a_rows = false,
-                              bool quads = false, uint32_t register_sets = 1);
+                              bool quads = false, uint32_t register_sets = 1, bool lagged = false);
 // Register sets for staged slices (shaders/gemm_coopmat.glsl, PREFETCH): 2, so that a slice's loads
 // are issued two multiplies before their stash, for NVIDIA's single-copy 16-byte-staged tiles of at
 // least 256 invocations (one workgroup per SM: nothing else hides the loads); else 1. H200, session
@@ -75,8 +75,8 @@ std::string gemm_coopmat_glsl(const CoopTile& tile, bool store_m_fast, bool for_
 // (ggml's 1x32x1536x1536 conv 0.99 -> 1.06; the 2x2 matmul tile ran out of registers, 0.47 -> 0.64).
 uint32_t coop_register_sets(const CoopTile& tile, const TargetLimits& t);
 // Whether the loop multiplies each step's fragments one step late (the shader's LAG): float16
-// operands on tiles of at least 128 x 128.
-bool coop_lagged(const CoopTile& tile);
+// operands on NVIDIA's tiles of at least 128 x 128.
+bool coop_lagged(const CoopTile& tile, const TargetLimits& t);
 // Whether a lane's share of each fragment can leave as whole runs of 4 columns: FRAG_N a multiple
 // of 4, and a subgroup covering whole rows of such runs in whole passes.
 bool coop_quads_supported(const CoopTile& tile);

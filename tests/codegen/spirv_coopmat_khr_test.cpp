@@ -207,15 +207,19 @@ TEST(CoopMatrixKhrRewrite, OneTypeInTwoRolesIsRefused) {
 }
 
 // vkc's own tensor-core loop (shaders/gemm_coopmat.glsl) in its KHR form, in a minimal kernel:
-// every product's A and B get the A and B roles and every load and store a layout.
+// every product's A and B get the A and B roles and every load and store a layout; lagged too
+// (its fragments kept from one step to the next in module-scope arrays of both roles' types).
 TEST(CoopMatrixKhrRewrite, TheGemmLoopRewrites) {
+  for (bool lagged : {false, true})
   for (bool a_kfast : {false, true}) {
+    SCOPED_TRACE(lagged ? "lagged" : "not lagged");
     CoopTile tile{64, 64, 32, 2, 2, 32, a_kfast, !a_kfast, 1};
     Facts f = facts_of(khr_words_of_loop("float", "float",
                                          "void a_begin(uint m) {}\nfloat a_load(uint m, uint k) { return a[m * 64u + k]; }\n"
                                          "void b_begin(uint n) {}\nfloat b_load(uint n, uint k) { return b[k * 64u + n]; }\n"
                                          "void store_c(uint m, uint n, float v) { c[m * 64u + n] = v; }\n",
-                                         kernels::gemm_coopmat_glsl(tile, false, true), "gemm_loop"));
+                                         kernels::gemm_coopmat_glsl(tile, false, true, false, false, 1, lagged),
+                                         "gemm_loop"));
     ASSERT_EQ(f.type_use.size(), 3u);
     EXPECT_FALSE(f.products.empty());
     for (const Inst& p : f.products) {

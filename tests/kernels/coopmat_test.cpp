@@ -494,6 +494,26 @@ TEST(CoopMatrixPlan, WideSingleCopyTilesStageTwoSlicesAheadOnNvidia) {
   EXPECT_THROW(codegen::kernels::gemm_coopmat_glsl(two_copies, false, false, false, false, 2), Error);
 }
 
+// Each step's products run one step late (shaders/gemm_coopmat.glsl LAG) on NVIDIA's tiles of
+// 128 x 128 and more with float16 operands; smaller tiles lost with it (bench/RESULTS.md session 38).
+TEST(CoopMatrixPlan, LargeNvidiaTilesMultiplyOneStepLate) {
+  using codegen::CoopTile;
+  CoopTile one_copy{128, 128, 64, 2, 4, 32, true, false, 8}, two_copies = one_copy;
+  two_copies.tk = 32;
+  two_copies.stages = 2;
+  const TargetLimits& t = find_target("nvidia").limits;
+  CoopTile pieces = one_copy, small{64, 64, 64, 2, 2, 32, true, false, 8};
+  pieces.split = true;
+  EXPECT_TRUE(codegen::kernels::coop_lagged(one_copy, t));
+  EXPECT_TRUE(codegen::kernels::coop_lagged(two_copies, t));
+  EXPECT_FALSE(codegen::kernels::coop_lagged(small, t));
+  EXPECT_FALSE(codegen::kernels::coop_lagged(pieces, t));
+  EXPECT_FALSE(codegen::kernels::coop_lagged(one_copy, find_target("amd-rdna3").limits));
+  EXPECT_NE(codegen::kernels::gemm_coopmat_glsl(one_copy, false, false, false, false, 2, true).find("#define LAG 1"),
+            std::string::npos);
+  EXPECT_THROW(codegen::kernels::gemm_coopmat_glsl(pieces, false, false, false, false, 1, true), Error);
+}
+
 // Deep convs with large grids take 128 x 128 x 32 on 2 x 2 subgroups with two copies on NVIDIA
 // (gemm_planner.cpp kDeepConvMinK): the seed conv (K 576, 4096 tiles) and ggml's 16x256x19x19 *
 // 4096x256x4x4 (K 4096, 1600), not ResNet's 8x256x56x56 3x3 (392 tiles), not a K-64 1x1 over the
