@@ -218,9 +218,9 @@ void stash_slice(uint stage, uint lid, uint set) {
     if (B_KFAST == 1u) coopMatLoadNV(fb[j], TILE, b0 + (n * BS + kk) / VEC, BS / VEC, true);  \
     else coopMatLoadNV(fb[j], TILE, b0 + (kk * BS + n) / VEC, BS / VEC, false);             \
   }
-#define MULTIPLY                          \
+#define MULTIPLY(FA, FB)                  \
   [[unroll]] for (uint i = 0u; i < FM; ++i) \
-    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(FA[i], FB[j], acc[i][j]);
 
 void multiply_slice(uint stage, uint row0, uint col0) {
   const uint a0 = stage * A_STAGE, b0 = stage * B_STAGE;
@@ -231,22 +231,21 @@ void multiply_slice(uint stage, uint row0, uint col0) {
     // hi_a*lo_b, hi_a*hi_b, lo_a*hi_b: each piece loaded once, two sets of fragments live.
     LOAD_A(a_tile)
     LOAD_B(b_tile_lo)
-    MULTIPLY
+    MULTIPLY(fa, fb)
     LOAD_B(b_tile)
-    MULTIPLY
+    MULTIPLY(fa, fb)
     LOAD_A(a_tile_lo)
-    MULTIPLY
+    MULTIPLY(fa, fb)
 #else
     LOAD_A(a_tile)
     LOAD_B(b_tile)
 #if LAG
     // The previous step's products, while this step's fragments load.
-    [[unroll]] for (uint i = 0u; i < FM; ++i)
-      [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa_prev[i], fb_prev[j], acc[i][j]);
+    MULTIPLY(fa_prev, fb_prev)
     [[unroll]] for (uint i = 0u; i < FM; ++i) fa_prev[i] = fa[i];
     [[unroll]] for (uint j = 0u; j < FN; ++j) fb_prev[j] = fb[j];
 #else
-    MULTIPLY
+    MULTIPLY(fa, fb)
 #endif
 #endif
   }
@@ -328,8 +327,7 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
 #endif
 #if LAG
   // The last slice's last step.
-  [[unroll]] for (uint i = 0u; i < FM; ++i)
-    [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i][j] = coopMatMulAddNV(fa_prev[i], fb_prev[j], acc[i][j]);
+  MULTIPLY(fa_prev, fb_prev)
 #endif
 #if ${SPLIT} == 1
   // A value out of float16's range: the tile's float32 result from a plain loop (slow, and rare).
