@@ -130,7 +130,13 @@ std::vector<GemmTileEntry> make_table() {
   // Plain matrices only: on the conv's gathered operands (rolled multiply loop) the seed conv
   // 1x64x512x512 * 256x64x3x3 ran 3.32 ms with it against 3.16 with 128x128 on the H100 (185
   // registers, no spill; bench/RESULTS.md, 2026-11-25).
-  simt(256, 128, 16, 16, 8, 2, Vendor::nvidia, true);  // 256 invocations, 48 KiB
+  // With 16-deep slices the same tile runs on 512 invocations of 8x8 blocks: on every matrix that
+  // planned it, 1-1.6% faster than 256 invocations of 16x8 (H200, bench/RESULTS.md session 39:
+  // 4096^3 3.666 -> 3.617 ms, 8192x4096x4096 7.319 -> 7.232, 4096x11008x4096 10.081 -> 9.915,
+  // 2048x8192x2048 1.848 -> 1.822, 8192x8192x2048 7.326 -> 7.258), twice as many warps per SM to
+  // hide latency for a third more workgroup-memory reads per multiply-add. Not on convs: with
+  // 8-deep one-tap slices it lost 6-31% (the seed conv 2.175 -> 2.481, ResNet-50's batch-128 3x3s).
+  simt(256, 128, 16, 8, 8, 2, Vendor::nvidia, true);  // 512 invocations, 48 KiB
   simt(256, 128, 8, 16, 8, 2, Vendor::nvidia, true);   // 256 invocations, 24 KiB (3.82 ms)
   // Since convs load one tap per slice (session 19), their loads are as short as a matrix's, and
   // on the seed conv the 8-deep slices won: 2.49 ms against 2.58 with 16-deep ones and 2.70 with

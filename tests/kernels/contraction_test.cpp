@@ -113,13 +113,14 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
   // Vendor-tuned tiles: NVIDIA's two-stage 16x8 blocks on NVIDIA only; AMD, with more workgroup
   // memory, keeps the portable 128x128 tile.
   ir::Graph square = one_op_graph(ir::OpKind::MatMul, {f32({4096, 512}), f32({512, 4096})});
-  EXPECT_EQ(default_strategy(square, "nvidia"), "tiled 256x128x16 tile, 16x8 per invocation, 2 stages");
+  EXPECT_EQ(default_strategy(square, "nvidia"), "tiled 256x128x16 tile, 8x8 per invocation, 2 stages");
   EXPECT_EQ(default_strategy(square, "amd-rdna3"), "tiled 128x128x16 tile, 8x8 per invocation");
   EXPECT_EQ(default_strategy(square, "intel-xe"), "tiled 128x128x16 tile, 8x8 per invocation");
 }
 
 // NVIDIA's two-stage tiles, planned for this device as if NVIDIA made it (lavapipe's 32 KiB take the
-// 24 KiB one, an NVIDIA GPU the 48 KiB one): edge tiles in M, N and K, a batch, both transposes.
+// 24 KiB one, an NVIDIA GPU the 48 KiB one on 512 invocations): edge tiles in M, N and K, a batch,
+// both transposes.
 TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
   GpuRunOptions o;
   o.adjust_target = [](TargetLimits& t) {
@@ -129,8 +130,9 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
   int seed = 60;
   for (bool transposed : {false, true}) {
     SCOPED_TRACE(transposed ? "transposed" : "plain");
-    // M = 480 of two 256-row tiles, N = 240 of two 128-column ones, K = 70 of nine 8-deep slices:
-    // edges in all three, and within the planner's 75% efficiency so that the tile is taken.
+    // M = 480 of two 256-row tiles, N = 240 of two 128-column ones, K = 70 (a partial last slice,
+    // 8- or 16-deep): edges in all three, and within the planner's 75% efficiency so that the tile
+    // is taken.
     Shape a = transposed ? Shape{2, 70, 480} : Shape{2, 480, 70}, b = transposed ? Shape{240, 70} : Shape{70, 240};
     ir::Graph g = one_op_graph(K::MatMul, {f32(a), f32(b)}, {{"transpose_a", transposed}, {"transpose_b", transposed}});
     GpuRun run = run_on_gpu(g, random_inputs(g, ++seed), o);
@@ -138,8 +140,14 @@ TEST(MatmulKernelTest, TwoStageTilesMatchTheReference) {
     if (split_testing()) continue;  // a range split's pieces take their own tiles
     const DispatchDesc& d = run.module.manifest.dispatches.at(0);
     EXPECT_EQ(d.tiles.count("stages") ? d.tiles.at("stages") : 0, 2) << d.strategy;
-    EXPECT_EQ(d.tiles.count("reg_m") ? d.tiles.at("reg_m") : 0, 16) << d.strategy;
+    // 256x128: on 512 invocations of 8x8 blocks where 16-deep slices fit (48 KiB), else 256 of 16x8.
+    const bool deep = d.tiles.count("tile_k") && d.tiles.at("tile_k") == 16;
+    EXPECT_EQ(d.tiles.count("tile_m") ? d.tiles.at("tile_m") : 0, 256) << d.strategy;
+    EXPECT_EQ(d.tiles.count("reg_m") ? d.tiles.at("reg_m") : 0, deep ? 8 : 16) << d.strategy;
   }
+  // The 512-invocation form of 8x8 blocks, 8-deep slices so that it fits lavapipe's 32 KiB too.
+  ir::Graph mm = one_op_graph(K::MatMul, {f32({2, 480, 70}), f32({70, 240})});
+  expect_gpu_matches(mm, 63, "matmul", "tiled=256x128x8/8x8/2");
 }
 
 // The FMA loop stages a plain f32 rhs ([K, N], N contiguous) in quads of 4 columns, each one
