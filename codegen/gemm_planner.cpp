@@ -43,12 +43,13 @@ constexpr uint64_t kMaxSplitTileArea = 64 * 64;
 // the 64x64 splits; with shallower slices (K 768, or 6 slices of 3072) they lost to 64x64, and on
 // 128-row shapes their few workgroups lost 1.8-3.9x (session 15). The largest tiles never split.
 constexpr uint64_t kLargeTileMinSliceSteps = 48;
-// The largest tiles (256x128: 222 registers, one workgroup per SM) pay only with several waves of
-// their own: unsplit they lost to 128x64 at 312 tiles on 132 SMs (2.4 waves; 0.298 against 0.262
-// ms, 1576x3072x768) and won at 512 (3.9 waves, the 4096^3 matmul); split they lost everywhere
-// (same runs). On convs (H200, bench/RESULTS.md session 33) they won at 392 tiles (3.0 waves:
-// ResNet-50's batch-128 layer-2 3x3, 0.893 ms against 1.008 on the tile it had) and lost at 196
-// (1.5 waves, layer 3: 1.181 against 1.016); hence a bound between 2.4 and 3.0.
+// The largest tiles (256x128: one workgroup per SM, whether 256 invocations of 222 registers or
+// 512 of 8x8 blocks) pay only with several waves of their own: unsplit they lost to 128x64 at 312
+// tiles on 132 SMs (2.4 waves; 0.298 against 0.262 ms, 1576x3072x768) and won at 512 (3.9 waves,
+// the 4096^3 matmul); split they lost everywhere (same runs). On convs (H200, bench/RESULTS.md
+// session 33) they won at 392 tiles (3.0 waves: ResNet-50's batch-128 layer-2 3x3, 0.893 ms
+// against 1.008 on the tile it had) and lost at 196 (1.5 waves, layer 3: 1.181 against 1.016);
+// hence a bound between 2.4 and 3.0.
 constexpr uint64_t kLargestTileArea = 256 * 128;
 constexpr double kLargestTileMinWaves = 2.75;
 // On convs (one tap per slice) the largest tile has been measured to pay only with a deep K:
@@ -131,11 +132,12 @@ std::vector<GemmTileEntry> make_table() {
   // 1x64x512x512 * 256x64x3x3 ran 3.32 ms with it against 3.16 with 128x128 on the H100 (185
   // registers, no spill; bench/RESULTS.md, 2026-11-25).
   // With 16-deep slices the same tile runs on 512 invocations of 8x8 blocks: on every matrix that
-  // planned it, 1-1.6% faster than 256 invocations of 16x8 (H200, bench/RESULTS.md session 39:
-  // 4096^3 3.666 -> 3.617 ms, 8192x4096x4096 7.319 -> 7.232, 4096x11008x4096 10.081 -> 9.915,
-  // 2048x8192x2048 1.848 -> 1.822, 8192x8192x2048 7.326 -> 7.258), twice as many warps per SM to
-  // hide latency for a third more workgroup-memory reads per multiply-add. Not on convs: with
-  // 8-deep one-tap slices it lost 6-31% (the seed conv 2.175 -> 2.481, ResNet-50's batch-128 3x3s).
+  // plans it, 1.1-2.4% faster than 256 invocations of 16x8 (H200, one binary, two rounds;
+  // bench/RESULTS.md session 39: 4096^3 3.67 -> 3.62 ms, 8192x4096x4096 7.34 -> 7.24,
+  // 4096x11008x4096 10.10 -> 9.92, 2048x8192x2048 1.85 -> 1.82, 8192x8192x2048 7.35 -> 7.27,
+  // 4096x4096x512 0.488 -> 0.477), twice as many warps per SM to hide latency for a third more
+  // workgroup-memory reads per multiply-add. Not on convs: with 8-deep one-tap slices it lost
+  // 6-31% (the seed conv 2.175 -> 2.481, ResNet-50's batch-128 3x3s).
   simt(256, 128, 16, 8, 8, 2, Vendor::nvidia, true);  // 512 invocations, 48 KiB
   simt(256, 128, 8, 16, 8, 2, Vendor::nvidia, true);   // 256 invocations, 24 KiB (3.82 ms)
   // Since convs load one tap per slice (session 19), their loads are as short as a matrix's, and

@@ -110,7 +110,7 @@ TEST(MatmulKernelTest, PlannerPicksTilesPerTarget) {
   EXPECT_EQ(default_strategy(matvec, "vulkan-min"), "dot: 4 outputs per workgroup, K in 32 slices");
   ir::Graph shallow = one_op_graph(ir::OpKind::MatMul, {f32({256, 32}), f32({32})});
   EXPECT_EQ(default_strategy(shallow, "lavapipe"), "naive");
-  // Vendor-tuned tiles: NVIDIA's two-stage 16x8 blocks on NVIDIA only; AMD, with more workgroup
+  // Vendor-tuned tiles: NVIDIA's two-stage 256x128 tile on NVIDIA only; AMD, with more workgroup
   // memory, keeps the portable 128x128 tile.
   ir::Graph square = one_op_graph(ir::OpKind::MatMul, {f32({4096, 512}), f32({512, 4096})});
   EXPECT_EQ(default_strategy(square, "nvidia"), "tiled 256x128x16 tile, 8x8 per invocation, 2 stages");
