@@ -11,8 +11,9 @@
 //      - prologue: the producers of an operand that are index maps or per-element functions
 //        (views, pad, reverse, transpose, cast, dequantize) fuse into conv, matmul, pooling and
 //        reduction kernels; elementwise math (relu, exp, add of a same-shaped tensor, ...) fuses
-//        into all but conv, unless the kernel reads each operand element so often that
-//        recomputing the math per read costs more than storing it once (codegen/fusion_budget.h);
+//        into them too (into conv: its input only), unless the kernel reads each operand element
+//        so often that recomputing the math per read costs more than storing it once
+//        (codegen/fusion_budget.h);
 //      - epilogue: elementwise consumers of the result, up to a final quantize, fuse into conv,
 //        matmul, pooling, reductions and softmax with float results (not argmax/argmin, whose
 //        result is an index); also diamonds that rejoin into one value (SiLU: x * sigmoid(x)).
@@ -114,7 +115,7 @@ struct PrologueSearch {
   const ir::UseIndex& uses;
   const ir::Op* anchor;
   const std::set<const ir::Op*>& claimed;
-  bool math_allowed;  // elementwise math may join (not into conv)
+  bool math_allowed;  // elementwise math may join (not into conv's filter)
   int64_t reads;      // how often the anchor's kernel reads each element of the operand
   std::string& notes;
 

@@ -104,6 +104,11 @@ class Builder {
     return it == made_.end() ? "" : it->second;
   }
   const std::string& remember(const ir::Value* v, std::string fn) { return made_[v] = std::move(fn); }
+  // The read functions `other` made for values the group's prologue does not compute.
+  void inherit_reads(const Builder& other, const DispatchGroup& group) {
+    for (const auto& [v, fn] : other.made_)
+      if (v->producer == nullptr || !contains(group.prologue, v->producer)) made_[v] = fn;
+  }
 
   uint32_t next() const { return next_; }
   FusedCode& code() { return code_; }
@@ -338,6 +343,42 @@ std::string prologue_fn_once(Builder& b, const DispatchGroup& group, const ir::V
   return fn;
 }
 
+// The tensor a prologue of elementwise math reads at the operand's own element index (through
+// that math only), where there is one; its other reads are broadcast parameters.
+const ir::Value* root_candidate(const DispatchGroup& group, const ir::Value* v) {
+  const ir::Op* op = v->producer;
+  if (op == nullptr || !contains(group.prologue, op) || !is_elementwise_math(*op)) return nullptr;
+  for (const ir::Value* x : op->operands) {
+    if (inlined_as_literal(x) || x->type.shape != v->type.shape) continue;
+    if (x->producer == nullptr || !contains(group.prologue, x->producer)) return x;
+    if (const ir::Value* r = root_candidate(group, x)) return r;
+  }
+  return nullptr;
+}
+
+const ir::Value* deferrable_root(const DispatchGroup& group, const ir::Value* v) {
+  const ir::Value* root = root_candidate(group, v);
+  if (root == nullptr) return nullptr;
+  // Every prologue value computed from the root must be so elementwise at the same index: a read
+  // of it anywhere else (a broadcast, a transpose) would need another element than the raw one.
+  std::set<const ir::Value*> from_root{root};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const ir::Op* op : group.prologue) {
+      const ir::Value* r = op->result();
+      if (from_root.count(r) || !std::any_of(op->operands.begin(), op->operands.end(),
+                                              [&](const ir::Value* x) { return from_root.count(x) > 0; }))
+        continue;
+      if (!is_elementwise_math(*op) || r->type.shape != v->type.shape) return nullptr;
+      for (const ir::Value* x : op->operands)
+        if (from_root.count(x) && x->type.shape != r->type.shape) return nullptr;
+      from_root.insert(r);
+      grew = true;
+    }
+  }
+  return root;
+}
+
 }  // namespace
 
 bool prologue_fusible(const ir::Op& op) {
@@ -387,13 +428,27 @@ uint32_t fused_binding_count(const DispatchGroup& group) {
 }
 
 FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,
-                         uint32_t first_binding, const KernelContext& ctx) {
+                         uint32_t first_binding, const KernelContext& ctx, bool defer) {
   FusedCode code;
   Builder b(code, first_binding, ctx, name + "_");
   std::string what = group.anchor->describe();
   std::string fn = prologue_fn(b, group, operand, what);
   std::string ct = glsl_compute_type(operand->type.dtype);
   code.functions += cat(ct, " ", name, "(uint i) { return ", fn, "(i); }\n");
+  if (const ir::Value* root = defer ? deferrable_root(group, operand) : nullptr) {
+    // The same chain once more, its root read replaced by a private variable that name_fin sets
+    // (the compiler inlines it all; the root is read at element i only, deferrable_root).
+    Builder d(code, b.next(), ctx, name + "_fin_");
+    d.inherit_reads(b, group);
+    const std::string rt = glsl_compute_type(root->type.dtype), raw = name + "_rawv";
+    code.functions += cat(rt, " ", raw, ";\n", rt, " ", name, "_root(uint i) { return ", raw, "; }\n");
+    d.remember(root, name + "_root");
+    std::string fin = prologue_fn(d, group, operand, what);
+    check(d.next() == b.next(), "internal: ", what, ": a deferred prologue read another tensor");
+    code.functions += cat(rt, " ", name, "_raw(uint i) { return ", b.made(root), "(i); }\n", ct, " ", name, "_fin(",
+                          rt, " raw, uint i) {\n  ", raw, " = raw;\n  return ", fin, "(i);\n}\n");
+    code.deferred = true;
+  }
   bool math = std::any_of(group.prologue.begin(), group.prologue.end(),
                           [](const ir::Op* op) { return is_elementwise_math(*op); });
   if (math) code.functions = guarded_math(code.types) + code.functions;  // before its first use

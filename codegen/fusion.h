@@ -2,10 +2,10 @@
 // reductions, softmax).
 //
 // A prologue is the tree of ops that computes one of the anchor's operands from values in
-// memory: reshape views, pad, reverse, transpose, cast and dequantize, and (not into conv)
-// elementwise math on float values. Every one of them is an index map or a per-element function,
-// so the tree becomes one GLSL function `T NAME(uint i)` returning element i (C order) of the
-// operand: the kernel calls it wherever it read the operand's buffer, and the intermediate
+// memory: reshape views, pad, reverse, transpose, cast and dequantize, and (into conv: its input
+// only) elementwise math on float values. Every one of them is an index map or a per-element
+// function, so the tree becomes one GLSL function `T NAME(uint i)` returning element i (C order)
+// of the operand: the kernel calls it wherever it read the operand's buffer, and the intermediate
 // tensors never exist. A pad is exact there whatever the consumer: the pad value is data the
 // loader returns, never the consumer's own padding (a max pool's -inf, an average's excluded
 // count), so pad -> max_pool fuses without changing which values a window sees.
@@ -43,6 +43,10 @@ struct FusedCode {
   // at once, each side operand read once or in one 16-byte (float16: 8-byte) read, the result in
   // one such store.
   bool quads = false;
+  // operand_loader also wrote `R NAME_raw(uint i)`, element i of the one tensor the prologue reads
+  // at the operand's own index (its root), and `T NAME_fin(R raw, uint i)`, the prologue's element
+  // i from that raw value: a kernel may load raw values early and finish them where it stores them.
+  bool deferred = false;
 };
 
 // What a kernel gathers from its loaders and stores, in binding order: add() each FusedCode as its
@@ -63,8 +67,11 @@ struct KernelIo {
 
 // `T name(uint i)` returning element i of `operand` of the group's anchor, through the group's
 // prologue ops (a plain buffer read when none is fused). T is the compute type of the operand.
+// With `defer`, where the prologue is elementwise math on one tensor read at index i (its root;
+// other reads broadcast parameters), also `R name_raw(uint i)` and `T name_fin(R raw, uint i)`
+// (FusedCode::deferred).
 FusedCode operand_loader(const DispatchGroup& group, const ir::Value* operand, const std::string& name,
-                         uint32_t first_binding, const KernelContext& ctx);
+                         uint32_t first_binding, const KernelContext& ctx, bool defer = false);
 
 // The group's prologue in front of `operand` as one strided view (of the operand's shape) of the
 // value it reads, where that prologue is index maps only (reshape views, transposes, slices, broadcasts, reversals; or none:
@@ -100,7 +107,8 @@ const ir::Value* fused_result(const DispatchGroup& group);
 bool prologue_fusible(const ir::Op& op);
 bool epilogue_fusible(const ir::Op& op);
 // Elementwise math (unary except cast, binary) on float operands with a float result: joins the
-// prologues of matmul, pooling and reduction kernels, never conv's (codegen/dispatch_formation).
+// prologues of matmul, pooling and reduction kernels and of conv's input, where the kernel reads
+// each element few times (codegen/dispatch_formation).
 bool elementwise_prologue_fusible(const ir::Op& op);
 
 // Storage buffers a dispatch of the group binds (anchor operands, prologue sources, side

@@ -45,7 +45,11 @@
 // (THREADS % TM == 0, checked by the planner) and a_load always gets that m; in K-fast staging
 // a_begin is called before every a_load of a new row. Likewise for B. A kernel whose loads share
 // per-slice state provides `void k_slice(uint k0)` too (SLICE_BEGIN), called before each slice's
-// loads, after a_begin/b_begin of the staging row in M-fast (N-fast) order.
+// loads, after a_begin/b_begin of the staging row in M-fast (N-fast) order. With A_FINISH 1
+// (M-fast only) the fetch calls `float a_load_raw(uint m, uint k)` instead of a_load and the store
+// to workgroup memory `float a_finish(uint m, uint k, float raw)`, which must give a_load's value:
+// what a fused prologue computes from the loaded value waits until the multiply loop has run,
+// instead of stalling on the load in front of it (codegen/kernels/gemm_core.h).
 #extension GL_EXT_control_flow_attributes : require
 
 const uint TM = ${TM}u, TN = ${TN}u, TK = ${TK}u, RM = ${RM}u, RN = ${RN}u;
@@ -56,6 +60,7 @@ const uint TX = TN / RN, TY = TM / RM;
 const uint LM = (RM % 4u == 0u) ? 4u : 1u, LN = (RN % 4u == 0u) ? 4u : 1u;
 const uint A_KFAST = ${A_KFAST}u, B_KFAST = ${B_KFAST}u;
 #define B_VEC ${B_VEC}
+#define A_FINISH ${A_FINISH}
 // A staged K-fast in 4x4 blocks (4 rows x 4 k), each row one 16-byte load `vec4 a_load4(uint m,
 // uint k)` (A[m, k..k+3]), transposed in registers so that each k goes to workgroup memory as one
 // 16-byte store of 4 rows (a K-fast quad alone is stored element by element down 4 rows).
@@ -133,7 +138,11 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
         }
 #else
         if (A_KFAST == 0u) {
+#if A_FINISH
+          a_next[r] = a_load_raw(m0 + e % TM, k0 + e / TM);
+#else
           a_next[r] = a_load(m0 + e % TM, k0 + e / TM);
+#endif
         } else {
           uint m = m0 + e / (TK / 4u), k = k0 + (e % (TK / 4u)) * 4u;
           a_begin(m);
@@ -211,7 +220,11 @@ void gemm_tile(uint m0, uint n0, uint k_begin, uint k_end) {
         [[unroll]] for (uint c = 0u; c < A_REGS / A_ROUNDS; ++c) {
           // M-fast: e = kk * TM + m; K-fast: quad e holds k = (e % (TK/4)) * 4 + c of row e / (TK/4).
           uint i = a_write + (A_KFAST == 0u ? e : ((e % (TK / 4u)) * 4u + c) * TM + e / (TK / 4u));
+#if A_FINISH
+          a_tile[i / 4u][i % 4u] = a_finish(m0 + e % TM, k0 + e / TM, a_next[r * (A_REGS / A_ROUNDS) + c]);
+#else
           a_tile[i / 4u][i % 4u] = a_next[r * (A_REGS / A_ROUNDS) + c];
+#endif
         }
 #endif
       }

@@ -27,6 +27,8 @@ std::string unsupported(const GemmCoreShape& shape) {
     return cat("A of tile ", tile(), " does not stage evenly in 4x4 blocks");
   if (!shape.stages_evenly(s.tm, shape.a_kfast))
     return cat("A does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
+  if (shape.a_finish && (shape.a_kfast || shape.a_4x4))
+    return cat("A of tile ", tile(), " is finished at its store but staged K-fast");
   if (shape.b_vec && shape.b_kfast) return cat("B of tile ", tile(), " is vectorized N-fast and staged K-fast");
   if (!shape.stages_evenly(s.tn, shape.b_kfast, shape.b_vec))
     return cat("B does not stage evenly over ", shape.threads(), " invocations, tile ", tile());
@@ -76,6 +78,7 @@ std::string gemm_core_glsl(const GemmCoreShape& shape) {
                                                {"STORE_M_FAST", shape.store_m_fast ? "1" : "0"},
                                                {"STORE_QUADS", std::to_string(int(shape.store_quads))},
                                                {"SLICE_BEGIN", shape.slice_hook ? "k_slice(k0);" : ""},
+                                               {"A_FINISH", shape.a_finish ? "1" : "0"},
                                                {"KK_UNROLL", std::to_string(shape.kk_unroll ? shape.kk_unroll : s.tk)},
                                                {"LAG", shape.kk_unroll == 0 || shape.kk_unroll == s.tk ? "1" : "0"}});
 }

@@ -29,6 +29,12 @@ struct GemmCoreShape {
   // The kernel defines `void k_slice(uint k0)`, called once per K slice before its loads, where
   // state shared by the slice's loads is computed once (a conv's tap; conv_gemm.cpp).
   bool slice_hook = false;
+  // A's values are fetched raw (`float a_load_raw(uint m, uint k)`) and finished where they are
+  // stored to workgroup memory (`float a_finish(uint m, uint k, float raw)`), after the multiply
+  // loop that the fetch overlaps: a fused prologue's arithmetic (a pre-activation BN + ReLU) then
+  // no longer waits for the global load in front of that loop. M-fast staging only (a_finish
+  // relies on the invocation's one staging row: the kernel's row state is still that row's).
+  bool a_finish = false;
   // Results go out with neighbouring invocations on neighbouring rows of the tile (through
   // workgroup memory, one register column at a time), for results whose M is contiguous in
   // memory; else neighbouring invocations store neighbouring columns. Needs the tile's TX columns
