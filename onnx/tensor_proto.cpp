@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "support/error.h"
 
@@ -96,25 +97,45 @@ fs::path resolve_external_path(const std::string& model_dir, const std::string& 
   return full;
 }
 
-void read_external(const TP& p, const std::string& model_dir, const std::string& what,
-                   HostTensor& out) {
+// Where the `need` bytes of an external tensor are, checked (the file exists inside the model's
+// directory and holds them) before the tensor is allocated.
+struct ExternalSpan {
+  ExternalRef ref;
+  fs::path file;
+};
+
+ExternalSpan locate_external(const TP& p, const std::string& model_dir, const std::string& what, int64_t need) {
   ExternalRef r = external_ref(p, what);
   fs::path file = resolve_external_path(model_dir, r.location, what);
   std::error_code ec;
   check(fs::is_regular_file(file, ec), what, ": external data file '", r.location, "' not found");
   int64_t file_size = int64_t(fs::file_size(file, ec));
   check(!ec, what, ": cannot read the size of '", r.location, "'");
-  int64_t need = int64_t(out.size_bytes());
   int64_t length = r.length < 0 ? need : r.length;
   check(length == need, what, ": external data length ", length, " does not match ", need,
         " bytes for its shape");
   check(r.offset <= file_size && length <= file_size - r.offset, what, ": external data '",
         r.location, "' has ", file_size, " bytes, needs offset ", r.offset, " + length ", length);
-  std::ifstream in(file, std::ios::binary);
-  check(bool(in), what, ": cannot open '", r.location, "'");
-  in.seekg(std::streamoff(r.offset));
-  in.read(reinterpret_cast<char*>(out.data()), std::streamsize(length));
-  check(in.gcount() == std::streamsize(length), what, ": short read from '", r.location, "'");
+  r.length = length;
+  return {r, file};
+}
+
+void read_external(const ExternalSpan& s, const std::string& what, HostTensor& out) {
+  std::ifstream in(s.file, std::ios::binary);
+  check(bool(in), what, ": cannot open '", s.ref.location, "'");
+  in.seekg(std::streamoff(s.ref.offset));
+  in.read(reinterpret_cast<char*>(out.data()), std::streamsize(s.ref.length));
+  check(in.gcount() == std::streamsize(s.ref.length), what, ": short read from '", s.ref.location, "'");
+}
+
+// How many values the typed repeated field holding the tensor's data (when it has no raw_data)
+// has, and its name: ONNX stores small types widened (int8/uint8/bool/f16 in int32_data).
+std::pair<int64_t, const char*> typed_values(const TP& p) {
+  switch (p.data_type()) {
+    case TP::FLOAT: return {p.float_data_size(), "float_data"};
+    case TP::INT64: return {p.int64_data_size(), "int64_data"};
+    default: return {p.int32_data_size(), "int32_data"};
+  }
 }
 
 // Typed repeated fields: ONNX stores small types widened (int8/uint8/bool/f16 in int32_data).
@@ -148,14 +169,25 @@ HostTensor tensor_from_proto(const TP& p, const std::string& model_dir, const st
   }
   check(numel <= kMaxTensorBytes / int64_t(dtype_size(*dtype)), what, ": ", numel,
         " elements exceed the ", kMaxTensorBytes, "-byte limit for constants");
-  HostTensor out(*dtype, shape);
+  // The data behind the shape is checked before the tensor is allocated: a few bytes of model
+  // may declare gigabytes (a fuzzed model did, 2.75 GB, for a tensor with no data).
+  const int64_t need = numel * int64_t(dtype_size(*dtype));
+  std::optional<ExternalSpan> external;
   if (p.data_location() == TP::EXTERNAL) {
-    read_external(p, model_dir, what, out);
+    external = locate_external(p, model_dir, what, need);
+  } else if (p.has_raw_data()) {
+    check(int64_t(p.raw_data().size()) == need, what, ": raw_data has ", p.raw_data().size(),
+          " bytes, the shape needs ", need);
+  } else {
+    auto [values, field] = typed_values(p);
+    check(values == numel, what, ": ", field, " has ", values, " values, the shape needs ", numel);
+  }
+  HostTensor out(*dtype, shape);
+  if (external) {
+    read_external(*external, what, out);
     return out;
   }
   if (p.has_raw_data()) {
-    check(p.raw_data().size() == out.size_bytes(), what, ": raw_data has ", p.raw_data().size(),
-          " bytes, the shape needs ", out.size_bytes());
     if (out.size_bytes() > 0) std::memcpy(out.data(), p.raw_data().data(), out.size_bytes());
     return out;
   }
