@@ -165,6 +165,17 @@ def model_input(name, batch, shape):
     return torch.randn((batch,) + shape, generator=g).cuda()
 
 
+def export_onnx(model, x, path):
+    """The model as vk-run reads it: opset 17, the TorchScript exporter, tensors "input" / "output"."""
+    import torch
+    # nn.MultiheadAttention's inference fast path (ViT) has no ONNX export.
+    torch.backends.mha.set_fastpath_enabled(False)
+    with torch.no_grad():
+        torch.onnx.export(model, x, path, opset_version=17, input_names=["input"], output_names=["output"],
+                          dynamo=False)
+    torch.backends.mha.set_fastpath_enabled(True)  # PyTorch's own timings keep it
+
+
 def host_ms(fn, runs, warmup=5):
     """Median host-clock ms of fn() (which synchronizes)."""
     for _ in range(warmup):
@@ -309,12 +320,7 @@ def run_cases(args):
                         xh = x if name in TOKEN_MODELS else x.half()
                     onnx_path = os.path.join(work, stem + ".onnx")
                     t0 = time.perf_counter()
-                    # nn.MultiheadAttention's inference fast path (ViT) has no ONNX export.
-                    torch.backends.mha.set_fastpath_enabled(False)
-                    with torch.no_grad():
-                        torch.onnx.export(model, x, onnx_path, opset_version=17, input_names=["input"],
-                                          output_names=["output"], dynamo=False)
-                    torch.backends.mha.set_fastpath_enabled(True)  # PyTorch's own timings keep it
+                    export_onnx(model, x, onnx_path)
                     row["export_s"] = round(time.perf_counter() - t0, 1)
                     eager, eager_host, graph, ref = torch_times(model, x, args.runs)
                     if prec == "fp16-mode":
