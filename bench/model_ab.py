@@ -5,7 +5,7 @@ A variant is a directory of binaries (`vk-run` inside; an older build carried be
 and optionally environment settings for it. Each model is exported once (as bench/model_zoo.py
 does: same seeds, same exporter), then per model and batch: each variant runs once to compile
 into its own module cache (untimed: a first run in a process that has just compiled measured up
-to 2x slow on the H200, session 40), then the variants alternate for --rounds rounds of
+to 3x slow on the H200, session 40), then the variants alternate for --rounds rounds of
 `vk-run --benchmark N --device-io` (resident median, host clock). The table gives each round's
 median, new / base of the medians over rounds, and the largest difference between the two
 variants' outputs relative to the largest base output (a variant that computes something else
