@@ -22,13 +22,16 @@ usage (GPU machine, repository root):
 """
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
 import time
 
 import numpy as np
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (cli.model_ab runs this from it)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_zoo as mz  # noqa: E402  (imports torch only where it exports)
 
 
 def parse_env(text):
@@ -44,8 +47,6 @@ def parse_env(text):
 def export(models, batches, work):
     """NAME_bB_fp32.onnx and its seeded input, as model_zoo.py writes them."""
     import torch
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import model_zoo as mz
     unknown = [m for m in models if m not in mz.MODELS]
     if unknown:
         sys.exit(f"unknown model(s) {unknown}; known: {', '.join(mz.MODELS)}")
@@ -66,20 +67,19 @@ def export(models, batches, work):
 def run(variant, stem, out_dir, runs, timeout):
     """Resident median (ms) of one vk-run, or None; its outputs go to out_dir."""
     bin_dir, env, cache = variant
-    cmd = [os.path.join(bin_dir, "vk-run"), stem + ".onnx", "--input", f"input={stem}_input.npy", "--output-dir",
-           out_dir, "--benchmark", str(runs), "--device-io"]
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env={**os.environ, **env, "VKC_CACHE_DIR": cache})
+        text, _ = mz.run_vkc(bin_dir, stem + ".onnx", stem + "_input.npy", out_dir, runs,
+                             env={**env, "VKC_CACHE_DIR": cache}, timeout=timeout)
     except subprocess.TimeoutExpired:
         print(f"  {os.path.basename(stem)}: vk-run timed out after {timeout} s", flush=True)
         return None
-    m = re.search(r"benchmark \(device-resident inputs and outputs\): \d+ runs, median ([0-9.]+) ms", p.stdout)
-    if p.returncode != 0 or not m:
-        last = (p.stderr or p.stdout).strip().splitlines()
-        print(f"  {os.path.basename(stem)}: vk-run failed: {last[-1] if last else p.returncode}", flush=True)
+    except RuntimeError as e:
+        print(f"  {os.path.basename(stem)}: vk-run failed: {e}", flush=True)
         return None
-    return float(m.group(1))
+    t = mz.median_of(text, "benchmark (device-resident inputs and outputs)")
+    if t is None:
+        print(f"  {os.path.basename(stem)}: vk-run printed no resident median", flush=True)
+    return t
 
 
 def output_difference(base_dir, new_dir):

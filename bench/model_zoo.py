@@ -239,12 +239,13 @@ def torch_times(model, x, runs):
     return eager_ms, eager_host_ms, graph_ms, reference
 
 
-def run_vkc(bin_dir, onnx_path, npy, out_dir, runs, profile=False, extra=()):
+def run_vkc(bin_dir, onnx_path, npy, out_dir, runs, profile=False, extra=(), env=None, timeout=400):
+    """vk-run's output and wall seconds; `env` adds to the environment (bench/model_ab.py's variants)."""
     cmd = [os.path.join(bin_dir, "vk-run"), onnx_path, "--input", f"input={npy}", "--output-dir", out_dir,
            "--benchmark", str(runs)] + list(extra)
     cmd += ["--profile"] if profile else ["--device-io"]
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         raise RuntimeError((p.stderr or p.stdout).strip().splitlines()[-1] if (p.stderr or p.stdout) else "vk-run failed")
