@@ -140,9 +140,7 @@ std::pair<int64_t, const char*> typed_values(const TP& p) {
 
 // Typed repeated fields: ONNX stores small types widened (int8/uint8/bool/f16 in int32_data).
 template <typename Field>
-void copy_typed(const Field& field, HostTensor& out, const std::string& what, const char* name) {
-  check(int64_t(field.size()) == out.numel(), what, ": ", name, " has ", field.size(),
-        " values, the shape needs ", out.numel());
+void copy_typed(const Field& field, HostTensor& out) {  // its count checked by tensor_from_proto
   for (int64_t i = 0; i < out.numel(); ++i) {
     if constexpr (std::is_floating_point_v<std::decay_t<decltype(field.Get(0))>>) {
       out.set_f64(i, double(field.Get(int(i))));
@@ -192,17 +190,15 @@ HostTensor tensor_from_proto(const TP& p, const std::string& model_dir, const st
     return out;
   }
   switch (p.data_type()) {
-    case TP::FLOAT: copy_typed(p.float_data(), out, what, "float_data"); break;
-    case TP::INT64: copy_typed(p.int64_data(), out, what, "int64_data"); break;
+    case TP::FLOAT: copy_typed(p.float_data(), out); break;
+    case TP::INT64: copy_typed(p.int64_data(), out); break;
     case TP::FLOAT16: {
       // float16 bit patterns live in int32_data.
-      check(int64_t(p.int32_data().size()) == out.numel(), what, ": int32_data has ",
-            p.int32_data().size(), " values, the shape needs ", out.numel());
       auto* bits = out.as<uint16_t>();
       for (int64_t i = 0; i < out.numel(); ++i) bits[i] = uint16_t(p.int32_data(int(i)));
       break;
     }
-    default: copy_typed(p.int32_data(), out, what, "int32_data"); break;
+    default: copy_typed(p.int32_data(), out); break;
   }
   return out;
 }
