@@ -7,6 +7,10 @@
 //  * Elementwise chains whose intermediates have one use fuse into one elementwise kernel; reshape
 //    views between them are members of the group (element i of a reshape is element i of its
 //    operand), so "elementwise -> collapse_shape -> elementwise" is one kernel.
+//  * Index maps (transpose, slice, reverse, broadcast) with reshape views between them, whose
+//    intermediates have one use, are one gather kernel when the chain composes into one strided
+//    view of its source (codegen/strided_view.h): each element is read once, where a stored
+//    intermediate would be written and read again.
 //  * With a target, anchor kernels absorb their neighbours (codegen/fusion.h):
 //      - prologue: the producers of an operand that are index maps or per-element functions
 //        (views, pad, reverse, transpose, cast, dequantize) fuse into conv, matmul, pooling and
@@ -30,6 +34,7 @@
 #include "codegen/fusion.h"
 #include "codegen/fusion_budget.h"
 #include "codegen/op_codegen.h"
+#include "codegen/strided_view.h"
 #include "ir/use_index.h"
 #include "support/error.h"
 
@@ -83,6 +88,15 @@ bool takes_epilogue(const ir::Op* anchor) {
     case FusionAnchor::None: return false;
   }
   return false;
+}
+
+// Index maps that run as a gather kernel of their own (codegen/kernels/data_movement.cpp). A
+// chain of them whose intermediates have one use each is one gather through the composed strided
+// view (index_map_chain): ShuffleNet's channel shuffle, transpose -> slice, runs as one pass
+// instead of a stored transpose and a slice of it.
+bool is_gather_map(ir::OpKind kind) {
+  return kind == ir::OpKind::Transpose || kind == ir::OpKind::Slice || kind == ir::OpKind::Reverse ||
+         kind == ir::OpKind::Broadcast;
 }
 
 bool single_internal_use(const ir::UseIndex& uses, const ir::Value* v) {
@@ -405,18 +419,33 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
       groups.push_back(std::move(g));
     }
 
-  // Walk backwards so each elementwise op (or view) can join the group of its single user.
+  // Walk backwards so each elementwise op (or view) can join the group of its single user, and
+  // each index map the gather of its single user (index_map_chain).
   std::map<const ir::Op*, int> group_of;
   std::map<int, int64_t> group_numel;  // elementwise groups: elements of the group's result
   std::map<int, int64_t> group_size;   // elementwise groups: ops other than views
   std::set<int> full;                  // groups that refused an op for holding kMaxFusedOps
+  std::map<int, std::vector<const ir::Op*>> map_chain;  // gather groups: their ops, source first
   int next_group = 0;
   for (size_t i = ops.size(); i-- > 0;) {
     ir::Op* op = ops[i];
     if (op->kind == ir::OpKind::Constant || claimed.count(op)) continue;
     bool view = is_view_op(op->kind);
+    const bool map = is_gather_map(op->kind);
     int group = -1;
-    if ((view || fusible_elementwise(op)) && op->results.size() == 1 && single_internal_use(uses, op->result())) {
+    if ((view || map) && op->results.size() == 1 && single_internal_use(uses, op->result())) {
+      auto it = group_of.find(uses.users(op->result())[0]);
+      if (it != group_of.end() && map_chain.count(it->second)) {
+        std::vector<const ir::Op*> chain{op};
+        chain.insert(chain.end(), map_chain[it->second].begin(), map_chain[it->second].end());
+        if (compose_index_maps(op->operand(0)->type.shape, chain)) {
+          group = it->second;
+          map_chain[group] = std::move(chain);
+        }
+      }
+    }
+    if (group < 0 && (view || fusible_elementwise(op)) && op->results.size() == 1 &&
+        single_internal_use(uses, op->result())) {
       ir::Value* r = op->result();
       ir::Op* user = uses.users(r)[0];
       auto it = group_of.find(user);
@@ -437,6 +466,7 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
     if (group < 0) {
       group = next_group++;
       if (fusible_elementwise(op)) group_numel[group] = op->result()->type.numel();
+      if (map && op->results.size() == 1) map_chain[group] = {op};
     }
     group_of[op] = group;
     if (!view) ++group_size[group];
@@ -453,6 +483,8 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
       else ++fused;
     }
     if (fused > 1) g.notes = cat("fused ", fused, " elementwise ops");
+    if (auto it = map_chain.find(id); it != map_chain.end() && it->second.size() - size_t(views) > 1)
+      g.notes = cat("one gather through ", it->second.size() - size_t(views), " index maps");
     if (views > 0) g.notes += cat(" through ", views, " reshape view", views > 1 ? "s" : "");
     if (full.count(id)) add_note(g.notes, cat("the ops before it start another kernel: at most ", kMaxFusedOps, " fuse into one"));
     groups.push_back(std::move(g));

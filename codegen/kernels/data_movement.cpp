@@ -5,17 +5,20 @@
 // least), so the last word's bytes past a tensor's end are padding, never another tensor's.
 //
 // Every op here is an affine map from output coordinates to an input offset (plus, for pad, a
-// bounds test per dim), so a single generator covers them all. Concat binds at most
+// bounds test per dim), so a single generator covers them all, and a chain of them (transpose ->
+// slice, with reshape views between) composes into one such map: one gather for the chain. Concat binds at most
 // maxPerStageDescriptorStorageBuffers - 1 inputs per dispatch and splits the rest into further
 // dispatches that write disjoint ranges of the output.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "codegen/glsl_types.h"
 #include "codegen/kernels/kernel_util.h"
 #include "codegen/kernels/kernels.h"
 #include "codegen/kernels/word_storage.h"
 #include "codegen/shader_library.h"
+#include "codegen/strided_view.h"
 #include "ir/slice_geometry.h"
 #include "support/error.h"
 #include "support/int_math.h"
@@ -105,10 +108,10 @@ struct DimMap {
   int64_t extent = 0;
 };
 
-// GLSL computing `src` (int) and, when some dim is bounded, `inside` (bool).
-std::string gather_code(const Shape& out_shape, const std::vector<DimMap>& dims) {
+// GLSL computing `src` (int, from `base`) and, when some dim is bounded, `inside` (bool).
+std::string gather_code(const Shape& out_shape, const std::vector<DimMap>& dims, int64_t base = 0) {
   std::string s = unravel_code(out_shape, "gid", "c");
-  s += "  int src = 0;\n";
+  s += cat("  int src = ", int_literal(base), ";\n");
   bool any_bounded = false;
   for (const DimMap& m : dims) any_bounded |= m.bounded;
   if (any_bounded) s += "  bool inside = true;\n";
@@ -127,7 +130,7 @@ std::string gather_code(const Shape& out_shape, const std::vector<DimMap>& dims)
 
 EmittedKernel gather_kernel(const std::string& family, const ir::Value* in, const ir::Value* out,
                             const std::vector<DimMap>& dims, const std::string& fill,
-                            const KernelContext& ctx, const std::string& what) {
+                            const KernelContext& ctx, const std::string& what, int64_t base = 0) {
   DType t = out->type.dtype;
   int64_t total = shape_numel(out->type.shape);
   check_32bit(std::max(total, shape_numel(in->type.shape)), what);
@@ -139,13 +142,13 @@ EmittedKernel gather_kernel(const std::string& family, const ir::Value* in, cons
   k.bindings = {{ctx.tensor(in), false}, {ctx.tensor(out), true}};
   std::string body;
   if (per) {
-    std::string element = "    {\n    uint gid = q;\n" + gather_code(out->type.shape, dims);
+    std::string element = "    {\n    uint gid = q;\n" + gather_code(out->type.shape, dims, base);
     std::string read = packed_read("src_buf", "uint(src)", per);
     element += fill.empty() ? cat("    v = ", read, ";\n    }\n")
                             : cat("    v = inside ? ", read, " : ", fill, ";\n    }\n");
     body = packed_body(per, total, element);
   } else {
-    body = gather_code(out->type.shape, dims);
+    body = gather_code(out->type.shape, dims, base);
     if (fill.empty()) body += "  result.data[gid] = src_buf.data[src];\n";
     else body += cat("  result.data[gid] = inside ? src_buf.data[inside ? src : 0] : ", fill, ";\n");
   }
@@ -263,13 +266,31 @@ std::vector<EmittedKernel> emit_concat(const ir::Op& op, const KernelContext& ct
   return kernels;
 }
 
+// A chain of index maps with reshape views between them (dispatch formation groups them where
+// they compose into one strided view of the first op's operand): one gather through the view.
+EmittedKernel index_map_chain(const DispatchGroup& group, const KernelContext& ctx, const std::string& what) {
+  const ir::Value* in = group.ops.front()->operand(0);
+  const ir::Value* out = group.anchor->result();
+  check(group.ops.back() == group.anchor, "internal: ", what, " is not the last op of its gather");
+  std::optional<StridedView> view =
+      compose_index_maps(in->type.shape, std::vector<const ir::Op*>(group.ops.begin(), group.ops.end()));
+  check(view && view->shape == out->type.shape, "internal: ", group.describe(), " is not one strided view");
+  std::vector<DimMap> dims(view->shape.size());
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = {1, 0, view->strides[d]};
+  std::string family;
+  for (const ir::Op* op : group.ops)
+    if (op->kind != ir::OpKind::Reshape && op->kind != ir::OpKind::ExpandShape && op->kind != ir::OpKind::CollapseShape)
+      family += (family.empty() ? "" : "_") + std::string(ir::op_name(op->kind));
+  return gather_kernel(family, in, out, dims, "", ctx, what, view->offset);
+}
+
 }  // namespace
 
 std::vector<EmittedKernel> emit_data_movement(const DispatchGroup& group, const KernelContext& ctx,
                                               std::vector<ScratchTensor>&) {
   const ir::Op& op = *group.anchor;
-  check(group.ops.size() == 1, "internal: ", op.describe(), " was fused with other ops");
   const std::string what = op.describe();
+  if (group.ops.size() > 1) return {index_map_chain(group, ctx, what)};
   if (op.kind == ir::OpKind::Concat) return emit_concat(op, ctx, what);
 
   const ir::Value* in = op.operand(0);
