@@ -1,5 +1,7 @@
 #include "runtime/barrier_plan.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <utility>
 
@@ -63,6 +65,20 @@ std::vector<bool> plan_barriers(const Manifest& m) {
     for (size_t b = 0; b < d.bindings.size(); ++b) (d.bindings[b].writes ? written : read).add(ranges[b]);
   }
   return barrier;
+}
+
+std::vector<size_t> plan_record_order(const Manifest& m, const std::vector<bool>& barrier) {
+  std::vector<size_t> order(m.dispatches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t first = 0; first < order.size();) {
+    size_t end = first + 1;
+    while (end < order.size() && !barrier[end]) ++end;
+    std::stable_sort(order.begin() + std::ptrdiff_t(first), order.begin() + std::ptrdiff_t(end), [&](size_t a, size_t b) {
+      return m.dispatches[a].workgroup_memory_bytes > m.dispatches[b].workgroup_memory_bytes;
+    });
+    first = end;
+  }
+  return order;
 }
 
 }  // namespace vkc::rt

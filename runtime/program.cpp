@@ -66,6 +66,7 @@ struct Program::Impl {
   Manifest manifest;
   std::vector<std::unique_ptr<DispatchPipeline>> pipelines;
   std::vector<bool> barrier_before;
+  std::vector<size_t> record_order;  // plan_record_order: dispatch indices in recording order
 
   // Each in one allocation, or in segments where larger than one may be (module/storage_segments.h).
   std::map<std::string, std::unique_ptr<SegmentedBuffer>> input_buffers, output_buffers;  // by storage tensor
@@ -149,6 +150,7 @@ Program::Impl::Impl(Context& context, const ModuleImage& module, const ProgramOp
   if (cache) cache->save();
   cache.reset();
   barrier_before = plan_barriers(manifest);
+  record_order = plan_record_order(manifest, barrier_before);
 
   create_buffers();
   create_descriptor_sets();
@@ -374,9 +376,11 @@ void Program::Impl::record(VkCommandBuffer c, bool with_timestamps, bool poison,
   }
   if (transfers) memory_barrier(ctx, c, kTransfer, VK_ACCESS_TRANSFER_WRITE_BIT, kCompute, kShaderRW);
 
-  for (size_t i = 0; i < manifest.dispatches.size(); ++i) {
+  for (size_t n = 0; n < record_order.size(); ++n) {
+    // Reordering stays between barriers, so the barrier before position n still starts its interval.
+    if (barrier_before[n]) memory_barrier(ctx, c, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kCompute, kShaderRW);
+    const size_t i = record_order[n];
     const DispatchDesc& d = manifest.dispatches[i];
-    if (barrier_before[i]) memory_barrier(ctx, c, kCompute, VK_ACCESS_SHADER_WRITE_BIT, kCompute, kShaderRW);
     if (with_timestamps)
       vk.vkCmdWriteTimestamp(c, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), uint32_t(2 * i));
     vk.vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines[i]->pipeline());

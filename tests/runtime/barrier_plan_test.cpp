@@ -67,6 +67,21 @@ TEST(RuntimeBarrierPlan, BarrierResetsTheHazardWindow) {
   EXPECT_EQ(plan_barriers(m), (std::vector<bool>{false, true, false, true}));
 }
 
+// Between two barriers the dispatches with workgroup memory are recorded first (more first), the
+// others after them in manifest order; nothing moves across a barrier.
+TEST(RuntimeBarrierPlan, WorkgroupMemoryFirstBetweenBarriers) {
+  Manifest m = arena_manifest();
+  m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"x"}, "t1"), dispatch("d2", {"x"}, "t2"),
+                  dispatch("d3", {"t0", "t1", "t2"}, "y")};
+  m.dispatches[1].workgroup_memory_bytes = 1024;
+  m.dispatches[2].workgroup_memory_bytes = 8192;
+  m.dispatches[3].workgroup_memory_bytes = 16384;
+  const std::vector<bool> barrier = plan_barriers(m);
+  EXPECT_EQ(barrier, (std::vector<bool>{false, false, false, true}));
+  EXPECT_EQ(plan_record_order(m, barrier), (std::vector<size_t>{2, 1, 0, 3}));
+  m.dispatches[2].workgroup_memory_bytes = 0;  // a tie keeps manifest order
+  EXPECT_EQ(plan_record_order(m, barrier), (std::vector<size_t>{1, 0, 2, 3}));
+}
 TEST(RuntimeBarrierPlan, ReadsOfTheSameBytesNeedNoBarrier) {
   Manifest m = arena_manifest();
   m.dispatches = {dispatch("d0", {"x"}, "t0"), dispatch("d1", {"x"}, "t1")};
