@@ -483,9 +483,9 @@ std::vector<DispatchGroup> form(const ir::Graph& graph, const TargetLimits* targ
       else ++fused;
     }
     if (fused > 1) g.notes = cat("fused ", fused, " elementwise ops");
-    if (auto it = map_chain.find(id); it != map_chain.end() && it->second.size() - size_t(views) > 1)
-      g.notes = cat("one gather through ", it->second.size() - size_t(views), " index maps");
-    if (views > 0) g.notes += cat(" through ", views, " reshape view", views > 1 ? "s" : "");
+    const bool gather = map_chain.count(id) && map_chain.at(id).size() - size_t(views) > 1;
+    if (gather) g.notes = cat("one gather through ", map_chain.at(id).size() - size_t(views), " index maps");
+    if (views > 0) g.notes += cat(gather ? " and " : " through ", views, " reshape view", views > 1 ? "s" : "");
     if (full.count(id)) add_note(g.notes, cat("the ops before it start another kernel: at most ", kMaxFusedOps, " fuse into one"));
     groups.push_back(std::move(g));
   }

@@ -73,9 +73,10 @@ std::vector<size_t> plan_record_order(const Manifest& m, const std::vector<bool>
   for (size_t first = 0; first < order.size();) {
     size_t end = first + 1;
     while (end < order.size() && !barrier[end]) ++end;
-    std::stable_sort(order.begin() + std::ptrdiff_t(first), order.begin() + std::ptrdiff_t(end), [&](size_t a, size_t b) {
+    auto more_workgroup_memory = [&](size_t a, size_t b) {
       return m.dispatches[a].workgroup_memory_bytes > m.dispatches[b].workgroup_memory_bytes;
-    });
+    };
+    std::stable_sort(order.begin() + std::ptrdiff_t(first), order.begin() + std::ptrdiff_t(end), more_workgroup_memory);
     first = end;
   }
   return order;

@@ -6,9 +6,9 @@
 //
 // Every op here is an affine map from output coordinates to an input offset (plus, for pad, a
 // bounds test per dim), so a single generator covers them all, and a chain of them (transpose ->
-// slice, with reshape views between) composes into one such map: one gather for the chain. Concat binds at most
-// maxPerStageDescriptorStorageBuffers - 1 inputs per dispatch and splits the rest into further
-// dispatches that write disjoint ranges of the output.
+// slice, with reshape views between) composes into one such map: one gather for the chain.
+// Concat binds at most maxPerStageDescriptorStorageBuffers - 1 inputs per dispatch and splits the
+// rest into further dispatches that write disjoint ranges of the output.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -279,8 +279,7 @@ EmittedKernel index_map_chain(const DispatchGroup& group, const KernelContext& c
   for (size_t d = 0; d < dims.size(); ++d) dims[d] = {1, 0, view->strides[d]};
   std::string family;
   for (const ir::Op* op : group.ops)
-    if (op->kind != ir::OpKind::Reshape && op->kind != ir::OpKind::ExpandShape && op->kind != ir::OpKind::CollapseShape)
-      family += (family.empty() ? "" : "_") + std::string(ir::op_name(op->kind));
+    if (!is_view_op(op->kind)) family += (family.empty() ? "" : "_") + std::string(ir::op_name(op->kind));
   return gather_kernel(family, in, out, dims, "", ctx, what, view->offset);
 }
 

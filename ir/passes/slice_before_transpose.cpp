@@ -28,7 +28,7 @@
 // reads plainly; read through the chain instead its 1x1 convs were slower than the transpose they
 // save (H200, session 41).
 #include <algorithm>
-#include <climits>
+#include <limits>
 #include <optional>
 
 #include "ir/passes.h"
@@ -146,14 +146,16 @@ bool rewrite_one(Graph& g, Op* t) {
       // The end one step past the last index read: for a negative step past the front is -1,
       // which a slice reads as an index from the back, so the largest negative end stands for it.
       const int64_t last = start + (extent / at->inner - 1) * a.step;
-      m.ends.push_back(extent == 0 ? start : a.step > 0 ? last + 1 : last == 0 ? INT64_MIN : last - 1);
+      const int64_t before_front = std::numeric_limits<int64_t>::min();
+      m.ends.push_back(extent == 0 ? start : a.step > 0 ? last + 1 : last == 0 ? before_front : last - 1);
     }
     moved.push_back(std::move(m));
   }
 
   for (size_t i = 0; i < users.size(); ++i) {
     Op* s = users[i];
-    AttrMap attrs{{"starts", moved[i].starts}, {"ends", moved[i].ends}, {"axes", moved[i].axes}, {"steps", moved[i].steps}};
+    AttrMap attrs{{"starts", moved[i].starts}, {"ends", moved[i].ends}, {"axes", moved[i].axes},
+                  {"steps", moved[i].steps}};
     Value* part = g.insert_op(s, OpKind::Slice, {x}, std::move(attrs), s->name, s->loc)->result();
     Value* m = g.insert_op(s, OpKind::Transpose, {part}, {{"perm", perm}}, t->name, t->loc)->result();
     if (m->type.shape != s->result()->type.shape)

@@ -28,7 +28,8 @@ ir::Graph chain_graph(const Chain& c, DType t) {
   std::string in = "tensor<";
   for (int64_t d : c.in) in += cat(d, "x");
   const std::string type(dtype_name(t));
-  return ir::parse_graph(with_type(cat("graph @main(%x: ", in, "TYPE>) {\n", c.body, "  return %y as \"y\"\n}\n"), type));
+  const std::string text = cat("graph @main(%x: ", in, "TYPE>) {\n", c.body, "  return %y as \"y\"\n}\n");
+  return ir::parse_graph(with_type(text, type));
 }
 
 const Chain kChains[] = {
