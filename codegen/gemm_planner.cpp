@@ -58,6 +58,22 @@ constexpr double kLargestTileMinWaves = 2.75;
 // Shallower convs (1x1 expansions, K 64-256: a handful of slices per tile to fill the two-stage
 // pipeline and a 256x128 epilogue to pay) keep their tiles until measured.
 constexpr int64_t kLargestTileMinConvK = 512;
+// Convs whose results do not leave in quads (an image's positions not a multiple of 4, as in
+// ResNet's 7x7 layer 4, or 64 KiB planes) store through workgroup memory. With K under
+// kNonQuadLargestTileMinK they give up the largest tile (one workgroup per SM) where its last
+// round of workgroups would be under kNonQuadMinRoundFill full, for 128x64 with 8x8 blocks (128
+// invocations, two stages) where that one's grid holds kNonQuadConvMinTargets occupancy targets
+// (about four workgroups per SM over three waves): ResNet-50's batch-128 layer-4 1x1 expansions
+// (K 512, the residual added in the epilogue; 400 tiles of 256x128, four rounds on 132 SMs of
+// which the last holds 4 tiles, against 1568 of 128x64) 0.667 -> 0.514 ms each, the model 33.37
+// -> 32.91 ms (H200, bench/RESULTS.md session 42). Where the largest tile's rounds are full it
+// stays (the seed conv, K 576, 16 rounds 97% full: 2.32 ms against 2.55 on 128x64, session 32), as
+// it does with a deep K (the batch-128 layer-4 downsample, K 1024, the same 400 tiles: 0.675 ms,
+// 39 TFLOP/s; not measured on 128x64). With fewer tiles 128x64 lost: the expansions at batch 32
+// (416 tiles) cost the model 1.2% (session 42) and 12-15% each (session 32).
+constexpr int64_t kNonQuadLargestTileMinK = 1024;
+constexpr double kNonQuadMinRoundFill = 0.9;
+constexpr uint64_t kNonQuadConvMinTargets = 2;
 // Tensor-core tiles of 128 x 128 (one or two workgroups per SM at 159-247 registers) on plain
 // matrices pay only with kLargestTileMinWaves waves too: ViT-B/16 b8's first MLP product in the fp16
 // mode (1576x3072x768, 312 such tiles on 132 SMs) took 0.115 ms on 128 x 128 with 2 x 2 subgroups,
@@ -175,6 +191,7 @@ std::vector<GemmTileEntry> make_table() {
   t.back().rate = 1.0;
   t.back().one_tap_convs = true;
   t.back().conv_quads_full_grid = true;
+  t.back().non_quad_for_short_rounds = true;  // see kNonQuadLargestTileMinK
   simt(128, 32, 16, 8, 4, 2, Vendor::nvidia, true);  // 128 invocations, 20 KiB
   deep_convs_only();
   simt(64, 64, 16, 8, 4, 2, Vendor::nvidia, true);  // 128 invocations, 16 KiB
@@ -259,6 +276,20 @@ double efficiency(const GemmTile& tile, const GemmProblem& p) {
          (padded(p.m, tile_m(tile)) * padded(p.n, tile_n(tile)) * padded(p.k, tile_k(tile)));
 }
 
+// Whether a conv whose results do not leave in quads gives up the largest tile for the rounds it
+// would run (see kNonQuadLargestTileMinK): where the tile's other bounds would offer it (K, and
+// kLargestTileMinWaves waves of its 256x128 tiles) with K under kNonQuadLargestTileMinK, and its
+// last round of one workgroup per unit is under kNonQuadMinRoundFill full.
+bool largest_tile_rounds_short(const GemmProblem& p, const TargetLimits& t) {
+  if (p.matrix_operands || p.quad_positions || p.tap_channels <= 0 || t.vendor != Vendor::nvidia ||
+      t.compute_units == 0 || p.k < kLargestTileMinConvK || p.k >= kNonQuadLargestTileMinK)
+    return false;
+  const uint64_t units = uint64_t(t.compute_units);
+  const uint64_t tiles = uint64_t(std::max<int64_t>(1, p.batches)) * ceil_div(uint64_t(p.m), 256) * ceil_div(uint64_t(p.n), 128);
+  return double(tiles) >= kLargestTileMinWaves * double(units) &&
+         double(tiles) < kNonQuadMinRoundFill * double(ceil_div(tiles, units) * units);
+}
+
 // The entry as it would run this problem on this target (a tensor-core tile takes the target's
 // subgroup size and the problem's staging order), or nullopt where the problem does not allow its
 // loop or the target's vendor is not the one it was measured on.
@@ -268,7 +299,7 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (e.matrix_operands_only && !p.matrix_operands &&
       !(e.one_tap_convs && p.tap_channels > 0 && p.tap_channels % int64_t(tile_k(e.tile)) == 0 &&
         p.k >= e.one_tap_conv_min_k && p.n >= e.one_tap_conv_min_n &&
-        (!e.conv_quads_full_grid || p.quad_positions)))
+        (!e.conv_quads_full_grid || p.quad_positions || (e.non_quad_for_short_rounds && largest_tile_rounds_short(p, t)))))
     return std::nullopt;
   if (e.deep_conv_grids_only && (p.matrix_operands || p.tap_channels <= 0 ||
                                  p.tap_channels % int64_t(tile_k(e.tile)) != 0 || p.k < kDeepConvMinK))
@@ -367,6 +398,7 @@ std::optional<GemmChoice> choose_among(const std::vector<Candidate>& fitting, co
     const bool large_coop = is_coop(tile) && p.matrix_operands && t.vendor == Vendor::nvidia &&
                             uint64_t(tile_m(tile)) * tile_n(tile) >= kLargeCoopTileArea;
     if ((largest || large_coop) && double(tiles) < kLargestTileMinWaves * double(t.compute_units)) continue;
+    if (largest && !is_coop(tile) && largest_tile_rounds_short(p, t)) continue;
     if (!is_coop(tile) && !p.matrix_operands && t.vendor == Vendor::nvidia && p.k <= kShortConvMaxK &&
         uint64_t(tile_m(tile)) * tile_n(tile) == kShortConvSkippedArea)
       continue;
@@ -567,7 +599,9 @@ std::optional<GemmChoice> choose_gemm(const GemmProblem& p, const TargetLimits& 
       if (!tile || !tile_misfit(*tile, t).empty() || tiles_of(*tile, q) > grid_capacity(t)) continue;
       if (e.deep_conv_grids_only && (t.compute_units == 0 || tiles_of(*tile, q) < kDeepConvMinTilesPerUnit * t.compute_units))
         continue;
-      if (e.conv_quads_full_grid && !q.matrix_operands && tiles_of(*tile, q) < occupancy_target(*tile, t)) continue;
+      if (e.conv_quads_full_grid && !q.matrix_operands &&
+          tiles_of(*tile, q) < occupancy_target(*tile, t) * (q.quad_positions ? 1 : kNonQuadConvMinTargets))
+        continue;
       fitting.push_back({*tile, e.rate});
     }
     if (std::optional<GemmChoice> c = choose_among(fitting, q, t)) return c;

@@ -68,6 +68,10 @@ struct GemmTileEntry {
   // ... and, if set, only to those whose results leave in quads (GemmProblem::quad_positions) and
   // whose grid of this tile fills the device unsplit (the occupancy target).
   bool conv_quads_full_grid = false;
+  // With conv_quads_full_grid: also to convs whose results do not leave in quads where the largest
+  // tile's last round of workgroups would run nearly empty (gemm_planner.cpp kNonQuadMinRoundFill)
+  // and this tile's grid fills kNonQuadConvMinTargets occupancy targets.
+  bool non_quad_for_short_rounds = false;
   // Offered only to forward convs whose slices of this TK hold one tap, with K >= kDeepConvMinK
   // and a grid of at least kDeepConvMinTilesPerUnit tiles per compute unit (a known count).
   bool deep_conv_grids_only = false;

@@ -139,15 +139,19 @@ TEST(ConvStoreMFast, NvidiaTilesMatchTheReference) {
 
 // Forced FMA tiles (conv_planner.h, "implicit_gemm=TILE"): the two-stage tiles the planner offers
 // matmuls only, with 8x8 and 8x4 blocks, alone and split, on the one-tap loads, the generic ones
-// (3 input channels), the stores through workgroup memory and a channels-last output; and the deep
-// convs' 128x32 and 256x64 tiles (gemm_planner.cpp kDeepFmaConvMinK; 256x64 8-deep here, as the
-// 16-deep one NVIDIA takes needs 40 KiB of workgroup memory and lavapipe has 32).
+// (3 input channels), the stores through workgroup memory (with one-tap loads too) and a
+// channels-last output; and the deep convs' 128x32 and 256x64 tiles (gemm_planner.cpp
+// kDeepFmaConvMinK; 256x64 8-deep here, as the 16-deep one NVIDIA takes needs 40 KiB of workgroup
+// memory and lavapipe has 32).
 TEST(ConvForcedTile, TwoStageTilesMatchTheReference) {
   using Ints = std::vector<int64_t>;
   const std::vector<OneTapCase> convs = {
       {"nchw_one_tap", {2, 32, 20, 18}, {72, 32, 3, 3}, {{"pads", Ints{1, 1, 1, 1}}}, true},
       {"nchw_three_channels", {1, 3, 33, 35}, {48, 3, 3, 3}, {{"pads", Ints{1, 0, 1, 2}}}, true},
       {"nhwc_output", {1, 32, 24, 20}, {64, 32, 3, 3}, {{"output_layout", std::string("NHWC")}}, true},
+      // One-tap loads with results through workgroup memory (7x7 positions, not in quads), as
+      // ResNet-50's batch-128 layer-4 expansions run on 128x64 (gemm_planner.cpp kNonQuadLargestTileMinK).
+      {"nchw_one_tap_7x7", {3, 64, 7, 7}, {80, 64, 1, 1}, {}, true},
   };
   for (const OneTapCase& c : convs) {
     for (const std::string tile : {"128x64x16/8x8/2", "64x64x16/8x4/2", "128x64x16/8x8/2/k2", "256x128x8/16x8/2",

@@ -442,6 +442,49 @@ TEST(ConvPlanner, DeepOneTapConvsTakeTheirMeasuredTilesOnNvidia) {
     }
 }
 
+// On NVIDIA, convs whose results do not leave in quads (ResNet's 7x7 layer 4) and whose K is
+// under 1024 give up the largest tile where its last round of workgroups would be under 90% full,
+// for the 128-invocation 128x64 tile where its grid holds two occupancy targets
+// (gemm_planner.cpp kNonQuadLargestTileMinK; ResNet-50's batch-128 layer-4 expansions, 400 tiles
+// of 256x128 in four rounds on 132 SMs, 0.667 -> 0.514 ms on the H200, session 42). Full rounds,
+// a deep K, smaller grids, convs whose results leave in quads and other vendors keep their plans.
+TEST(ConvPlanner, NonQuadConvsLeaveTheLargestTileWhereItsLastRoundIsShort) {
+  const TargetLimits& nv = find_target("nvidia").limits;
+  const codegen::SimtTile largest{256, 128, 8, 16, 8, 2}, one_tap{128, 64, 16, 8, 8, 2};
+  auto plan = [&](const ir::ConvGeometry& g, const TargetLimits& t) { return codegen::plan_conv(g, t, 4, "", "conv"); };
+  const ir::ConvGeometry expansion_b128 = geometry({128, 512, 7, 7}, {2048, 512, 1, 1}),
+                         downsample_b128 = geometry({128, 1024, 14, 14}, {2048, 1024, 1, 1},
+                                                    {{"strides", std::vector<int64_t>{2, 2}}}),
+                         expansion_b32 = geometry({32, 512, 7, 7}, {2048, 512, 1, 1}),
+                         full_rounds = geometry({168, 512, 7, 7}, {1536, 512, 1, 1});
+  for (const ir::ConvGeometry& g : {expansion_b128, downsample_b128, expansion_b32, full_rounds})
+    EXPECT_FALSE(codegen::conv_positions_in_quads(g, 4));
+  codegen::ConvPlan p = plan(expansion_b128, nv);
+  EXPECT_EQ(p.strategy_name(), "implicit_gemm");
+  EXPECT_EQ(p.simt(), one_tap);
+  EXPECT_EQ(p.tile_count, 1568u);
+  // 8232 x 1536: 33 x 12 = 396 tiles of 256x128, three full rounds.
+  EXPECT_EQ(plan(full_rounds, nv).simt(), largest);
+  EXPECT_EQ(plan(downsample_b128, nv).simt(), largest);  // K 1024, the same 400 tiles
+  // 112 tiles of 256x128 at batch 32: under 2.75 waves, so never the largest tile, and 416 of
+  // 128x64 are under two targets (264 workgroups each): unchanged.
+  EXPECT_NE(plan(expansion_b32, nv).tile, codegen::GemmTile{one_tap});
+  // The seed conv (64 KiB planes, K 576): 2048 tiles, 16 rounds 97% full.
+  const std::vector<int64_t> same{1, 1, 1, 1};
+  const ir::ConvGeometry seed = geometry({1, 64, 512, 512}, {256, 64, 3, 3}, {{"pads", same}});
+  EXPECT_FALSE(codegen::conv_positions_in_quads(seed, 4));
+  EXPECT_EQ(plan(seed, nv).simt(), largest);
+  // A K-512 conv whose results leave in quads keeps the largest tile (ResNet-50's batch-128
+  // layer-3.0 1x1 reduction, 784 tiles of 256x128).
+  const ir::ConvGeometry quads = geometry({128, 512, 28, 28}, {256, 512, 1, 1});
+  EXPECT_TRUE(codegen::conv_positions_in_quads(quads, 4));
+  EXPECT_EQ(plan(quads, nv).simt(), largest);
+  for (const char* other : {"amd-rdna3", "intel-xe2"}) {
+    SCOPED_TRACE(other);
+    EXPECT_NE(plan(expansion_b128, find_target(other).limits).tile, codegen::GemmTile{one_tap});
+  }
+}
+
 // An empty GEMM (a zero-sized batch or channel count) still gets a tile: nothing is wasted, so
 // the first tile that fits, never a NaN efficiency that matches no rule.
 TEST(ConvPlanner, EmptyGemmStillGetsATile) {
