@@ -50,7 +50,7 @@ constexpr uint64_t kLargeTileMinSliceSteps = 48;
 // session 33) they won at 392 tiles (3.0 waves: ResNet-50's batch-128 layer-2 3x3, 0.893 ms
 // against 1.008 on the tile it had) and lost at 196 (1.5 waves, layer 3: 1.181 against 1.016);
 // hence a bound between 2.4 and 3.0.
-constexpr uint64_t kLargestTileArea = 256 * 128;
+constexpr uint64_t kLargestTileM = 256, kLargestTileN = 128, kLargestTileArea = kLargestTileM * kLargestTileN;
 constexpr double kLargestTileMinWaves = 2.75;
 // On convs (one tap per slice) the largest tile has been measured to pay only with a deep K:
 // the seed conv (K 576, 2048 tiles) ran 2.49 ms on 256x128x8 against 2.70 on 128x128x16, while
@@ -65,8 +65,8 @@ constexpr int64_t kLargestTileMinConvK = 512;
 // invocations, two stages) where that one's grid holds kNonQuadConvMinTargets occupancy targets
 // (about four workgroups per SM over three waves): ResNet-50's batch-128 layer-4 1x1 expansions
 // (K 512, the residual added in the epilogue; 400 tiles of 256x128, four rounds on 132 SMs of
-// which the last holds 4 tiles, against 1568 of 128x64) 0.667 -> 0.514 ms each, the model 33.37
-// -> 32.91 ms (H200, bench/RESULTS.md session 42). Where the largest tile's rounds are full it
+// which the last holds 4 tiles, against 1568 of 128x64) 0.667 -> 0.514 ms each, the model 33.38
+// -> 32.94 ms (H200, bench/RESULTS.md session 42). Where the largest tile's rounds are full it
 // stays (the seed conv, K 576, 16 rounds 97% full: 2.32 ms against 2.55 on 128x64, session 32), as
 // it does with a deep K (the batch-128 layer-4 downsample, K 1024, the same 400 tiles: 0.675 ms,
 // 39 TFLOP/s; not measured on 128x64). With fewer tiles 128x64 lost: the expansions at batch 32
@@ -278,14 +278,15 @@ double efficiency(const GemmTile& tile, const GemmProblem& p) {
 
 // Whether a conv whose results do not leave in quads gives up the largest tile for the rounds it
 // would run (see kNonQuadLargestTileMinK): where the tile's other bounds would offer it (K, and
-// kLargestTileMinWaves waves of its 256x128 tiles) with K under kNonQuadLargestTileMinK, and its
+// kLargestTileMinWaves waves of its tiles) with K under kNonQuadLargestTileMinK, and its
 // last round of one workgroup per unit is under kNonQuadMinRoundFill full.
 bool largest_tile_rounds_short(const GemmProblem& p, const TargetLimits& t) {
   if (p.matrix_operands || p.quad_positions || p.tap_channels <= 0 || t.vendor != Vendor::nvidia ||
       t.compute_units == 0 || p.k < kLargestTileMinConvK || p.k >= kNonQuadLargestTileMinK)
     return false;
   const uint64_t units = uint64_t(t.compute_units);
-  const uint64_t tiles = uint64_t(std::max<int64_t>(1, p.batches)) * ceil_div(uint64_t(p.m), 256) * ceil_div(uint64_t(p.n), 128);
+  const uint64_t tiles = uint64_t(std::max<int64_t>(1, p.batches)) * ceil_div(uint64_t(p.m), kLargestTileM) *
+                         ceil_div(uint64_t(p.n), kLargestTileN);
   return double(tiles) >= kLargestTileMinWaves * double(units) &&
          double(tiles) < kNonQuadMinRoundFill * double(ceil_div(tiles, units) * units);
 }
@@ -299,7 +300,8 @@ std::optional<GemmTile> instantiate(const GemmTileEntry& e, const GemmProblem& p
   if (e.matrix_operands_only && !p.matrix_operands &&
       !(e.one_tap_convs && p.tap_channels > 0 && p.tap_channels % int64_t(tile_k(e.tile)) == 0 &&
         p.k >= e.one_tap_conv_min_k && p.n >= e.one_tap_conv_min_n &&
-        (!e.conv_quads_full_grid || p.quad_positions || (e.non_quad_for_short_rounds && largest_tile_rounds_short(p, t)))))
+        (!e.conv_quads_full_grid || p.quad_positions ||
+         (e.non_quad_for_short_rounds && largest_tile_rounds_short(p, t)))))
     return std::nullopt;
   if (e.deep_conv_grids_only && (p.matrix_operands || p.tap_channels <= 0 ||
                                  p.tap_channels % int64_t(tile_k(e.tile)) != 0 || p.k < kDeepConvMinK))
