@@ -53,6 +53,12 @@ HostTensor DeviceTensor::download() const {
 
 // --- Inputs / Outputs -------------------------------------------------------------------------
 
+Inputs Inputs::view(const std::map<std::string, HostTensor>& tensors) {
+  Inputs in;
+  in.views = views_of(tensors);
+  return in;
+}
+
 Inputs& Inputs::set(const std::string& name, HostTensor tensor) {
   device.erase(name);
   views.erase(name);
